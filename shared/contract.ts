@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { HostStateSchema, LoopStateSchema, ProblemSchema, SnapshotSchema } from './domain';
+
+/** How the console reached its configuration: loaded, absent (first run) or invalid. */
+export const ConfigStatusSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('loaded'), path: z.string() }),
+  z.object({ state: z.literal('missing'), path: z.string() }),
+  z.object({ state: z.literal('invalid'), path: z.string(), message: z.string() }),
+]);
+/** How the console reached its configuration. */
+export type ConfigStatus = z.infer<typeof ConfigStatusSchema>;
+
+const Empty = z.object({}).strict();
+
+/**
+ * Every command the renderer (or any client) may send, declared once: `domain.verb` → input and
+ * output schemas. Both transports dispatch through `main/rpc`, which validates input with these.
+ */
+export const commands = {
+  'app.info': {
+    input: Empty,
+    output: z.object({
+      version: z.string(),
+      shell: z.enum(['electron', 'serve']),
+      config: ConfigStatusSchema,
+      dataDir: z.string(),
+      demo: z.boolean(),
+    }),
+  },
+  'state.snapshot': { input: Empty, output: SnapshotSchema },
+  'demo.start': { input: Empty, output: z.object({ configPath: z.string() }) },
+} as const;
+
+/** Every event main publishes, named in the past tense, with its payload schema. */
+export const events = {
+  'loop.updated': z.object({ loop: LoopStateSchema }),
+  'hosts.changed': z.object({ hosts: z.array(HostStateSchema).readonly() }),
+  'problems.changed': z.object({ problems: z.array(ProblemSchema).readonly() }),
+  'config.changed': z.object({ config: ConfigStatusSchema, demo: z.boolean() }),
+} as const;
+
+/** Name of a command. */
+export type CommandName = keyof typeof commands;
+/** Input type of a command (after validation). */
+export type CommandInput<N extends CommandName> = z.infer<(typeof commands)[N]['input']>;
+/** Output type of a command. */
+export type CommandOutput<N extends CommandName> = z.infer<(typeof commands)[N]['output']>;
+/** Name of an event. */
+export type EventName = keyof typeof events;
+/** Payload type of an event. */
+export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
+
+/** Codes of the errors a command can answer with, so clients can branch on them. */
+export const RpcErrorCodeSchema = z.enum(['unknown-command', 'invalid-input', 'handler-failed', 'unauthorized']);
+/** Code of an RPC error. */
+export type RpcErrorCode = z.infer<typeof RpcErrorCodeSchema>;
+
+/** A typed command failure as it crosses a transport. */
+export const RpcErrorSchema = z.object({
+  code: RpcErrorCodeSchema,
+  message: z.string(),
+  /** For `invalid-input`: where in the input, and what was expected. */
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+/** A typed command failure. */
+export type RpcError = z.infer<typeof RpcErrorSchema>;
+
+/** The result of one dispatch: the output, or a typed error. */
+export type RpcResult<T = unknown> = { readonly ok: true; readonly output: T } | { readonly ok: false; readonly error: RpcError };
+
+/** The single IPC channel name the preload and the Electron shell share. */
+export const IPC_INVOKE_CHANNEL = 'loopdeck:invoke';
+/** The IPC channel events are sent on. */
+export const IPC_EVENT_CHANNEL = 'loopdeck:event';
+
+/** WebSocket frames, client → server: one command call. */
+export const WsRequestSchema = z.object({ id: z.number().int().nonnegative(), name: z.string(), input: z.unknown() });
+/** WebSocket frames, server → client: an answer or an event. */
+export const WsServerFrameSchema = z.union([
+  z.object({ type: z.literal('result'), id: z.number().int(), result: z.unknown() }),
+  z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
+]);
+/** A server → client WebSocket frame. */
+export type WsServerFrame = z.infer<typeof WsServerFrameSchema>;
+
+/** What the preload exposes as `window.loopdeck`, and what every client transport implements. */
+export interface LoopdeckBridge {
+  invoke(name: string, input: unknown): Promise<RpcResult>;
+  on(event: string, cb: (payload: unknown) => void): () => void;
+}
