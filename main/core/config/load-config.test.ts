@@ -1,0 +1,84 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from './load-config';
+import { formatDuration, parseDuration } from './duration';
+
+const FULL = `
+hosts:
+  runner: { local: true }
+  mac: { ssh: "ops@mac-mini:2222", identityFile: ~/.ssh/id_ed25519, knownHosts: ./known_hosts }
+loops:
+  reliability:
+    host: runner
+    runs: runs
+    dir: clone
+    phases: [audit, remediate, deliver]
+    schedule: "0 0 * * *"
+    timezone: America/New_York
+    grace: 2h
+    cap: 20h
+    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md, implementer: docs/implementer-log.md }
+    deliverRecord: deliver/reliability.json
+proxies:
+  crossbar: { host: mac, kind: crossbar, url: "http://127.0.0.1:8080", every: 10s }
+drills:
+  drain: { host: mac, command: "./drills/drain.sh", cwd: /srv/gw, timeout: 30m, args: { mode: [sigterm, sigkill] } }
+notify: { quietHours: "22:00-07:00", pushover: { user: u123, token: t456 } }
+`;
+
+describe('parseConfig', () => {
+  it('loads every documented key, with durations in ms and local paths resolved', () => {
+    const cfg = parseConfig('/etc/loopdeck/config.yaml', FULL);
+    const loop = cfg.loops.reliability!;
+    expect(loop.grace).toBe(7_200_000);
+    expect(loop.cap).toBe(72_000_000);
+    expect(loop.runs).toBe('/etc/loopdeck/runs');
+    expect(loop.deliverRecord).toBe('/etc/loopdeck/deliver/reliability.json');
+    expect(loop.layout.rc).toBe('{phase}.{stage}.rc');
+    expect(cfg.proxies.crossbar!.every).toBe(10_000);
+    expect(cfg.drills.drain!.args).toEqual({ mode: ['sigterm', 'sigkill'] });
+    expect(cfg.notify.quietHours).toBe('22:00-07:00');
+    expect(cfg.hosts.mac).toEqual({ ssh: 'ops@mac-mini:2222', identityFile: '~/.ssh/id_ed25519', knownHosts: './known_hosts' });
+  });
+
+  it('fills defaults for a minimal loop', () => {
+    const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs } }\n');
+    expect(cfg.loops.l).toMatchObject({ phases: ['audit', 'remediate', 'deliver'], cap: 72_000_000, grace: 7_200_000, cycles: 14 });
+  });
+
+  it.each([
+    ['a bad duration', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    cap: soon\n', /\/c\.yaml:6: loops\.l\.cap: expected a duration/],
+    ['an undeclared host', 'hosts: { r: { local: true } }\nloops:\n  l: { host: nope, runs: /x }\n', /\/c\.yaml:3: loops\.l\.host: host "nope" is not declared under hosts \(declared: r\)/],
+    ['an unknown key', 'hosts: { r: { local: true } }\nloops:\n  l: { host: r, runs: /x, rnus: 1 }\n', /loops\.l: Unrecognized key: "rnus"/],
+    ['a bad proxy kind', 'hosts: { r: { local: true } }\nproxies:\n  p: { host: r, kind: nginx, url: "http://x" }\n', /proxies\.p\.kind/],
+    ['a bad time zone', 'hosts: { r: { local: true } }\nloops:\n  l: { host: r, runs: /x, timezone: Mars/Base }\n', /loops\.l\.timezone: expected an IANA time zone/],
+    ['a bad host shape', 'hosts:\n  r: { sssh: x }\n', /hosts\.r: expected \{ local: true \} or \{ ssh:/],
+    ['broken YAML', 'hosts: [\n', /\/c\.yaml:2:1: YAML syntax/],
+  ])('rejects %s with the file, line and key path', (_what, text, pattern) => {
+    expect(() => parseConfig('/c.yaml', text)).toThrow(ConfigError);
+    expect(() => parseConfig('/c.yaml', text)).toThrow(pattern);
+  });
+});
+
+describe('loadConfig', () => {
+  it('reports a missing file as the first-run state and an invalid one as invalid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-cfg-'));
+    expect((await loadConfig(join(dir, 'none.yaml'))).state).toBe('missing');
+    writeFileSync(join(dir, 'bad.yaml'), 'loops: 3\n');
+    const bad = await loadConfig(join(dir, 'bad.yaml'));
+    expect(bad.state).toBe('invalid');
+    if (bad.state === 'invalid') expect(bad.error.message).toContain('bad.yaml:1: loops');
+  });
+});
+
+describe('durations', () => {
+  it('parses simple and compound forms and formats them back', () => {
+    expect(parseDuration('10s')).toBe(10_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('2 h')).toBeNull();
+    expect(parseDuration('0s')).toBeNull();
+    expect(formatDuration(5_400_000)).toBe('1h30m');
+  });
+});

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+/** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
+const Duration = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `expected a duration like "30s", "10m" or "2h", got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const NonEmpty = z.string().trim().min(1, 'expected a non-empty string');
+
+const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, ".", "_" or "-"');
+
+const TimeZone = z.string().refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an IANA time zone such as "America/New_York"' },
+);
+
+/** Five-field cron: checked for shape here; the dead-man model evaluates it. */
+const Cron = z.string().refine((s) => s.trim().split(/\s+/).length === 5, {
+  message: 'expected a five-field cron expression such as "0 0 * * *"',
+});
+
+const LocalHost = z.object({ local: z.literal(true) }).strict();
+const SshHost = z
+  .object({ ssh: NonEmpty, identityFile: NonEmpty.optional(), knownHosts: NonEmpty.optional() })
+  .strict();
+
+/** A host: this machine (`local: true`) or one reached over SSH. */
+export const HostConfigSchema = z.union([LocalHost, SshHost], {
+  error: () => 'expected { local: true } or { ssh: "alias | user@host[:port]", identityFile?, knownHosts? }',
+});
+
+/** Where a cycle's files are, relative to its folder; `{phase}` and `{stage}` are placeholders. */
+export const LayoutSchema = z
+  .object({
+    status: NonEmpty.default('{phase}.status'),
+    log: NonEmpty.default('{phase}.log'),
+    rc: NonEmpty.default('{phase}.{stage}.rc'),
+  })
+  .strict();
+
+/** One agent loop on a runner host. */
+export const LoopConfigSchema = z
+  .object({
+    host: Name,
+    runs: NonEmpty,
+    dir: NonEmpty.optional(),
+    phases: z.array(Name).min(1).default(['audit', 'remediate', 'deliver']),
+    schedule: Cron.default('0 0 * * *'),
+    timezone: TimeZone.default('UTC'),
+    grace: Duration.default(2 * 3_600_000),
+    cap: Duration.default(20 * 3_600_000),
+    ledgers: z
+      .object({ audit: NonEmpty.optional(), log: NonEmpty.optional(), implementer: NonEmpty.optional() })
+      .strict()
+      .default({}),
+    deliverRecord: NonEmpty.optional(),
+    layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
+    cycles: z.number().int().min(1).max(90).default(14),
+  })
+  .strict();
+
+/** One inference endpoint polled for capacity. */
+export const ProxyConfigSchema = z
+  .object({
+    host: Name,
+    kind: z.enum(['crossbar', 'llama-server', 'gateway']),
+    url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as "http://127.0.0.1:8080"' }),
+    every: Duration.default(10_000),
+  })
+  .strict();
+
+/** A drill the operator may trigger by hand; nothing else can run a command on a host. */
+export const DrillConfigSchema = z
+  .object({
+    host: Name,
+    command: NonEmpty,
+    cwd: NonEmpty.optional(),
+    timeout: Duration.default(30 * 60_000),
+    args: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected an argument name of letters, digits and "_"'), z.array(z.string()).min(1)).default({}),
+  })
+  .strict();
+
+const QuietHours = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, 'expected "HH:MM-HH:MM", e.g. "22:00-07:00"');
+
+/** Notification settings. */
+export const NotifyConfigSchema = z
+  .object({
+    quietHours: QuietHours.optional(),
+    pushover: z.object({ user: NonEmpty, token: NonEmpty, baseUrl: z.url().optional() }).strict().optional(),
+    rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
+    retry: Duration.optional(),
+    expire: Duration.optional(),
+  })
+  .strict();
+
+/** The whole configuration file. */
+export const ConfigSchema = z
+  .object({
+    hosts: z.record(Name, HostConfigSchema).default({}),
+    loops: z.record(Name, LoopConfigSchema).default({}),
+    proxies: z.record(Name, ProxyConfigSchema).default({}),
+    drills: z.record(Name, DrillConfigSchema).default({}),
+    notify: NotifyConfigSchema.default({}),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const sections = [
+      ['loops', cfg.loops],
+      ['proxies', cfg.proxies],
+      ['drills', cfg.drills],
+    ] as const;
+    for (const [section, entries] of sections) {
+      for (const [name, entry] of Object.entries(entries)) {
+        if (!Object.prototype.hasOwnProperty.call(cfg.hosts, entry.host)) {
+          const known = Object.keys(cfg.hosts);
+          ctx.addIssue({
+            code: 'custom',
+            path: [section, name, 'host'],
+            message: `host ${JSON.stringify(entry.host)} is not declared under hosts (declared: ${known.length ? known.join(', ') : 'none'})`,
+          });
+        }
+      }
+    }
+  });
+
+/** A validated configuration (durations in milliseconds, paths as written). */
+export type Config = z.infer<typeof ConfigSchema>;
+/** One loop's validated configuration. */
+export type LoopConfig = z.infer<typeof LoopConfigSchema>;
+/** One host's validated configuration. */
+export type HostConfig = z.infer<typeof HostConfigSchema>;

@@ -1,0 +1,125 @@
+import { appendFileSync, mkdtempSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { LineParser, PhaseRecord } from '../records';
+import { LocalSource } from '../sources/local-source';
+import { Store } from '../store/store';
+import { followOnce } from './line-follower';
+
+/** Every line becomes a detail record; the state counts lines so resumption can be checked. */
+const echo: LineParser<{ n: number }> = {
+  initial: () => ({ n: 0 }),
+  line: (state, text, line) => ({
+    state: { n: state.n + 1 },
+    result: { records: [{ kind: 'detail', line, text }], problems: text === 'bad' ? [{ source: 'x', line, message: 'bad line' }] : [] },
+  }),
+};
+
+const texts = (rs: readonly PhaseRecord[]): string[] => rs.map((r) => (r.kind === 'detail' ? r.text : `?${r.kind}`));
+
+describe('followOnce on a local file', () => {
+  let dir: string;
+  let dbPath: string;
+  let store: Store;
+  let file: string;
+  const src = new LocalSource('local');
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ld-follow-'));
+    dbPath = join(dir, 'db.sqlite');
+    store = Store.open(dbPath);
+    file = join(dir, 'audit.status');
+  });
+
+  const recordsOf = (): string[] => texts(store.records(store.file('local', file).id));
+
+  it('waits for a file that does not exist yet, then reads it', async () => {
+    expect((await followOnce(src, store, file, echo)).presence).toBe('absent');
+    writeFileSync(file, 'a\nb\n');
+    const out = await followOnce(src, store, file, echo);
+    expect(out).toMatchObject({ presence: 'present', changed: true, lines: 2 });
+    expect(recordsOf()).toEqual(['a', 'b']);
+  });
+
+  it('holds a torn last line until its newline arrives', async () => {
+    writeFileSync(file, 'one\ntw');
+    await followOnce(src, store, file, echo);
+    expect(recordsOf()).toEqual(['one']);
+    appendFileSync(file, 'o\nthree');
+    await followOnce(src, store, file, echo);
+    expect(recordsOf()).toEqual(['one', 'two']);
+    appendFileSync(file, '\n');
+    await followOnce(src, store, file, echo);
+    expect(recordsOf()).toEqual(['one', 'two', 'three']);
+  });
+
+  it('reads only what was appended, and nothing when nothing was', async () => {
+    writeFileSync(file, 'x'.repeat(99) + '\n');
+    expect((await followOnce(src, store, file, echo)).bytesRead).toBe(100);
+    appendFileSync(file, 'tail\n');
+    expect((await followOnce(src, store, file, echo)).bytesRead).toBe(5);
+    const idle = await followOnce(src, store, file, echo);
+    expect(idle).toMatchObject({ changed: false, bytesRead: 0 });
+  });
+
+  it('restarts at 0 after truncation and forgets what it read', async () => {
+    writeFileSync(file, 'old1\nold2\nold3\n');
+    await followOnce(src, store, file, echo);
+    truncateSync(file, 0);
+    appendFileSync(file, 'new\n');
+    const out = await followOnce(src, store, file, echo);
+    expect(out.reset).toBe('truncated');
+    expect(recordsOf()).toEqual(['new']);
+  });
+
+  it('reads a replacement (new inode) from 0', async () => {
+    writeFileSync(file, 'first\nsecond\nthird\n');
+    await followOnce(src, store, file, echo);
+    const tmp = join(dir, 'audit.status.tmp');
+    writeFileSync(tmp, 'replaced-but-longer-content\nmore\nand more\nand more\n');
+    renameSync(tmp, file);
+    const out = await followOnce(src, store, file, echo);
+    expect(out.reset).toBe('replaced');
+    expect(recordsOf()).toEqual(['replaced-but-longer-content', 'more', 'and more', 'and more']);
+  });
+
+  it('resumes after a restart without duplicating or dropping a line', async () => {
+    writeFileSync(file, 'l1\nl2\n');
+    await followOnce(src, store, file, echo);
+    store.close();
+    appendFileSync(file, 'l3\nbad\n');
+    store = Store.open(dbPath);
+    await followOnce(src, store, file, echo);
+    expect(recordsOf()).toEqual(['l1', 'l2', 'l3', 'bad']);
+    expect(store.file('local', file).parserState).toEqual({ n: 4 });
+    expect(store.problems()).toEqual([{ source: file, line: 4, message: 'bad line' }]);
+  });
+
+  it('takes a large backlog in bounded reads without losing a line', async () => {
+    const lines = Array.from({ length: 500 }, (_, i) => `line-${i}`);
+    writeFileSync(file, lines.join('\n') + '\n');
+    let polls = 0;
+    for (;;) {
+      const out = await followOnce(src, store, file, echo, 64);
+      polls++;
+      if (!out.changed) break;
+    }
+    expect(polls).toBeGreaterThan(50);
+    expect(recordsOf()).toEqual(lines);
+  });
+});
+
+describe('followOnce with a line longer than the read window', () => {
+  it('widens the window instead of stalling', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-follow-long-'));
+    const store = Store.open(join(dir, 'db.sqlite'));
+    const file = join(dir, 'x.log');
+    const long = 'y'.repeat(1000);
+    writeFileSync(file, `${long}\nshort\n`);
+    const src = new LocalSource('local');
+    await followOnce(src, store, file, echo, 16);
+    await followOnce(src, store, file, echo, 16);
+    expect(texts(store.records(store.file('local', file).id))).toEqual([long, 'short']);
+  });
+});

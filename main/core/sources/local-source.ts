@@ -1,0 +1,55 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import type { DirEntry, FileSource, FileStat } from './file-source';
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Files on this machine (a `local: true` host). */
+export class LocalSource implements FileSource {
+  constructor(readonly host: string) {}
+
+  async stat(path: string): Promise<FileStat | null> {
+    try {
+      const st = await stat(path, { bigint: true });
+      const birth = Number(st.birthtimeMs);
+      return {
+        ino: st.ino.toString(),
+        size: Number(st.size),
+        mtimeMs: Number(st.mtimeMs),
+        birthtimeMs: birth > 0 ? birth : null,
+        isDirectory: st.isDirectory(),
+      };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async read(path: string, offset: number, length: number): Promise<Buffer> {
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await fh.read(buf, got, length - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async list(path: string): Promise<DirEntry[] | null> {
+    try {
+      const entries = await readdir(path, { withFileTypes: true });
+      return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+}

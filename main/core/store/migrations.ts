@@ -1,0 +1,41 @@
+/**
+ * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
+ * have run; a database made by an older Loopdeck is upgraded in place, in one transaction each.
+ * Never edit a migration that has shipped: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: followed files with their durable (inode, offset) and the records parsed from them.
+  `
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    host TEXT NOT NULL,
+    path TEXT NOT NULL,
+    ino TEXT,
+    offset INTEGER NOT NULL DEFAULT 0,
+    line_no INTEGER NOT NULL DEFAULT 0,
+    parser_state TEXT,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ms REAL,
+    UNIQUE (host, path)
+  );
+  CREATE TABLE records (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (file_id, seq)
+  ) WITHOUT ROWID;
+  `,
+  // 2: the earliest time a file was seen (a phase's age without stamps), problems per file, and
+  //    a key/value table for small settings (the review watermark and the like).
+  `
+  ALTER TABLE files ADD COLUMN first_time_ms REAL;
+  CREATE TABLE problems (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    line INTEGER,
+    message TEXT NOT NULL
+  );
+  CREATE INDEX problems_file ON problems(file_id);
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
+];

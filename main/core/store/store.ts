@@ -1,0 +1,182 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Problem } from '../../../shared/domain';
+import type { PhaseRecord } from '../records';
+import { MIGRATIONS } from './migrations';
+
+/** A followed file's durable position: what has been read and parsed, and what it looked like. */
+export interface FileRow {
+  readonly id: number;
+  readonly host: string;
+  readonly path: string;
+  /** Inode (as text: it can exceed 2^53 over SSH) of the file the offset belongs to; null before the first read. */
+  readonly ino: string | null;
+  readonly offset: number;
+  readonly lineNo: number;
+  readonly parserState: unknown;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly firstTimeMs: number | null;
+}
+
+/** What one read of a file produced, committed atomically with the new position. */
+export interface FileCommit {
+  /** Forget everything read from this file before (truncated or replaced), then apply the rest. */
+  readonly reset: boolean;
+  readonly ino: string;
+  readonly offset: number;
+  readonly lineNo: number;
+  readonly parserState: unknown;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly firstTimeMs: number;
+  readonly records: readonly PhaseRecord[];
+  readonly problems: readonly Problem[];
+}
+
+/** Options for opening the store. */
+export interface StoreOptions {
+  /** A better-sqlite3 build for another ABI (Electron's); the Node build is used otherwise. */
+  readonly nativeBinding?: string;
+  /** Run only this many migrations: lets a test create a database as an older Loopdeck did. */
+  readonly migrateTo?: number;
+}
+
+interface RawFileRow {
+  id: number;
+  host: string;
+  path: string;
+  ino: string | null;
+  offset: number;
+  line_no: number;
+  parser_state: string | null;
+  size: number;
+  mtime_ms: number | null;
+  first_time_ms: number | null;
+}
+
+function toFileRow(r: RawFileRow): FileRow {
+  return {
+    id: r.id,
+    host: r.host,
+    path: r.path,
+    ino: r.ino,
+    offset: r.offset,
+    lineNo: r.line_no,
+    parserState: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown),
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    firstTimeMs: r.first_time_ms,
+  };
+}
+
+/**
+ * Loopdeck's SQLite database (WAL). Records and the offsets they were read up to are written in
+ * one transaction, so a crash or restart resumes exactly where the last commit left off.
+ */
+export class Store {
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Open (creating and migrating as needed) the database at `file`. */
+  static open(file: string, options: StoreOptions = {}): Store {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, options.migrateTo ?? MIGRATIONS.length);
+    return new Store(db);
+  }
+
+  /** The schema version (number of migrations applied). */
+  get version(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  /** The row for a followed file, created on first use. */
+  file(host: string, path: string): FileRow {
+    const found = this.db.prepare('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
+    if (found) return toFileRow(found);
+    this.db.prepare('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
+    return this.file(host, path);
+  }
+
+  /** Commit the records read from a file together with its new position, atomically. */
+  commit(fileId: number, c: FileCommit): void {
+    this.db.transaction(() => this.applyCommit(fileId, c))();
+  }
+
+  private applyCommit(fileId: number, c: FileCommit): void {
+    if (c.reset) {
+      this.db.prepare('DELETE FROM records WHERE file_id = ?').run(fileId);
+      this.db.prepare('DELETE FROM problems WHERE file_id = ?').run(fileId);
+    }
+    if (c.records.length > 0) {
+      const row = this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
+      const insert = this.db.prepare('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
+      let seq = row.s;
+      for (const r of c.records) insert.run(fileId, ++seq, r.line, JSON.stringify(r));
+    }
+    if (c.problems.length > 0) {
+      const insert = this.db.prepare('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
+      for (const p of c.problems) insert.run(fileId, p.line, p.message);
+    }
+    this.db
+      .prepare(
+        `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?,
+           first_time_ms = CASE WHEN first_time_ms IS NULL OR ? THEN ? ELSE MIN(first_time_ms, ?) END
+         WHERE id = ?`,
+      )
+      .run(c.ino, c.offset, c.lineNo, JSON.stringify(c.parserState ?? null), c.size, c.mtimeMs, c.reset ? 1 : 0, c.firstTimeMs, c.firstTimeMs, fileId);
+  }
+
+  /** Every record read from a file, in order. */
+  records(fileId: number): PhaseRecord[] {
+    const rows = this.db.prepare('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
+    return rows.map((r) => JSON.parse(r.data) as PhaseRecord);
+  }
+
+  /** Every problem found in the files of a host (or of all hosts), naming file and line. */
+  problems(host?: string): Problem[] {
+    const rows = this.db
+      .prepare(
+        `SELECT f.path AS source, p.line AS line, p.message AS message FROM problems p JOIN files f ON f.id = p.file_id
+         ${host === undefined ? '' : 'WHERE f.host = ?'} ORDER BY f.path, p.line`,
+      )
+      .all(...(host === undefined ? [] : [host])) as Problem[];
+    return rows;
+  }
+
+  /** A small persisted setting. */
+  getMeta(key: string): string | null {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  /** Persist a small setting. */
+  setMeta(key: string, value: string): void {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  /** Close the database. */
+  close(): void {
+    this.db.close();
+  }
+}
+
+function migrate(db: Database.Database, target: number): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `The database was written by a newer Loopdeck (schema ${current}, this one knows ${MIGRATIONS.length}). Upgrade Loopdeck or use another --data folder.`,
+    );
+  }
+  for (let v = current; v < target; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] ?? '');
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
