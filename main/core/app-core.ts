@@ -1,0 +1,127 @@
+import { join } from 'node:path';
+import type { EventName, EventPayload } from '../../shared/contract';
+import type { Snapshot } from '../../shared/domain';
+import type { Handlers } from '../rpc/dispatch';
+import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
+import { startDemo, type DemoRunner } from './demo/demo-runner';
+import { Engine } from './engine';
+import { databasePath } from './paths';
+import { Store } from './store/store';
+import { VERSION } from './version';
+
+export { defaultConfigPath } from './config/load-config';
+
+/** How the shells (Electron, serve) create the core. */
+export interface AppCoreOptions {
+  readonly configPath: string;
+  readonly dataDir: string;
+  readonly shell: 'electron' | 'serve';
+  /** An Electron-ABI build of better-sqlite3 (see the Store). */
+  readonly nativeBinding?: string;
+  readonly now?: () => Date;
+  /** How often local sources are polled; 500 ms keeps a line on screen within a second. */
+  readonly pollMs?: number;
+}
+
+/** Everything a shell needs: the command handlers and the event stream. */
+export interface AppCore {
+  readonly handlers: Handlers;
+  subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** Poll every source once now (tests and `snapshot` use it instead of waiting for the timer). */
+  pollOnce(): Promise<void>;
+  snapshot(): Snapshot;
+}
+
+/**
+ * The core behind both shells: loads the config, owns the store and the engine, polls on a timer,
+ * and answers commands. Switching to the demo swaps config, store and engine in one step.
+ */
+export function createAppCore(options: AppCoreOptions): AppCore {
+  const listeners = new Set<(event: EventName, payload: unknown) => void>();
+  const emit = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+    for (const l of listeners) l(event, payload);
+  };
+  let loaded: LoadedConfig = { state: 'missing', path: options.configPath };
+  let store: Store | null = null;
+  let engine: Engine | null = null;
+  let unsubscribe: (() => void) | null = null;
+  let demo: DemoRunner | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let running = false;
+
+  const open = async (configPath: string, dataDir: string): Promise<void> => {
+    await engine?.idle();
+    unsubscribe?.();
+    store?.close();
+    engine = null;
+    store = null;
+    loaded = await loadConfig(configPath);
+    if (loaded.state === 'loaded') {
+      store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+      engine = new Engine(loaded.config, store, options.now);
+      unsubscribe = engine.subscribe(emit);
+    }
+  };
+
+  const tick = (): void => {
+    if (!running) return;
+    const done = engine ? engine.poll() : Promise.resolve();
+    void done
+      .catch((err: unknown) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`))
+      .finally(() => {
+        if (running) timer = setTimeout(tick, options.pollMs ?? 500);
+      });
+  };
+
+  const snapshot = (): Snapshot =>
+    engine?.snapshot() ?? { schema: 1, takenAt: (options.now?.() ?? new Date()).toISOString(), hosts: [], loops: [], problems: [] };
+
+  const handlers: Handlers = {
+    'app.info': () => ({
+      version: VERSION,
+      shell: options.shell,
+      config: configStatusOf(loaded),
+      dataDir: options.dataDir,
+      demo: demo !== null,
+    }),
+    'state.snapshot': () => snapshot(),
+    'demo.start': async () => {
+      if (!demo) {
+        demo = startDemo();
+        await open(demo.configPath, join(demo.dir, 'data'));
+        await engine?.poll();
+        emit('config.changed', { config: configStatusOf(loaded), demo: true });
+      }
+      return { configPath: demo.configPath };
+    },
+  };
+
+  return {
+    handlers,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start: async () => {
+      await open(options.configPath, options.dataDir);
+      running = true;
+      tick();
+    },
+    close: async () => {
+      running = false;
+      if (timer) clearTimeout(timer);
+      demo?.stop();
+      await engine?.idle();
+      unsubscribe?.();
+      store?.close();
+      store = null;
+      engine = null;
+    },
+    pollOnce: async () => {
+      await engine?.poll();
+    },
+    snapshot,
+  };
+}

@@ -1,0 +1,107 @@
+import { posix } from 'node:path';
+import type { Cycle, LoopState, Phase } from '../../../shared/domain';
+import type { LoopConfig } from '../config/schema';
+import { followOnce } from '../follow/line-follower';
+import { derivePhase, deriveCycle, type PhaseEvidence } from '../model/phase-status';
+import { rcFileParser } from '../parsers/rc-file';
+import { statusFileParser } from '../parsers/status-file';
+import { transcriptParser } from '../parsers/transcript';
+import type { LineParser, PhaseFileKind, PhaseRecord } from '../records';
+import type { FileSource } from '../sources/file-source';
+import type { Store } from '../store/store';
+import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
+
+const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
+  status: statusFileParser as LineParser<unknown>,
+  log: transcriptParser as LineParser<unknown>,
+  rc: rcFileParser as LineParser<unknown>,
+};
+
+/** A loop's runs folder could not be read; the message names the host and the path. */
+export class RunsFolderError extends Error {
+  override readonly name = 'RunsFolderError';
+}
+
+interface CachedFile {
+  readonly records: readonly PhaseRecord[];
+  readonly firstTimeMs: number | null;
+  readonly mtimeMs: number | null;
+}
+
+/**
+ * Follows one loop's runs folder: every phase file of its most recent cycles, through the store,
+ * and derives the loop's state from what was read. Paths are joined POSIX-style because runner
+ * hosts are Linux or macOS, whichever machine Loopdeck runs on.
+ */
+export class LoopFollower {
+  private readonly cache = new Map<string, CachedFile>();
+
+  constructor(
+    readonly name: string,
+    private readonly config: LoopConfig,
+    private readonly source: FileSource,
+    private readonly store: Store,
+  ) {}
+
+  /** Read what changed, then derive the loop's state as of `now`. */
+  async poll(now: Date): Promise<LoopState> {
+    const entries = await this.source.list(this.config.runs);
+    if (entries === null) {
+      throw new RunsFolderError(
+        `Loop ${this.name}: runs folder ${this.config.runs} does not exist on host ${this.source.host} (config key loops.${this.name}.runs).`,
+      );
+    }
+    const dates = entries
+      .filter((e) => e.isDirectory && isCycleFolder(e.name))
+      .map((e) => e.name)
+      .sort()
+      .reverse()
+      .slice(0, this.config.cycles);
+    const cycles: Cycle[] = [];
+    for (const date of dates) cycles.push(await this.pollCycle(date, now));
+    return { name: this.name, host: this.config.host, cycles };
+  }
+
+  private async pollCycle(date: string, now: Date): Promise<Cycle> {
+    const dir = posix.join(this.config.runs, date);
+    const names = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory).map((e) => e.name);
+    const files = classifyCycleFiles(names, this.config.phases, this.config.layout);
+    for (const file of files) await this.follow(posix.join(dir, file.name), file);
+    const phases: Phase[] = this.config.phases.map((phase) =>
+      derivePhase(this.evidence(dir, phase, files.filter((f) => f.phase === phase)), now, this.config.cap),
+    );
+    return deriveCycle(date, phases, now, this.config.cap);
+  }
+
+  private async follow(path: string, file: PhaseFile): Promise<void> {
+    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind]);
+    if (out.changed || !this.cache.has(path)) {
+      const row = this.store.file(this.source.host, path);
+      this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
+    }
+  }
+
+  private evidence(dir: string, phase: string, files: readonly PhaseFile[]): PhaseEvidence {
+    const get = (f: PhaseFile): CachedFile | undefined => this.cache.get(posix.join(dir, f.name));
+    const ofKind = (kind: PhaseFileKind): PhaseFile | undefined => files.find((f) => f.kind === kind);
+    const statusFile = ofKind('status');
+    const logFile = ofKind('log');
+    const seen = files.map(get).filter((c): c is CachedFile => c !== undefined);
+    const firsts = seen.map((c) => c.firstTimeMs).filter((t): t is number => t !== null);
+    const lasts = seen.map((c) => c.mtimeMs).filter((t): t is number => t !== null);
+    return {
+      loop: this.name,
+      phase,
+      statusRecords: statusFile ? (get(statusFile)?.records ?? []) : [],
+      logRecords: logFile ? (get(logFile)?.records ?? []) : [],
+      stages: files
+        .filter((f) => f.kind === 'rc' && f.stage !== null)
+        .map((f) => ({ stage: f.stage ?? '', records: get(f)?.records ?? [] }))
+        .sort((a, b) => a.stage.localeCompare(b.stage)),
+      hasLog: logFile !== undefined && get(logFile) !== undefined,
+      hasStatus: statusFile !== undefined && get(statusFile) !== undefined,
+      firstFileTime: firsts.length ? new Date(Math.min(...firsts)).toISOString() : null,
+      lastFileTime: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
+    };
+  }
+}

@@ -1,0 +1,223 @@
+import type { Cycle, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
+import type { PhaseRecord } from '../records';
+
+/** Everything read about one phase of one cycle: the records of its files and the files' times. */
+export interface PhaseEvidence {
+  /** The loop's name (verdicts must name it). */
+  readonly loop: string;
+  /** The phase's name, e.g. `audit`. */
+  readonly phase: string;
+  /** Records of `<phase>.status`, in file order ([] when there is no file). */
+  readonly statusRecords: readonly PhaseRecord[];
+  /** Records of `<phase>.log` ([] when there is no file). */
+  readonly logRecords: readonly PhaseRecord[];
+  /** One entry per `<phase>.<stage>.rc`, sorted by stage. */
+  readonly stages: readonly { readonly stage: string; readonly records: readonly PhaseRecord[] }[];
+  readonly hasLog: boolean;
+  readonly hasStatus: boolean;
+  /** ISO: the earliest time among this phase's files (null when there are none). */
+  readonly firstFileTime: string | null;
+  /** ISO: the latest mtime among this phase's files. */
+  readonly lastFileTime: string | null;
+}
+
+/** What a wrapper stamp's STATUS means: a start, an outcome, or text we do not know. */
+export type StampMeaning =
+  | { readonly kind: 'started' }
+  | { readonly kind: 'final'; readonly status: PhaseStatus }
+  | { readonly kind: 'unknown' };
+
+/** Statuses that are an outcome (the phase is over), as opposed to pending or running. */
+export const FINAL_STATUSES: ReadonlySet<PhaseStatus> = new Set<PhaseStatus>(['ok', 'no-op', 'ready', 'incomplete', 'failed']);
+
+// Urgency order of FORMATS.md §2.4; ok outranks no-op so that a tie between them reads `ok`.
+const URGENCY: Readonly<Record<PhaseStatus, number>> = { failed: 6, incomplete: 5, running: 4, ready: 3, ok: 2, 'no-op': 1, pending: 0 };
+
+/** Classify a stamp's STATUS text (FORMATS.md §2.1): exit code 75 is resumable, so incomplete. */
+export function readStamp(status: string): StampMeaning {
+  const s = status.trim();
+  if (/^STARTED\b/i.test(s)) return { kind: 'started' };
+  if (/^OK\b/i.test(s)) return { kind: 'final', status: 'ok' };
+  if (/^NO-OP\b/i.test(s)) return { kind: 'final', status: 'no-op' };
+  if (/^INCOMPLETE\b/i.test(s)) return { kind: 'final', status: 'incomplete' };
+  const failed = /^FAILED\b(?:[\s:]*(-?\d+))?/i.exec(s);
+  if (failed) return { kind: 'final', status: failed[1] !== undefined && Number(failed[1]) === 75 ? 'incomplete' : 'failed' };
+  const green = /^(\d+)\s*PR\(s\)\s+green\b/i.exec(s);
+  if (green) return { kind: 'final', status: Number(green[1]) >= 1 ? 'ready' : 'ok' };
+  if (/^\d+\s*PR\(s\),\s*nothing to merge\b/i.test(s)) return { kind: 'final', status: 'ok' };
+  return { kind: 'unknown' };
+}
+
+interface OwnStamp {
+  readonly at: string;
+  readonly status: string;
+  readonly detail: string[];
+}
+
+/** This phase's stamps in order, each with the detail lines under it. */
+function ownStamps(records: readonly PhaseRecord[], phase: string): OwnStamp[] {
+  const out: OwnStamp[] = [];
+  let cur: OwnStamp | null = null;
+  for (const r of records) {
+    if (r.kind === 'stamp') {
+      cur = r.phase === phase ? { at: r.at, status: r.status, detail: [] } : null;
+      if (cur) out.push(cur);
+    } else if (r.kind === 'detail' && cur) {
+      cur.detail.push(r.text);
+    }
+  }
+  return out;
+}
+
+function toIso(s: string): string | null {
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+function duration(ms: number): string {
+  const min = Math.max(0, Math.round(ms / 60_000));
+  const h = Math.floor(min / 60);
+  if (h === 0) return `${min}m`;
+  return min % 60 === 0 ? `${h}h` : `${h}h ${min % 60}m`;
+}
+
+/** Whether a verdict counts for this phase: it names this loop, and a NO-OP names this phase. */
+function counts(v: Verdict, ev: PhaseEvidence): boolean {
+  if (v.loop !== ev.loop) return false;
+  return v.kind !== 'no-op' || v.phase === ev.phase;
+}
+
+function verdictStatus(v: Verdict): { status: PhaseStatus; reason: string } {
+  if (v.kind === 'no-op') return { status: 'no-op', reason: `NO-OP verdict in the transcript${v.reason ? `: ${v.reason}` : ''}` };
+  if (v.kind === 'deliver-ready') {
+    const n = v.prs ?? v.urls.length;
+    return { status: 'ready', reason: `deliver READY verdict in the transcript (${n} PR(s))` };
+  }
+  return { status: 'incomplete', reason: `deliver INCOMPLETE verdict in the transcript${v.check ? ` (check ${v.check})` : ''}` };
+}
+
+/** A stage from its rc file: steps in first-planned order, the last assignment of a name wins. */
+export function deriveStage(stage: string, records: readonly PhaseRecord[]): Stage {
+  const order: string[] = [];
+  const values = new Map<string, number | null>();
+  let done = false;
+  for (const r of records) {
+    if (r.kind === 'rc') {
+      if (!values.has(r.name)) order.push(r.name);
+      values.set(r.name, r.rc);
+      // A placeholder after DONE means the stage was started again and has not finished yet.
+      if (r.rc === null) done = false;
+    } else if (r.kind === 'done') {
+      done = true;
+    }
+  }
+  const steps: Step[] = order.map((name) => ({ name, rc: values.get(name) ?? null }));
+  const stoppedAt = done ? null : (steps.find((s) => s.rc === null)?.name ?? null);
+  return { name: stage, done, stoppedAt, steps };
+}
+
+interface Decision {
+  readonly status: PhaseStatus;
+  readonly reason: string;
+  readonly detail: readonly string[];
+  readonly endStamp: OwnStamp | null;
+}
+
+/** A phase's status from its evidence, strongest first (FORMATS.md §2.4). */
+export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase {
+  const stamps = ownStamps(ev.statusRecords, ev.phase);
+  const stages = ev.stages.map((s) => deriveStage(s.stage, s.records));
+  const verdicts = ev.logRecords.flatMap((r) => (r.kind === 'verdict' ? [r.verdict] : []));
+  const counting = verdicts.filter((v) => counts(v, ev));
+  const verdict = counting.at(-1) ?? null;
+  const firstStarted = stamps.find((s) => readStamp(s.status).kind === 'started') ?? null;
+  const startMs = Date.parse(firstStarted?.at ?? ev.firstFileTime ?? '');
+  const ageMs = now.getTime() - startMs; // NaN when the start is unknown: treated as young
+  const young = !(ageMs >= capMs);
+
+  const decision = decide();
+  const final = FINAL_STATUSES.has(decision.status);
+  let startedAt: string | null = null;
+  let startFrom: 'stamps' | 'files' | null = null;
+  if (decision.status !== 'pending') {
+    if (firstStarted) [startedAt, startFrom] = [toIso(firstStarted.at), 'stamps'];
+    else if (ev.firstFileTime) [startedAt, startFrom] = [toIso(ev.firstFileTime), 'files'];
+  }
+  let endedAt: string | null = null;
+  let endFrom: 'stamps' | 'files' | null = null;
+  if (final) {
+    if (decision.endStamp) [endedAt, endFrom] = [toIso(decision.endStamp.at), 'stamps'];
+    else if (ev.lastFileTime) [endedAt, endFrom] = [toIso(ev.lastFileTime), 'files'];
+  }
+  // Any time read from a file marks the pair as file times: the UI must not present them as stamps.
+  const timesFrom = startFrom === 'files' || endFrom === 'files' ? 'files' : (startFrom ?? endFrom);
+  return {
+    name: ev.phase,
+    status: decision.status,
+    startedAt,
+    endedAt,
+    timesFrom: startedAt === null && endedAt === null ? null : timesFrom,
+    detail: decision.detail,
+    stages,
+    verdict,
+    reason: decision.reason,
+  };
+
+  function decide(): Decision {
+    const last = stamps.at(-1);
+    const meaning = last ? readStamp(last.status) : null;
+    if (last && meaning?.kind === 'final') {
+      return { status: meaning.status, reason: `wrapper stamp ${last.status}`, detail: last.detail, endStamp: last };
+    }
+    if (verdict) return { ...verdictStatus(verdict), detail: [], endStamp: null };
+    const notes: string[] = [];
+    if (last && meaning?.kind === 'unknown') notes.push(`unrecognised wrapper stamp "${last.status}" (not decisive)`);
+    const ignored = verdicts.length - counting.length;
+    if (ignored > 0) notes.push(`ignored ${ignored} verdict(s) naming another loop or phase`);
+    const withNotes = (status: PhaseStatus, reason: string): Decision => ({
+      status,
+      reason: [reason, ...notes].join('; '),
+      detail: [],
+      endStamp: null,
+    });
+
+    const open = stages.find((s) => !s.done);
+    if (open) {
+      const where = open.stoppedAt ? `at ${open.stoppedAt}` : 'after the last step';
+      if (young) return withNotes('running', `stage ${open.name} ${where}, no DONE yet`);
+      return withNotes('incomplete', `stage ${open.name} stopped ${where} (no DONE) past the ${duration(capMs)} cap`);
+    }
+    for (const s of stages) {
+      const bad = s.steps.find((step) => step.rc !== null && step.rc !== 0);
+      if (bad) return withNotes('failed', `stage ${s.name} DONE with ${bad.name}_rc=${bad.rc}`);
+    }
+
+    const what: string[] = [];
+    if (firstStarted) what.push('STARTED stamp');
+    else if (stamps.length > 0 || ev.hasStatus) what.push('status file');
+    if (ev.hasLog) what.push('transcript');
+    if (stages.length > 0) what.push('rc file');
+    if (what.length === 0) return withNotes('pending', 'no evidence yet');
+    const evidence = what.join(', ');
+    if (young) return withNotes('running', `${evidence}, no outcome yet${Number.isNaN(ageMs) ? '' : ` (${duration(ageMs)} in)`}`);
+    return withNotes('incomplete', `${evidence} but no outcome after ${duration(ageMs)} (cap ${duration(capMs)})`);
+  }
+}
+
+/** A cycle's status: the most urgent of its phases', except that an unfinished cycle is not ok. */
+export function deriveCycle(date: string, phases: readonly Phase[], now: Date, capMs: number): Cycle {
+  let status: PhaseStatus = 'pending';
+  for (const p of phases) if (URGENCY[p.status] > URGENCY[status]) status = p.status;
+  // All finished phases so far read well, but a later phase has not started: the cycle is still
+  // going (the wrapper runs phases in order) until the cap says it never will.
+  if (URGENCY[status] < URGENCY.running && status !== 'pending') {
+    const firstFinished = phases.findIndex((p) => FINAL_STATUSES.has(p.status));
+    const laterPending = phases.some((p, i) => i > firstFinished && p.status === 'pending');
+    if (firstFinished !== -1 && laterPending) {
+      const starts = phases.map((p) => Date.parse(p.startedAt ?? '')).filter((t) => !Number.isNaN(t));
+      const ageMs = starts.length === 0 ? NaN : now.getTime() - Math.min(...starts);
+      status = ageMs >= capMs ? 'incomplete' : 'running';
+    }
+  }
+  return { date, status, phases };
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseVerdict, transcriptParser } from './transcript';
+import { parseLines } from './lines';
+import type { LineParser } from '../records';
+
+const SRC = 'runs/2026-08-23/deliver.log';
+
+/** Feed `text` in chunks cut at `cuts`, parsing complete lines as they appear (like the follower). */
+function chunkedParse<S>(parser: LineParser<S>, text: string, cuts: number[], source: string) {
+  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  const chunks = [...at, text.length].map((end, i, all) => text.slice(i === 0 ? 0 : all[i - 1], end));
+  let buffer = '';
+  let state = parser.initial();
+  let firstLine = 1;
+  let consumedBytes = 0;
+  const records = [];
+  const problems = [];
+  for (const chunk of chunks) {
+    buffer += chunk;
+    const out = parseLines(parser, buffer, source, { state, firstLine });
+    records.push(...out.records);
+    problems.push(...out.problems);
+    state = JSON.parse(JSON.stringify(out.state)) as S; // the store persists it as JSON
+    firstLine += out.lines;
+    consumedBytes += out.consumedBytes;
+    buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
+  }
+  return { records, problems, state, consumedBytes };
+}
+
+/** Texts made of known lines and arbitrary strings, joined by newlines, maybe with a torn tail. */
+const linesArb = (pieces: string[]) =>
+  fc
+    .tuple(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string()), { maxLength: 30 }), fc.string({ maxLength: 10 }))
+    .map(([lines, tail]) => lines.map((l) => `${l}\n`).join('') + tail);
+
+// Lines from reference/reliability-loop-skill.txt and FORMATS.md §2.2, verbatim.
+const NOOP_AUDIT = 'NIGHTLY PHASE NO-OP: loop=reliability phase=audit no new findings in the delta range';
+const NOOP_REMEDIATE = 'NIGHTLY PHASE NO-OP: loop=reliability phase=remediate 0 source-actionable P0/P1 items';
+const MANUAL_NOOP = 'NIGHTLY PHASE NO-OP: loop=reliability phase=<audit|remediate> <one-line reason>';
+const MANUAL_READY = 'NIGHTLY DELIVER READY: loop=reliability prs=<n> <urls> becomes the operator';
+const MANUAL_INLINE = 'dead-man comment); NIGHTLY DELIVER INCOMPLETE: loop=reliability check=<name> pr=<url> becomes "INCOMPLETE: ", the phase exits 75, and the next';
+const READY = 'NIGHTLY DELIVER READY: loop=reliability prs=2 https://github.com/acme/radon/pull/88 https://github.com/acme/radon/pull/89';
+const INCOMPLETE = 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/88';
+
+const verdictsOf = (text: string) =>
+  parseLines(transcriptParser, text, SRC).records.map((r) => (r.kind === 'verdict' ? r.verdict : null));
+
+describe('transcriptParser', () => {
+  it.each([
+    [NOOP_AUDIT, { kind: 'no-op', loop: 'reliability', phase: 'audit', prs: null, urls: [], check: null, reason: 'no new findings in the delta range' }],
+    [NOOP_REMEDIATE, { kind: 'no-op', loop: 'reliability', phase: 'remediate', reason: '0 source-actionable P0/P1 items' }],
+    [
+      READY,
+      {
+        kind: 'deliver-ready',
+        loop: 'reliability',
+        phase: null,
+        prs: 2,
+        urls: ['https://github.com/acme/radon/pull/88', 'https://github.com/acme/radon/pull/89'],
+        check: null,
+        reason: null,
+      },
+    ],
+    ['NIGHTLY DELIVER READY: loop=reliability prs=0', { kind: 'deliver-ready', prs: 0, urls: [] }],
+    [INCOMPLETE, { kind: 'deliver-incomplete', loop: 'reliability', check: 'ci/test', urls: ['https://github.com/acme/radon/pull/88'], prs: null }],
+    ['NIGHTLY DELIVER INCOMPLETE: loop=testing', { kind: 'deliver-incomplete', loop: 'testing', check: null, urls: [] }],
+    ['NIGHTLY PHASE NO-OP: loop=testing phase=audit', { kind: 'no-op', loop: 'testing', phase: 'audit', reason: null }],
+    [MANUAL_NOOP, { kind: 'no-op', loop: 'reliability', phase: '<audit|remediate>', reason: '<one-line reason>' }],
+  ])('reads %j', (line, expected) => {
+    const { records, problems } = parseLines(transcriptParser, `${line}\n`, SRC);
+    expect(problems).toEqual([]);
+    expect(records).toEqual([{ kind: 'verdict', line: 1, verdict: expect.objectContaining({ ...expected, line }) }]);
+  });
+
+  it('keeps the line verbatim without its \\r, and strips a BOM on line 1', () => {
+    const { records } = parseLines(transcriptParser, `\uFEFF${NOOP_AUDIT}\r\n${READY}\r\n`, SRC);
+    expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.line : null))).toEqual([NOOP_AUDIT, READY]);
+  });
+
+  it.each([
+    ['indented', `    ${NOOP_AUDIT}`],
+    ['one space', ` ${READY}`],
+    ['tab', `\t${INCOMPLETE}`],
+    ['quoted', `> ${NOOP_AUDIT}`],
+    ['mid-line', MANUAL_INLINE],
+    ['lower case', NOOP_AUDIT.toLowerCase()],
+  ])('a %s verdict is prose', (_what, line) => {
+    expect(parseLines(transcriptParser, `${line}\n`, SRC)).toMatchObject({ records: [], problems: [] });
+  });
+
+  it('a verdict inside a ``` or ~~~ fence is prose; after the fence it counts', () => {
+    const text = [
+      'cat SKILL.md',
+      '```markdown',
+      NOOP_AUDIT,
+      '~~~',
+      READY,
+      '```',
+      '~~~~ text',
+      INCOMPLETE,
+      '~~~', // too short to close a ~~~~ fence
+      NOOP_REMEDIATE,
+      '~~~~~',
+      READY,
+      '',
+    ].join('\n');
+    const out = parseLines(transcriptParser, text, SRC);
+    expect(out.problems).toEqual([]);
+    expect(out.records).toEqual([{ kind: 'verdict', line: 12, verdict: expect.objectContaining({ kind: 'deliver-ready', line: READY }) }]);
+    expect(out.state).toEqual({ fence: null });
+  });
+
+  it('tracks an open fence in plain JSON state; an indented fence (up to 3 spaces) counts', () => {
+    const out = parseLines(transcriptParser, '   ```bash\n', SRC);
+    expect(JSON.parse(JSON.stringify(out.state))).toEqual({ fence: { char: '`', len: 3 } });
+    expect(verdictsOf('    ```\nNIGHTLY DELIVER READY: loop=x prs=1 u\n')).toHaveLength(1); // 4 spaces: not a fence
+    expect(verdictsOf('```js `x`\nNIGHTLY DELIVER READY: loop=x prs=1 u\n')).toHaveLength(1); // inline code, not a fence
+    expect(verdictsOf('> ```\nNIGHTLY DELIVER READY: loop=x prs=1 u\n')).toHaveLength(1); // quoted fences are not tracked
+    const resumed = parseLines(transcriptParser, `${READY}\n\`\`\`\n${READY}\n`, SRC, { state: out.state, firstLine: 2 });
+    expect(resumed.records).toHaveLength(1);
+    expect(resumed.records[0]?.line).toBe(4);
+  });
+
+  it.each([
+    ['NIGHTLY PHASE NO-OP: phase=audit nothing to do', 'no loop='],
+    ['NIGHTLY PHASE NO-OP: loop= phase=audit nothing', 'no loop='],
+    ['NIGHTLY PHASE NO-OP: loop=reliability nothing to do', 'no phase='],
+    ['NIGHTLY DELIVER READY: prs=1 https://x/pull/1', 'no loop='],
+    [MANUAL_READY, 'prs=<n>'],
+    ['NIGHTLY DELIVER INCOMPLETE: check=ci pr=https://x/pull/1', 'no loop='],
+  ])('a malformed verdict %j is a problem, not a record', (line, why) => {
+    const { records, problems } = parseLines(transcriptParser, `ok\n${line}\n`, SRC);
+    expect(records).toEqual([]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ source: SRC, line: 2 });
+    expect(problems[0]?.message).toContain(why);
+  });
+
+  it('does not filter by loop or phase', () => {
+    const lines = ['NIGHTLY PHASE NO-OP: loop=testing phase=audit quiet', 'NIGHTLY PHASE NO-OP: loop=reliability phase=deliver quiet'];
+    expect(verdictsOf(lines.join('\n') + '\n').map((v) => [v?.loop, v?.phase])).toEqual([
+      ['testing', 'audit'],
+      ['reliability', 'deliver'],
+    ]);
+  });
+
+  it('ignores other NIGHTLY lines', () => {
+    expect(parseVerdict('NIGHTLY PHASE OK: loop=x')).toBeNull();
+    expect(verdictsOf('NIGHTLY DELIVER: loop=x\nNIGHTLY\n')).toEqual([]);
+  });
+
+  it('is fast on a big transcript', () => {
+    const prose = 'tool call: rg -n "placeOrder|place_order" web/ scripts/ -- 42 matches in 17 files\n';
+    const text = prose.repeat(200_000) + `${READY}\n`;
+    const t0 = performance.now();
+    const out = parseLines(transcriptParser, text, SRC);
+    const ms = performance.now() - t0;
+    expect(out.records).toHaveLength(1);
+    expect(ms).toBeLessThan(2000); // ~16 MB; typically well under 200 ms
+  });
+
+  it('property: any chunking gives the same records as parsing whole', () => {
+    const pieces = [NOOP_AUDIT, READY, INCOMPLETE, MANUAL_READY, MANUAL_NOOP, `  ${READY}`, '```', '~~~', '````', '```js', `${NOOP_REMEDIATE}\r`, '', 'prose'];
+    fc.assert(
+      fc.property(linesArb(pieces), fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        const whole = parseLines(transcriptParser, text, SRC);
+        const chunked = chunkedParse(transcriptParser, text, cuts, SRC);
+        expect(chunked).toEqual({ records: whole.records, problems: whole.problems, state: whole.state, consumedBytes: whole.consumedBytes });
+      }),
+    );
+  });
+
+  it('property: arbitrary strings never throw', () => {
+    const nightly = fc.string({ unit: 'binary' }).map((s) => `NIGHTLY DELIVER READY:${s}`);
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), nightly), fc.integer({ min: 1, max: 3 }), (s, lineNo) => {
+        transcriptParser.line(transcriptParser.initial(), s, lineNo, SRC);
+        transcriptParser.line({ fence: { char: '~', len: 3 } }, s, lineNo, SRC);
+        parseLines(transcriptParser, s, SRC);
+      }),
+    );
+  });
+});

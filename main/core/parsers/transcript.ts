@@ -1,0 +1,117 @@
+import type { Verdict } from '../../../shared/domain';
+import type { LineParser, LineParseResult } from '../records';
+import { EMPTY_RESULT, cleanLine, quote } from './lines';
+
+/** An open code fence: its character and run length (a closing fence needs at least as many). */
+export interface OpenFence {
+  readonly char: '`' | '~';
+  readonly len: number;
+}
+
+/** Parser state for `<phase>.log`: the code fence we are inside, if any. Plain JSON. */
+export interface TranscriptState {
+  readonly fence: OpenFence | null;
+}
+
+const NO_OP = 'NIGHTLY PHASE NO-OP:';
+const READY = 'NIGHTLY DELIVER READY:';
+const INCOMPLETE = 'NIGHTLY DELIVER INCOMPLETE:';
+const KEY_VALUE = /^([A-Za-z_][\w-]*)=(.*)$/;
+const INT = /^\d+$/;
+const BACKTICK = 96;
+const TILDE = 126;
+const SPACE = 32;
+
+/** The fence run at the start of a line (CommonMark: up to 3 spaces of indent, 3+ of one char). */
+function fenceAt(text: string): { char: '`' | '~'; len: number; rest: string } | null {
+  let i = 0;
+  while (i < 3 && text.charCodeAt(i) === SPACE) i += 1;
+  const c = text.charCodeAt(i);
+  if (c !== BACKTICK && c !== TILDE) return null;
+  let j = i;
+  while (text.charCodeAt(j) === c) j += 1;
+  if (j - i < 3) return null;
+  return { char: c === BACKTICK ? '`' : '~', len: j - i, rest: text.slice(j) };
+}
+
+/** The fence state after a line, or the same object when the line changes nothing. */
+function nextFence(state: TranscriptState, text: string): TranscriptState {
+  const f = fenceAt(text);
+  if (!f) return state;
+  if (state.fence) {
+    const closes = f.char === state.fence.char && f.len >= state.fence.len && f.rest.trim() === '';
+    return closes ? { fence: null } : state;
+  }
+  // A backtick fence's info string may not contain a backtick (that is inline code, not a fence).
+  if (f.char === '`' && f.rest.includes('`')) return state;
+  return { fence: { char: f.char, len: f.len } };
+}
+
+/** Leading `key=value` tokens of a verdict body, and the text after them. */
+function fields(body: string): { keys: Map<string, string>; rest: string } {
+  const keys = new Map<string, string>();
+  let s = body.trimStart();
+  for (;;) {
+    const end = s.search(/\s/);
+    const token = end === -1 ? s : s.slice(0, end);
+    const kv = token === '' ? null : KEY_VALUE.exec(token);
+    if (!kv) break;
+    keys.set((kv[1] ?? '').toLowerCase(), kv[2] ?? '');
+    s = end === -1 ? '' : s.slice(end).trimStart();
+  }
+  return { keys, rest: s.trim() };
+}
+
+/** Parse a column-0 verdict line; a string is the reason it could not be read. */
+export function parseVerdict(line: string): Verdict | string | null {
+  let kind: Verdict['kind'];
+  let body: string;
+  if (line.startsWith(NO_OP)) [kind, body] = ['no-op', line.slice(NO_OP.length)];
+  else if (line.startsWith(READY)) [kind, body] = ['deliver-ready', line.slice(READY.length)];
+  else if (line.startsWith(INCOMPLETE)) [kind, body] = ['deliver-incomplete', line.slice(INCOMPLETE.length)];
+  else return null;
+  const { keys, rest } = fields(body);
+  const loop = keys.get('loop') ?? '';
+  if (loop === '') return 'has no loop=';
+  const base = { kind, loop, phase: null, prs: null, urls: [], check: null, reason: null, line };
+  if (kind === 'no-op') {
+    const phase = keys.get('phase') ?? '';
+    if (phase === '') return 'has no phase=';
+    return { ...base, phase, reason: rest === '' ? null : rest };
+  }
+  if (kind === 'deliver-ready') {
+    const prs = keys.get('prs');
+    if (prs !== undefined && !INT.test(prs)) return `has prs=${prs}, not a whole number`;
+    const urls = rest === '' ? [] : rest.split(/\s+/);
+    return { ...base, prs: prs === undefined ? null : Number(prs), urls };
+  }
+  const check = keys.get('check') ?? '';
+  const pr = keys.get('pr') ?? '';
+  return { ...base, check: check === '' ? null : check, urls: pr === '' ? [] : [pr] };
+}
+
+/**
+ * Parser for a phase transcript `<phase>.log` (FORMATS.md §2.2). Only verdict lines starting at
+ * column 0 outside a code fence count; the loop prints its own manual, so indented, quoted and
+ * fenced copies are prose. Verdicts are not filtered by loop or phase here: the model does that.
+ */
+export const transcriptParser: LineParser<TranscriptState> = {
+  initial: () => ({ fence: null }),
+  line(state, raw, lineNo, source) {
+    // Cheap checks first: most transcript lines are neither fences nor verdicts, and fenceAt
+    // looks at no more than the first four characters of a line that is not a fence.
+    const text = lineNo === 1 ? cleanLine(raw, lineNo) : raw;
+    const next = nextFence(state, text);
+    if (next !== state || state.fence !== null) return { state: next, result: EMPTY_RESULT };
+    if (text.charCodeAt(0) !== 78 /* N */ || !text.startsWith('NIGHTLY ')) return { state, result: EMPTY_RESULT };
+    const line = cleanLine(text, lineNo);
+    const v = parseVerdict(line);
+    if (v === null) return { state, result: EMPTY_RESULT };
+    if (typeof v === 'string') return { state, result: malformed(source, lineNo, line, v) };
+    return { state, result: { records: [{ kind: 'verdict', line: lineNo, verdict: v }], problems: [] } };
+  },
+};
+
+function malformed(source: string, line: number, text: string, why: string): LineParseResult {
+  return { records: [], problems: [{ source, line, message: `verdict line ${why}; not counted: ${quote(text)}` }] };
+}
