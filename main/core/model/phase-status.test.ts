@@ -137,6 +137,12 @@ describe('derivePhase: verdicts', () => {
     expect(p.verdict).toBeNull();
   });
 
+  it('a deliver verdict printed in another phase does not decide it', () => {
+    const p = derive({ phase: 'remediate', log: READY });
+    expect(p.status).toBe('running');
+    expect(p.verdict).toBeNull();
+  });
+
   it('says when it ignored verdicts naming another loop', () => {
     expect(derive({ log: 'NIGHTLY PHASE NO-OP: loop=testing phase=audit nothing' }).reason).toContain('ignored 1 verdict(s)');
   });

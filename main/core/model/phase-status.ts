@@ -81,10 +81,13 @@ function duration(ms: number): string {
   return min % 60 === 0 ? `${h}h` : `${h}h ${min % 60}m`;
 }
 
-/** Whether a verdict counts for this phase: it names this loop, and a NO-OP names this phase. */
+/**
+ * Whether a verdict counts for this phase: it names this loop, a NO-OP names this phase, and a
+ * deliver verdict only ever counts in the deliver phase (FORMATS.md §2.2).
+ */
 function counts(v: Verdict, ev: PhaseEvidence): boolean {
   if (v.loop !== ev.loop) return false;
-  return v.kind !== 'no-op' || v.phase === ev.phase;
+  return v.kind === 'no-op' ? v.phase === ev.phase : ev.phase === 'deliver';
 }
 
 function verdictStatus(v: Verdict): { status: PhaseStatus; reason: string } {

@@ -1,0 +1,214 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { EventPayload } from '../shared/contract';
+import { createAppCore } from './core/app-core';
+import { defaultConfigPath, loadConfig } from './core/config/load-config';
+import { startDemo } from './core/demo/demo-runner';
+import { Engine } from './core/engine';
+import { databasePath, defaultDataDir } from './core/paths';
+import { Store } from './core/store/store';
+import { VERSION } from './core/version';
+import { startServer } from './serve/server';
+
+const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
+
+Usage:
+  loopdeck serve    [--config FILE] [--data DIR] [--port N] [--host ADDR]
+  loopdeck demo     [--port N] [--speed X]
+  loopdeck check    [--config FILE]
+  loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
+  loopdeck watch    [--config FILE] [--data DIR] [--json]
+
+  --config FILE  the config (default ${defaultConfigPath()})
+  --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
+  --port N       serve on this port (default: a free one)
+  --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
+  --now ISO      pin the clock, so a snapshot is reproducible
+  --json         machine-readable output
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  data: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  now: { type: 'string' },
+  speed: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** A failure meant for the operator: printed without a stack, with this exit code. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
+}
+
+function portOf(flags: Flags): number {
+  if (flags.port === undefined) return 0;
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port: expected a port number, got ${JSON.stringify(flags.port)}`);
+  return port;
+}
+
+function clockOf(flags: Flags): () => Date {
+  if (flags.now === undefined) return () => new Date();
+  const pinned = new Date(flags.now);
+  if (Number.isNaN(pinned.getTime())) throw new CliError(`--now: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(flags.now)}`);
+  return () => pinned;
+}
+
+async function loadedConfig(flags: Flags) {
+  const path = flags.config ?? defaultConfigPath();
+  const loaded = await loadConfig(path);
+  if (loaded.state === 'missing') throw new CliError(`No config file at ${path}. Pass --config FILE, or try \`loopdeck demo\`.`);
+  if (loaded.state === 'invalid') throw new CliError(loaded.error.message, 1);
+  return loaded;
+}
+
+async function openEngine(flags: Flags): Promise<{ engine: Engine; store: Store }> {
+  const loaded = await loadedConfig(flags);
+  const store = Store.open(databasePath(flags.data ?? defaultDataDir()));
+  return { engine: new Engine(loaded.config, store, clockOf(flags)), store };
+}
+
+async function check(flags: Flags): Promise<number> {
+  const loaded = await loadedConfig(flags);
+  const c = loaded.config;
+  const count = (o: object): number => Object.keys(o).length;
+  console.log(
+    `${loaded.path}: OK — ${count(c.hosts)} host(s), ${count(c.loops)} loop(s), ${count(c.proxies)} prox(ies), ${count(c.drills)} drill(s).`,
+  );
+  return 0;
+}
+
+async function snapshot(flags: Flags): Promise<number> {
+  const { engine, store } = await openEngine(flags);
+  try {
+    // A large backlog is read in bounded chunks: poll until a poll changes nothing.
+    let changed = true;
+    for (let i = 0; changed && i < 1000; i++) {
+      changed = false;
+      const off = engine.subscribe((event) => {
+        if (event === 'loop.updated') changed = true;
+      });
+      await engine.poll();
+      off();
+    }
+    const snap = engine.snapshot();
+    if (flags.json) console.log(JSON.stringify(snap, null, 2));
+    else printSnapshot(snap);
+    const failures = engine.failures();
+    for (const f of failures) console.error(`loopdeck snapshot: ${f}`);
+    return failures.length > 0 ? 1 : 0;
+  } finally {
+    store.close();
+  }
+}
+
+function printSnapshot(snap: ReturnType<Engine['snapshot']>): void {
+  for (const loop of snap.loops) {
+    console.log(`${loop.name} (host ${loop.host})`);
+    for (const cycle of loop.cycles) {
+      const phases = cycle.phases.map((p) => `${p.name}=${p.status}`).join('  ');
+      console.log(`  ${cycle.date}  ${cycle.status.padEnd(10)}  ${phases}`);
+    }
+  }
+  for (const p of snap.problems) console.log(`problem: ${p.source}${p.line === null ? '' : `:${p.line}`}: ${p.message}`);
+}
+
+async function watch(flags: Flags): Promise<number> {
+  const { engine, store } = await openEngine(flags);
+  engine.subscribe((event, payload) => {
+    if (flags.json) console.log(JSON.stringify({ at: new Date().toISOString(), event, payload }));
+    else if (event === 'loop.updated') {
+      const { loop } = payload as EventPayload<'loop.updated'>;
+      const latest = loop.cycles[0];
+      console.log(`${new Date().toISOString()} ${loop.name} ${latest ? `${latest.date} ${latest.status}` : '(no cycles)'}`);
+    } else console.log(`${new Date().toISOString()} ${event}`);
+  });
+  let stop = false;
+  const finish = new Promise<void>((ok) => {
+    const end = (): void => {
+      stop = true;
+      ok();
+    };
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+  });
+  while (!stop) {
+    await engine.poll();
+    await Promise.race([finish, new Promise((ok) => setTimeout(ok, 500))]);
+  }
+  await engine.idle();
+  store.close();
+  return 0;
+}
+
+async function serveCore(flags: Flags, configPath: string, dataDir: string, banner: string): Promise<number> {
+  const host = flags.host ?? '127.0.0.1';
+  const core = createAppCore({ configPath, dataDir, shell: 'serve' });
+  await core.start();
+  const served = await startServer({ core, host, port: portOf(flags) });
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    console.warn(`loopdeck: warning: listening on ${host}, not loopback: anyone who can reach it and has the token can use the console.`);
+  }
+  console.log(`${banner}\nLoopdeck is serving at ${served.url}`);
+  console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
+  await new Promise<void>((ok) => {
+    process.once('SIGINT', ok);
+    process.once('SIGTERM', ok);
+  });
+  await served.close();
+  await core.close();
+  return 0;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values: flags, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  const [command] = positionals;
+  if (flags.help || command === undefined || command === 'help') {
+    console.log(USAGE);
+    return command === undefined && !flags.help ? 2 : 0;
+  }
+  switch (command) {
+    case 'serve':
+      return serveCore(flags, flags.config ?? defaultConfigPath(), flags.data ?? defaultDataDir(), `loopdeck ${VERSION} (serve mode)`);
+    case 'demo': {
+      const speed = flags.speed === undefined ? 1 : Number(flags.speed);
+      if (!(speed > 0)) throw new CliError(`--speed: expected a positive number, got ${JSON.stringify(flags.speed)}`);
+      const demo = startDemo({ speed });
+      try {
+        return await serveCore(flags, demo.configPath, join(demo.dir, 'data'), `Demo runner folder: ${demo.dir}`);
+      } finally {
+        demo.stop();
+      }
+    }
+    case 'check':
+      return check(flags);
+    case 'snapshot':
+      return snapshot(flags);
+    case 'watch':
+      return watch(flags);
+    default:
+      throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const known = err instanceof CliError;
+    const message = err instanceof Error ? (known || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? err.message : err.stack) : String(err);
+    console.error(`loopdeck: ${message}`);
+    process.exitCode = known ? err.exitCode : 2;
+  },
+);
