@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { SnapshotSchema } from '../shared/domain';
+import { createRunnerFixture } from './testing/runner-fixture';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+
+async function loopdeck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('loopdeck snapshot', () => {
+  it('reports the statuses FORMATS.md §2.4 implies, including where a stage stopped', async () => {
+    const fx = createRunnerFixture();
+    const day = '2026-08-23';
+    fx.write(day, 'audit.status', 'audit 2026-08-23T00:00:04-04:00 STARTED\naudit 2026-08-23T00:41:12-04:00 OK\n');
+    fx.write(day, 'remediate.status', 'remediate 2026-08-23T01:00:00-04:00 STARTED\n');
+    fx.write(day, 'remediate.gates.rc', 'ast_refresh_rc=\ngates_rc=\nsuite_rc=\nast_refresh_rc=0\ngates_rc=0\n');
+    fx.write(day, 'remediate.log', '```\nNIGHTLY PHASE NO-OP: loop=reliability phase=remediate quoted in a fence\n```\n');
+    const r = await loopdeck('snapshot', '--config', fx.configPath, '--data', fx.dataDir, '--now', '2026-08-23T09:00:00Z', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const snap = SnapshotSchema.parse(JSON.parse(r.stdout));
+    expect(snap.takenAt).toBe('2026-08-23T09:00:00.000Z');
+    const cycle = snap.loops[0]?.cycles[0];
+    expect(cycle?.status).toBe('running');
+    expect(cycle?.phases.map((p) => [p.name, p.status])).toEqual([
+      ['audit', 'ok'],
+      ['remediate', 'running'],
+      ['deliver', 'pending'],
+    ]);
+    expect(cycle?.phases[0]).toMatchObject({ startedAt: '2026-08-23T04:00:04.000Z', endedAt: '2026-08-23T04:41:12.000Z', timesFrom: 'stamps' });
+    expect(cycle?.phases[1]?.stages).toEqual([
+      { name: 'gates', done: false, stoppedAt: 'suite', steps: [{ name: 'ast_refresh', rc: 0 }, { name: 'gates', rc: 0 }, { name: 'suite', rc: null }] },
+    ]);
+
+    // Past the cap the same evidence is incomplete, and the reason names the stage and step.
+    const late = await loopdeck('snapshot', '--config', fx.configPath, '--data', fx.dataDir, '--now', '2026-08-24T09:00:00Z', '--json');
+    const remediate = SnapshotSchema.parse(JSON.parse(late.stdout)).loops[0]?.cycles[0]?.phases[1];
+    expect(remediate?.status).toBe('incomplete');
+    expect(remediate?.reason).toMatch(/gates.*suite/);
+  });
+
+  it('exits non-zero naming the loop when a source cannot be read', async () => {
+    const fx = createRunnerFixture();
+    const r = await loopdeck('snapshot', '--config', fx.configPath, '--data', fx.dataDir, '--json');
+    expect(r.code).toBe(0);
+    const { rmSync } = await import('node:fs');
+    rmSync(fx.runs, { recursive: true });
+    const bad = await loopdeck('snapshot', '--config', fx.configPath, '--data', fx.dataDir, '--json');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/Loop reliability: runs folder .* does not exist on host runner/);
+    expect(SnapshotSchema.parse(JSON.parse(bad.stdout)).problems[0]?.source).toBe('loops.reliability');
+  });
+});
+
+describe('loopdeck check', () => {
+  it('prints the same error as the UI and exits non-zero for an invalid config', async () => {
+    const fx = createRunnerFixture('    grace: whenever\n');
+    const r = await loopdeck('check', '--config', fx.configPath);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${fx.configPath}:9: loops.reliability.grace: expected a duration`);
+  });
+
+  it('accepts a valid config', async () => {
+    const fx = createRunnerFixture();
+    const r = await loopdeck('check', '--config', fx.configPath);
+    expect(r).toMatchObject({ code: 0 });
+    expect(r.stdout).toMatch(/OK — 1 host\(s\), 1 loop\(s\)/);
+  });
+});

@@ -1,0 +1,120 @@
+// The Electron shell: a thin, locked-down host around the app core. All behaviour lives in
+// main/core; this file only wires the core to one window, the tray and the IPC transport.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { app, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
+import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
+import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
+import { hardenSession, hardenWebContents } from './harden';
+import { configPathFromArgv, nativeBindingPath } from './launch-options';
+import { contentSecurityPolicy, isTrustedSenderUrl, type RendererLocation } from './security';
+import { createTray, windowIconImage } from './tray';
+import { createMainWindow, revealWindow } from './window';
+
+// Bundled to out/main/index.js (ESM); the preload and the renderer are its siblings under out/.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const preloadPath = path.join(here, '../preload/index.cjs');
+const rendererFile = path.join(here, '../renderer/index.html');
+
+// ELECTRON_RENDERER_URL is set by `electron-vite dev`. A packaged app ignores it: otherwise anyone
+// able to set an environment variable could point the trusted window (and its IPC) at their server.
+const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
+const renderer: RendererLocation = {
+  fileUrl: pathToFileURL(rendererFile).href,
+  ...(devServerUrl ? { devServerUrl } : {}),
+};
+
+let mainWindow: BrowserWindow | undefined;
+// Module-level so the tray is not garbage-collected (which would remove the icon).
+let tray: Tray | undefined;
+let core: AppCore | undefined;
+let ipc: IpcServer | undefined;
+let quitting = false;
+let closed = false;
+
+function showWindow(): void {
+  if (!app.isReady()) return;
+  if (!mainWindow || mainWindow.isDestroyed()) {
+    mainWindow = createMainWindow({
+      preloadPath,
+      load: devServerUrl ? { kind: 'url', url: devServerUrl } : { kind: 'file', file: rendererFile },
+      icon: windowIconImage(),
+      isQuitting: () => quitting,
+    });
+    return;
+  }
+  revealWindow(mainWindow);
+}
+
+function quit(): void {
+  quitting = true;
+  app.quit();
+}
+
+function startCore(): AppCore {
+  const bindingPath = nativeBindingPath({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
+  const appCore = createAppCore({
+    configPath: configPathFromArgv(process.argv) ?? defaultConfigPath(),
+    dataDir: app.getPath('userData'),
+    shell: 'electron',
+    ...(existsSync(bindingPath) ? { nativeBinding: bindingPath } : {}),
+  });
+  ipc = createIpcServer({
+    handlers: appCore.handlers,
+    ipcMain,
+    isTrustedSender: (url) => isTrustedSenderUrl(url, renderer),
+    send: (channel, frame) => {
+      if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(channel, frame);
+    },
+  });
+  appCore.subscribe((event, payload) => ipc?.publish(event, payload));
+  appCore.start().catch((err: unknown) => console.error('loopdeck: the app core failed to start', err));
+  return appCore;
+}
+
+function main(): void {
+  if (!app.requestSingleInstanceLock()) {
+    // Another Loopdeck is running; it gets our argv through 'second-instance' and shows itself.
+    app.quit();
+    return;
+  }
+  app.enableSandbox();
+
+  app.on('second-instance', () => showWindow());
+  app.on('activate', () => showWindow());
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, renderer));
+  // Stay alive in the tray when every window is gone; quitting is explicit (tray menu, Cmd+Q).
+  app.on('window-all-closed', () => undefined);
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  app.on('will-quit', (event) => {
+    tray?.destroy();
+    tray = undefined;
+    if (closed || !core) return;
+    // Let the core finish its store transaction and close SSH connections before exiting.
+    event.preventDefault();
+    closed = true;
+    ipc?.close();
+    core
+      .close()
+      .catch((err: unknown) => console.error('loopdeck: error while closing the app core', err))
+      .finally(() => app.quit());
+  });
+
+  app
+    .whenReady()
+    .then(() => {
+      hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl));
+      core = startCore();
+      tray = createTray({ onShow: showWindow, onQuit: quit });
+      showWindow();
+    })
+    .catch((err: unknown) => {
+      console.error('loopdeck: could not start', err);
+      app.exit(1);
+    });
+}
+
+main();

@@ -1,0 +1,95 @@
+// Pure security decisions of the Electron shell, kept free of `electron` so they are unit-tested
+// in plain Node; `harden.ts` applies them to sessions and web contents.
+
+/** The renderer's Content-Security-Policy in a packaged app: our own files only, no eval, no inline script. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The CSP for a renderer served from `devServerUrl` (electron-vite dev). Vite's React refresh
+ * preamble is an inline script and HMR talks over a WebSocket, so dev alone relaxes those two.
+ */
+export function contentSecurityPolicy(devServerUrl?: string): string {
+  if (devServerUrl === undefined) return CONTENT_SECURITY_POLICY;
+  const origin = new URL(devServerUrl);
+  const ws = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}`;
+  return CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
+    "connect-src 'self'",
+    `connect-src 'self' ${ws}`,
+  );
+}
+
+/** Response headers with our CSP in place of any the response carried (whatever its case). */
+export function withContentSecurityPolicy(
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  csp: string,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-security-policy') continue;
+    out[name] = typeof value === 'string' ? [value] : [...value];
+  }
+  out['Content-Security-Policy'] = [csp];
+  return out;
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a link may be handed to the operating system's browser: https only, with a host and no
+ * embedded credentials. Anything else (file:, javascript:, custom schemes that launch local
+ * programs, plain http) is refused.
+ */
+export function isAllowedExternalUrl(url: string): boolean {
+  const parsed = parseUrl(url);
+  return parsed !== undefined && parsed.protocol === 'https:' && parsed.hostname !== '' && parsed.username === '' && parsed.password === '';
+}
+
+/** Where the app's own renderer lives: its built index.html, or the dev server (unpackaged only). */
+export interface RendererLocation {
+  /** `file://` URL of the built renderer's index.html. */
+  readonly fileUrl: string;
+  /** The electron-vite dev server URL, when running unpackaged under `electron-vite dev`. */
+  readonly devServerUrl?: string;
+}
+
+/**
+ * Whether an IPC call or a navigation comes from / goes to the app's own renderer: the same
+ * file:// document (query and hash ignored, for client-side routing), or the dev server's origin.
+ */
+export function isTrustedSenderUrl(senderUrl: string, renderer: RendererLocation): boolean {
+  const sender = parseUrl(senderUrl);
+  if (!sender) return false;
+  if (renderer.devServerUrl !== undefined) {
+    const dev = parseUrl(renderer.devServerUrl);
+    if (dev && (dev.protocol === 'http:' || dev.protocol === 'https:') && sender.origin === dev.origin) return true;
+  }
+  const file = parseUrl(renderer.fileUrl);
+  return file !== undefined && file.protocol === 'file:' && sender.protocol === 'file:' && sender.host === file.host && sender.pathname === file.pathname;
+}
+
+/** What to do when the renderer tries to navigate or open a window. */
+export type NavigationDecision = 'allow' | 'open-external' | 'deny';
+
+/**
+ * Decide a `will-navigate` / `window.open` target: the app may reload itself; an https link goes
+ * to the system browser; everything else is refused. The window never shows foreign content.
+ */
+export function decideNavigation(url: string, renderer: RendererLocation, kind: 'navigate' | 'new-window'): NavigationDecision {
+  if (kind === 'navigate' && isTrustedSenderUrl(url, renderer)) return 'allow';
+  return isAllowedExternalUrl(url) ? 'open-external' : 'deny';
+}
