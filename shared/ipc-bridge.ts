@@ -46,8 +46,9 @@ export function createIpcBridge(ipc: IpcRendererLike): LoopdeckBridge {
       try {
         cb(frame.payload);
       } catch (err) {
-        // One faulty subscriber must not starve the others of the event.
-        console.error(`loopdeck: subscriber of ${frame.event} threw`, err);
+        // One faulty subscriber must not starve the others of the event; its error still
+        // surfaces, as an unhandled rejection, instead of vanishing (shared/ has no console).
+        void Promise.reject(err);
       }
     }
   };

@@ -198,21 +198,27 @@ describe('createIpcBridge', () => {
     expect(listeners.size).toBe(0);
   });
 
-  it('keeps delivering to other subscribers when one throws', () => {
+  it('keeps delivering to other subscribers when one throws, and surfaces the error', async () => {
     let listener: IpcRendererListener | undefined;
     const bridge = createIpcBridge({ invoke: async () => null, on: (_c, l) => void (listener = l), removeListener: () => undefined });
     const got: unknown[] = [];
-    const original = console.error;
-    console.error = () => undefined;
+    const surfaced: unknown[] = [];
+    const onUnhandled = (err: unknown): void => void surfaced.push(err);
+    const vitestListeners = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', onUnhandled);
     try {
       bridge.on('x', () => {
         throw new Error('boom');
       });
       bridge.on('x', (p) => got.push(p));
       listener?.({}, { event: 'x', payload: 1 });
+      await new Promise((r) => setTimeout(r, 10));
     } finally {
-      console.error = original;
+      process.off('unhandledRejection', onUnhandled);
+      for (const l of vitestListeners) process.on('unhandledRejection', l);
     }
     expect(got).toEqual([1]);
+    expect(surfaced).toEqual([new Error('boom')]);
   });
 });

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+
+/** A runner folder on this machine and a config that follows it. */
+export interface Runner {
+  readonly dir: string;
+  readonly configPath: string;
+  readonly dataDir: string;
+  write(date: string, name: string, text: string): void;
+  append(date: string, name: string, text: string): void;
+}
+
+/** Create a throwaway runner folder with a `reliability` loop on a local host. */
+export function createRunner(): Runner {
+  const dir = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-'));
+  const runs = join(dir, 'runs');
+  mkdirSync(runs);
+  const configPath = join(dir, 'config.yaml');
+  writeFileSync(
+    configPath,
+    `hosts:\n  runner: { local: true }\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n    phases: [audit, remediate, deliver]\n`,
+  );
+  const at = (date: string, name: string): string => {
+    mkdirSync(join(runs, date), { recursive: true });
+    return join(runs, date, name);
+  };
+  return {
+    dir,
+    configPath,
+    dataDir: join(dir, 'data'),
+    write: (date, name, text) => writeFileSync(at(date, name), text),
+    append: (date, name, text) => appendFileSync(at(date, name), text),
+  };
+}
+
+/** A `loopdeck serve` process and the URL it printed. */
+export interface Served {
+  readonly url: string;
+  readonly origin: string;
+  stop(): Promise<void>;
+}
+
+/** Start `loopdeck serve` (the real CLI) and wait for the URL it prints. */
+export async function serve(args: readonly string[]): Promise<Served> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`loopdeck serve printed no URL:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const m = /serving at (http:\/\/\S+)/.exec(output);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** An ISO stamp with a UTC offset, as the runner's wrapper writes them. */
+export function stamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { RpcResult } from '../../../shared/contract';
+import { snapshot } from '../lib/test-fixtures';
+import { clientOver, createClient } from './client';
+import { RpcClientError } from './errors';
+import type { Transport } from './types';
+
+function fakeTransport(answer: (name: string, input: unknown) => Promise<RpcResult>) {
+  const subs = new Map<string, (p: unknown) => void>();
+  const t: Transport = {
+    kind: 'bridge',
+    invoke: answer,
+    on: (e, cb) => {
+      subs.set(e, cb);
+      return () => subs.delete(e);
+    },
+    connection: () => 'open',
+    onConnection: () => () => {},
+    close: () => {},
+  };
+  return { t, emit: (e: string, p: unknown) => subs.get(e)?.(p) };
+}
+
+describe('clientOver', () => {
+  it('returns validated output', async () => {
+    const { t } = fakeTransport(async () => ({ ok: true, output: snapshot() }));
+    const out = await clientOver(t).invoke('state.snapshot', {});
+    expect(out.loops.map((l) => l.name)).toEqual(['reliability', 'testing']);
+  });
+
+  it('throws RpcClientError with code, message and issues on an error result', async () => {
+    const error = { code: 'invalid-input', message: 'Invalid input for app.info.', issues: [{ path: 'x', message: 'Unrecognized key' }] } as const;
+    const { t } = fakeTransport(async () => ({ ok: false, error }));
+    const err = await clientOver(t).invoke('app.info', {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcClientError);
+    expect(err).toMatchObject({ code: 'invalid-input', message: error.message, issues: error.issues });
+  });
+
+  it('rejects output that does not match the contract', async () => {
+    const { t } = fakeTransport(async () => ({ ok: true, output: { schema: 2 } }));
+    await expect(clientOver(t).invoke('state.snapshot', {})).rejects.toMatchObject({ code: 'invalid-output' });
+  });
+
+  it('wraps a transport failure', async () => {
+    const { t } = fakeTransport(async () => {
+      throw new Error('IPC gone');
+    });
+    await expect(clientOver(t).invoke('app.info', {})).rejects.toMatchObject({ code: 'transport' });
+  });
+
+  it('delivers valid event payloads and drops invalid ones with a warning', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { t, emit } = fakeTransport(async () => ({ ok: true, output: null }));
+    const got: unknown[] = [];
+    clientOver(t).on('problems.changed', (p) => got.push(p.problems.length));
+    emit('problems.changed', { problems: [{ source: 'a', line: null, message: 'm' }] });
+    emit('problems.changed', { problems: [{ source: 'a' }] });
+    expect(got).toEqual([1]);
+    expect(warn).toHaveBeenCalledOnce();
+    warn.mockRestore();
+  });
+});
+
+describe('createClient', () => {
+  it('uses the preload bridge when present', async () => {
+    const bridge = { invoke: vi.fn(async () => ({ ok: true as const, output: { configPath: '/d/c.yaml' } })), on: () => () => {} };
+    const c = createClient({ bridge });
+    expect(c.transport).toBe('bridge');
+    expect(c.connection()).toBe('open');
+    await expect(c.invoke('demo.start', {})).resolves.toEqual({ configPath: '/d/c.yaml' });
+    expect(bridge.invoke).toHaveBeenCalledWith('demo.start', {});
+  });
+
+  it('otherwise opens a WebSocket to the page host with the token', () => {
+    const urls: string[] = [];
+    const c = createClient({
+      bridge: undefined,
+      location: { protocol: 'https:', host: 'deck.lan:8443', search: '?token=s3cret' },
+      storage: null,
+      socket: (url) => {
+        urls.push(url);
+        return { send() {}, close() {}, onopen: null, onmessage: null, onclose: null, onerror: null };
+      },
+    });
+    expect(c.transport).toBe('websocket');
+    expect(urls).toEqual(['wss://deck.lan:8443/ws?token=s3cret']);
+    c.close();
+  });
+});

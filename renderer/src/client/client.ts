@@ -1,0 +1,92 @@
+import {
+  commands,
+  events,
+  type CommandInput,
+  type CommandName,
+  type CommandOutput,
+  type EventName,
+  type EventPayload,
+  type LoopdeckBridge,
+} from '../../../shared/contract';
+import { createBridgeTransport } from './bridge-transport';
+import { RpcClientError } from './errors';
+import { resolveToken, wsUrl, type TokenStorage } from './token';
+import type { ConnectionState, Transport } from './types';
+import { createWsTransport, type SocketFactory } from './ws-transport';
+
+/** The typed contract client the renderer talks to main through, whatever the transport. */
+export interface LoopdeckClient {
+  readonly transport: Transport['kind'];
+  /** Call a command; resolves with its validated output or throws an `RpcClientError`. */
+  invoke<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
+  /** Subscribe to an event; payloads that fail the contract's schema are dropped with a warning. */
+  on<E extends EventName>(event: E, cb: (payload: EventPayload<E>) => void): () => void;
+  connection(): ConnectionState;
+  onConnection(cb: (state: ConnectionState) => void): () => void;
+  close(): void;
+}
+
+/** Where `createClient` looks for its transport; every field defaults to the browser's. */
+export interface ClientEnvironment {
+  bridge?: LoopdeckBridge | undefined;
+  location?: { protocol: string; host: string; search: string };
+  storage?: TokenStorage | null;
+  socket?: SocketFactory;
+}
+
+/** Wrap any transport in the typed, validating client. */
+export function clientOver(transport: Transport): LoopdeckClient {
+  return {
+    transport: transport.kind,
+    async invoke(name, input) {
+      let result;
+      try {
+        result = await transport.invoke(name, input);
+      } catch (err) {
+        if (err instanceof RpcClientError) throw err;
+        throw new RpcClientError('transport', `${name} could not be sent: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (!result.ok) throw new RpcClientError(result.error.code, result.error.message, result.error.issues ?? []);
+      const parsed = commands[name].output.safeParse(result.output);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(output)', message: i.message }));
+        throw new RpcClientError('invalid-output', `The answer to ${name} does not match the contract.`, issues);
+      }
+      return parsed.data as CommandOutput<typeof name>;
+    },
+    on(event, cb) {
+      const schema = events[event];
+      return transport.on(event, (raw) => {
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success) {
+          console.warn(`loopdeck: dropped an invalid ${event} event`, parsed.error.issues);
+          return;
+        }
+        cb(parsed.data as EventPayload<typeof event>);
+      });
+    },
+    connection: () => transport.connection(),
+    onConnection: (cb) => transport.onConnection(cb),
+    close: () => transport.close(),
+  };
+}
+
+function sessionStore(): TokenStorage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The client for this page: the Electron preload bridge when `window.loopdeck` exists, else a
+ * WebSocket to the serve-mode server that served the page, authenticated by its `?token=`.
+ */
+export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
+  const bridge = 'bridge' in env ? env.bridge : (window as { loopdeck?: LoopdeckBridge }).loopdeck;
+  if (bridge) return clientOver(createBridgeTransport(bridge));
+  const loc = env.location ?? window.location;
+  const token = resolveToken(loc.search, env.storage !== undefined ? env.storage : sessionStore());
+  return clientOver(createWsTransport({ url: wsUrl(loc, token), ...(env.socket ? { socket: env.socket } : {}) }));
+}

@@ -1,0 +1,3 @@
+export { createClient, clientOver, type LoopdeckClient, type ClientEnvironment } from './client';
+export { RpcClientError, describeError, type RpcClientErrorCode } from './errors';
+export type { ConnectionState, Transport } from './types';

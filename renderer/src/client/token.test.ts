@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { TOKEN_STORAGE_KEY, resolveToken, wsUrl, type TokenStorage } from './token';
+
+function memory(initial: Record<string, string> = {}): TokenStorage & { data: Record<string, string> } {
+  const data = { ...initial };
+  return { data, getItem: (k) => data[k] ?? null, setItem: (k, v) => void (data[k] = v) };
+}
+
+describe('resolveToken', () => {
+  it('takes the token from the query and remembers it', () => {
+    const s = memory();
+    expect(resolveToken('?token=abc&x=1', s)).toBe('abc');
+    expect(s.data[TOKEN_STORAGE_KEY]).toBe('abc');
+  });
+
+  it('falls back to the remembered token after a reload without the query', () => {
+    expect(resolveToken('', memory({ [TOKEN_STORAGE_KEY]: 'kept' }))).toBe('kept');
+  });
+
+  it('prefers a new query token over the remembered one', () => {
+    const s = memory({ [TOKEN_STORAGE_KEY]: 'old' });
+    expect(resolveToken('?token=new', s)).toBe('new');
+    expect(s.data[TOKEN_STORAGE_KEY]).toBe('new');
+  });
+
+  it('survives storage that throws, and no storage at all', () => {
+    const broken: TokenStorage = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('denied');
+      },
+    };
+    expect(resolveToken('?token=t', broken)).toBe('t');
+    expect(resolveToken('', broken)).toBeNull();
+    expect(resolveToken('', null)).toBeNull();
+  });
+});
+
+describe('wsUrl', () => {
+  it('uses ws for http and wss for https, on the page host, with the token encoded', () => {
+    expect(wsUrl({ protocol: 'http:', host: '127.0.0.1:4173' }, 'a b')).toBe('ws://127.0.0.1:4173/ws?token=a%20b');
+    expect(wsUrl({ protocol: 'https:', host: 'deck.lan' }, 't')).toBe('wss://deck.lan/ws?token=t');
+  });
+});

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { RpcErrorSchema, WsServerFrameSchema, type RpcResult } from '../../../shared/contract';
+import { backoffDelay } from './backoff';
+import { RpcClientError } from './errors';
+import type { ConnectionState, Transport } from './types';
+
+/** The part of a browser WebSocket the transport uses, so tests can pass a fake. */
+export interface SocketLike {
+  send(data: string): void;
+  close(): void;
+  onopen: (() => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: (() => void) | null;
+  onerror: (() => void) | null;
+}
+
+/** Opens a socket to a URL. */
+export type SocketFactory = (url: string) => SocketLike;
+
+/** Options of the WebSocket transport. */
+export interface WsTransportOptions {
+  url: string;
+  /** Defaults to the browser's WebSocket. */
+  socket?: SocketFactory;
+  /** Jitter source for the reconnect backoff. */
+  random?: () => number;
+}
+
+const RpcResultSchema = z.union([
+  z.object({ ok: z.literal(true), output: z.unknown() }),
+  z.object({ ok: z.literal(false), error: RpcErrorSchema }),
+]);
+
+interface Pending {
+  readonly name: string;
+  readonly frame: string;
+  readonly resolve: (r: RpcResult) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+// The DOM WebSocket's handler properties take richer event types than SocketLike declares;
+// the transport only reads `data`, so the narrower view is safe.
+const browserSocket: SocketFactory = (url) => new WebSocket(url) as unknown as SocketLike;
+
+/**
+ * The serve-mode transport: `{id, name, input}` frames out, `result` and `event` frames in.
+ * Calls made while connecting wait for the socket; calls in flight (or made while closed) fail
+ * with `disconnected`. It reconnects with backoff until closed; event subscriptions survive.
+ */
+export function createWsTransport(options: WsTransportOptions): Transport {
+  const open = options.socket ?? browserSocket;
+  const random = options.random ?? Math.random;
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const stateListeners = new Set<(s: ConnectionState) => void>();
+  const pending = new Map<number, Pending>();
+  const queued: number[] = [];
+  let state: ConnectionState = 'connecting';
+  let socket: SocketLike | null = null;
+  let attempt = 0;
+  let nextId = 1;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let closedForGood = false;
+
+  function setState(next: ConnectionState): void {
+    if (next === state) return;
+    state = next;
+    for (const cb of [...stateListeners]) cb(next);
+  }
+
+  function failAll(): void {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.reject(new RpcClientError('disconnected', `The connection to Loopdeck closed before ${p.name} was answered.`));
+    }
+    queued.length = 0;
+  }
+
+  function onMessage(data: unknown): void {
+    if (typeof data !== 'string') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      console.warn('loopdeck: dropped a WebSocket frame that is not JSON');
+      return;
+    }
+    const frame = WsServerFrameSchema.safeParse(raw);
+    if (!frame.success) {
+      console.warn('loopdeck: dropped a malformed WebSocket frame', frame.error.issues);
+      return;
+    }
+    if (frame.data.type === 'event') {
+      for (const cb of [...(listeners.get(frame.data.event) ?? [])]) cb(frame.data.payload);
+      return;
+    }
+    const call = pending.get(frame.data.id);
+    if (!call) return;
+    pending.delete(frame.data.id);
+    const result = RpcResultSchema.safeParse(frame.data.result);
+    if (result.success) call.resolve(result.data);
+    else call.reject(new RpcClientError('invalid-output', `The answer to ${call.name} is not a valid result.`));
+  }
+
+  function connect(): void {
+    timer = null;
+    setState('connecting');
+    let ws: SocketLike;
+    try {
+      ws = open(options.url);
+    } catch (err) {
+      console.warn('loopdeck: could not open the WebSocket', err);
+      scheduleReconnect();
+      return;
+    }
+    socket = ws;
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      attempt = 0;
+      setState('open');
+      for (const id of queued.splice(0)) {
+        const p = pending.get(id);
+        if (p) ws.send(p.frame);
+      }
+    };
+    ws.onmessage = (ev) => {
+      if (socket === ws) onMessage(ev.data);
+    };
+    ws.onerror = () => {
+      // A close event always follows; reconnecting is handled there.
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      failAll();
+      setState('closed');
+      scheduleReconnect();
+    };
+  }
+
+  function scheduleReconnect(): void {
+    if (closedForGood || timer !== null) return;
+    setState('closed');
+    timer = setTimeout(connect, backoffDelay(attempt, random));
+    attempt += 1;
+  }
+
+  connect();
+
+  return {
+    kind: 'websocket',
+    invoke(name, input) {
+      if (closedForGood || state === 'closed') {
+        return Promise.reject(new RpcClientError('disconnected', `Not connected to Loopdeck; ${name} was not sent.`));
+      }
+      const id = nextId++;
+      const frame = JSON.stringify({ id, name, input });
+      return new Promise<RpcResult>((resolve, reject) => {
+        pending.set(id, { name, frame, resolve, reject });
+        if (state === 'open' && socket) socket.send(frame);
+        else queued.push(id);
+      });
+    },
+    on(event, cb) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(cb);
+      return () => {
+        set.delete(cb);
+      };
+    },
+    connection: () => state,
+    onConnection(cb) {
+      stateListeners.add(cb);
+      return () => {
+        stateListeners.delete(cb);
+      };
+    },
+    close() {
+      closedForGood = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      const ws = socket;
+      socket = null;
+      failAll();
+      setState('closed');
+      ws?.close();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { formatClock, formatDateTime } from '../lib/format';
+import { useDeck } from '../store';
+import { ConnectionIndicator } from './ConnectionIndicator';
+
+/** The top bar: product, demo mark, snapshot time and the connection state. */
+export function Header() {
+  const info = useDeck((s) => s.info);
+  const takenAt = useDeck((s) => s.takenAt);
+  const updatedAt = useDeck((s) => s.updatedAt);
+  const loading = useDeck((s) => s.loading);
+  const changed = updatedAt && updatedAt !== takenAt;
+  return (
+    <header className="topbar">
+      <div className="brand">
+        <span className="logo" aria-hidden="true" />
+        Loopdeck
+        {info?.demo ? <span className="tag tag-demo">demo data</span> : null}
+      </div>
+      <div className="topbar-right">
+        {takenAt ? (
+          <span className="times" title={formatDateTime(takenAt) ?? undefined}>
+            Snapshot <time dateTime={takenAt}>{formatClock(takenAt)}</time>
+            {changed ? (
+              <>
+                {' · updated '}
+                <time dateTime={updatedAt}>{formatClock(updatedAt)}</time>
+              </>
+            ) : null}
+            {loading ? ' · refreshing…' : null}
+          </span>
+        ) : null}
+        <ConnectionIndicator />
+        {info ? <span className="version">v{info.version}</span> : null}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,97 @@
+import type { Phase, PhaseStatus, Stage } from '../../../shared/domain';
+
+// Times are shown in the operator's local time zone; tests pass `timeZone` to pin it.
+
+function parse(iso: string | null): Date | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** `HH:MM` in local time, or null for a missing or unreadable time. */
+export function formatClock(iso: string | null, timeZone?: string): string | null {
+  const d = parse(iso);
+  if (!d) return null;
+  return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(d);
+}
+
+/** `Sun 23 Aug, 00:00:04` in local time, or null. */
+export function formatDateTime(iso: string | null, timeZone?: string): string | null {
+  const d = parse(iso);
+  if (!d) return null;
+  return new Intl.DateTimeFormat('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZone,
+  }).format(d);
+}
+
+/** A duration as `45s`, `41m`, `2h 05m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Weekday of a cycle's `YYYY-MM-DD` name (the date itself, not a moment, so no time zone). */
+export function weekdayOf(date: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!m) return null;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return new Intl.DateTimeFormat('en-GB', { weekday: 'short', timeZone: 'UTC' }).format(d);
+}
+
+/** The time line under a phase: its duration, `since HH:MM` while running, and the file-times mark. */
+export function phaseTimeLabel(phase: Phase, timeZone?: string): string {
+  const start = parse(phase.startedAt);
+  const end = parse(phase.endedAt);
+  const files = phase.timesFrom === 'files' ? ' (file times)' : '';
+  if (phase.status === 'running' && start) return `since ${formatClock(phase.startedAt, timeZone)}${files}`;
+  if (start && end) return `${formatDuration(end.getTime() - start.getTime())}${files}`;
+  if (start) return `started ${formatClock(phase.startedAt, timeZone)}${files}`;
+  if (end) return `ended ${formatClock(phase.endedAt, timeZone)}${files}`;
+  return phase.status === 'pending' ? 'not started' : 'no times';
+}
+
+/** `00:00 → 00:41` for tooltips and the detail panel, or null without times. */
+export function phaseSpan(phase: Phase, timeZone?: string): string | null {
+  const a = formatClock(phase.startedAt, timeZone);
+  const b = formatClock(phase.endedAt, timeZone);
+  if (!a && !b) return null;
+  return `${a ?? '?'} → ${b ?? (phase.status === 'running' ? 'now' : '?')}`;
+}
+
+/** Where an unfinished stage stopped, for a person; null when the stage finished. */
+export function stoppedAtText(stage: Stage): string | null {
+  if (stage.done) return null;
+  return stage.stoppedAt ? `stopped at ${stage.stoppedAt}` : 'no DONE after last step';
+}
+
+/** A finished stage's first failing step, e.g. `gates rc 2`; null when none failed. */
+export function failedStepText(stage: Stage): string | null {
+  const bad = stage.steps.find((s) => s.rc !== null && s.rc !== 0);
+  return bad ? `${bad.name} rc ${bad.rc}` : null;
+}
+
+/** A short symbol per status so status never depends on colour alone. */
+export const STATUS_GLYPH: Readonly<Record<PhaseStatus, string>> = {
+  pending: '○',
+  running: '◔',
+  ok: '✓',
+  'no-op': '–',
+  ready: '●',
+  incomplete: '!',
+  failed: '✕',
+};
+
+/** Cycles newest first by their date name, whatever order they arrived in. */
+export function newestFirst<T extends { readonly date: string }>(cycles: readonly T[]): T[] {
+  return [...cycles].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+}

@@ -1,0 +1,22 @@
+// Must stay the first import: it configures zod before any schema is built.
+import './zod-setup';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createClient } from './client';
+import { App } from './components/App';
+import { bindDeckStore, createDeckStore, DeckContext } from './store';
+import './styles.css';
+
+const client = createClient();
+const store = createDeckStore(client);
+bindDeckStore(store, client);
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element.');
+createRoot(root).render(
+  <StrictMode>
+    <DeckContext.Provider value={store}>
+      <App />
+    </DeckContext.Provider>
+  </StrictMode>,
+);

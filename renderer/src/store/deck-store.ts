@@ -1,0 +1,102 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { EventName, EventPayload } from '../../../shared/contract';
+import { events } from '../../../shared/contract';
+import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
+import { emptyDeckData, reduceEvent, withSnapshot, type DeckData } from './reducers';
+
+/** The console's store: the data, the connection, and the actions that change them. */
+export interface DeckState extends DeckData {
+  readonly connection: ConnectionState;
+  /** Why the last load failed, for a person; null when it succeeded. */
+  readonly loadError: string | null;
+  readonly loading: boolean;
+  /** Apply one event (already validated by the client). */
+  applyEvent<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** Fetch `app.info` and `state.snapshot` and replace the data with them. */
+  load(): Promise<void>;
+  /** Start the demo configuration, then load the state it produces. Throws for the caller to show. */
+  startDemo(): Promise<void>;
+}
+
+/** The zustand store type. */
+export type DeckStore = StoreApi<DeckState>;
+
+type Buffered = { [E in EventName]: readonly [E, EventPayload<E>] }[EventName];
+
+/** Create the store over a client. Call `bindDeckStore` to feed it events and connection changes. */
+export function createDeckStore(client: LoopdeckClient, now: () => string = () => new Date().toISOString()): DeckStore {
+  let generation = 0;
+  // Events that arrive while a snapshot is in flight are replayed over it, so a snapshot computed
+  // just before an event cannot undo it.
+  let buffer: Buffered[] | null = null;
+
+  return createStore<DeckState>()((set, get) => ({
+    ...emptyDeckData,
+    connection: client.connection(),
+    loadError: null,
+    loading: false,
+
+    applyEvent(event, payload) {
+      const effect = reduceEvent(get(), event, payload, now());
+      set(effect.data);
+      buffer?.push([event, payload] as Buffered);
+      if (effect.refetch) void get().load();
+    },
+
+    async load() {
+      const mine = ++generation;
+      buffer = [];
+      set({ loading: true });
+      try {
+        const [info, snapshot] = await Promise.all([
+          client.invoke('app.info', {}),
+          client.invoke('state.snapshot', {}).then(
+            (output) => ({ ok: true as const, output }),
+            (error: unknown) => ({ ok: false as const, error }),
+          ),
+        ]);
+        if (mine !== generation) return;
+        if (!snapshot.ok) {
+          // Without a loaded config there may be nothing to snapshot; only then is that fine.
+          if (info.config.state === 'loaded') throw snapshot.error;
+          set({ ...emptyDeckData, info, loaded: true, loading: false, loadError: null });
+        } else {
+          let data: DeckData = withSnapshot({ ...get(), info }, snapshot.output);
+          for (const [event, payload] of buffer ?? []) {
+            if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? snapshot.output.takenAt).data;
+          }
+          set({ ...data, loading: false, loadError: null });
+        }
+      } catch (err) {
+        if (mine !== generation) return;
+        set({ loading: false, loadError: describeError(err) });
+      } finally {
+        if (mine === generation) buffer = null;
+      }
+    },
+
+    async startDemo() {
+      await client.invoke('demo.start', {});
+      await get().load();
+    },
+  }));
+}
+
+/**
+ * Feed the store: every contract event, connection changes, and a load whenever the connection
+ * opens (the first time and after every reconnect). Returns a function that unbinds it.
+ */
+export function bindDeckStore(store: DeckStore, client: LoopdeckClient): () => void {
+  const offs = (Object.keys(events) as EventName[]).map((event) =>
+    client.on(event, (payload) => store.getState().applyEvent(event, payload)),
+  );
+  offs.push(
+    client.onConnection((connection) => {
+      store.setState({ connection });
+      if (connection === 'open') void store.getState().load();
+    }),
+  );
+  store.setState({ connection: client.connection() });
+  if (client.connection() === 'open') void store.getState().load();
+  return () => offs.forEach((off) => off());
+}

@@ -1,0 +1,3 @@
+export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from './deck-store';
+export { DeckContext, useDeck } from './hooks';
+export { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo, type DeckData, type EventEffect } from './reducers';

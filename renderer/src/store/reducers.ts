@@ -1,0 +1,88 @@
+import type { CommandOutput, EventName, EventPayload } from '../../../shared/contract';
+import type { HostState, LoopState, Problem, Snapshot } from '../../../shared/domain';
+
+/** What `app.info` answers. */
+export type AppInfo = CommandOutput<'app.info'>;
+
+/** The observable state the console shows, as plain data (no actions). */
+export interface DeckData {
+  readonly info: AppInfo | null;
+  /** `takenAt` of the last snapshot loaded; null before the first. */
+  readonly takenAt: string | null;
+  /** When the data last changed (snapshot or event), as an ISO time. */
+  readonly updatedAt: string | null;
+  readonly hosts: readonly HostState[];
+  /** Loop names in configured order (the snapshot's), then loops first seen in events. */
+  readonly loopNames: readonly string[];
+  readonly loops: Readonly<Record<string, LoopState>>;
+  readonly problems: readonly Problem[];
+  /** A snapshot has been applied at least once. */
+  readonly loaded: boolean;
+}
+
+/** Nothing loaded yet. */
+export const emptyDeckData: DeckData = {
+  info: null,
+  takenAt: null,
+  updatedAt: null,
+  hosts: [],
+  loopNames: [],
+  loops: {},
+  problems: [],
+  loaded: false,
+};
+
+/** An event that changed the data, and whether the whole state must be fetched again. */
+export interface EventEffect {
+  readonly data: DeckData;
+  readonly refetch: boolean;
+}
+
+/** Replace everything a snapshot carries; keeps `info`. */
+export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
+  return {
+    ...data,
+    takenAt: snapshot.takenAt,
+    updatedAt: snapshot.takenAt,
+    hosts: snapshot.hosts,
+    loopNames: snapshot.loops.map((l) => l.name),
+    loops: Object.fromEntries(snapshot.loops.map((l) => [l.name, l])),
+    problems: snapshot.problems,
+    loaded: true,
+  };
+}
+
+/** Replace (or add) one loop, keeping the others and their order. */
+export function withLoop(data: DeckData, loop: LoopState): DeckData {
+  const known = Object.prototype.hasOwnProperty.call(data.loops, loop.name);
+  return {
+    ...data,
+    loops: { ...data.loops, [loop.name]: loop },
+    loopNames: known ? data.loopNames : [...data.loopNames, loop.name],
+  };
+}
+
+/** Apply one validated event. `now` stamps `updatedAt`. */
+export function reduceEvent<E extends EventName>(data: DeckData, event: E, payload: EventPayload<E>, now: string): EventEffect {
+  switch (event) {
+    case 'loop.updated': {
+      const { loop } = payload as EventPayload<'loop.updated'>;
+      return { data: { ...withLoop(data, loop), updatedAt: now }, refetch: false };
+    }
+    case 'hosts.changed': {
+      const { hosts } = payload as EventPayload<'hosts.changed'>;
+      return { data: { ...data, hosts, updatedAt: now }, refetch: false };
+    }
+    case 'problems.changed': {
+      const { problems } = payload as EventPayload<'problems.changed'>;
+      return { data: { ...data, problems, updatedAt: now }, refetch: false };
+    }
+    case 'config.changed': {
+      const { config, demo } = payload as EventPayload<'config.changed'>;
+      const info = data.info ? { ...data.info, config, demo } : null;
+      return { data: { ...data, info, updatedAt: now }, refetch: true };
+    }
+    default:
+      return { data, refetch: false };
+  }
+}
