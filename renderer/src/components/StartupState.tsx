@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { useDeck } from '../store';
 
 /** Before the first answer: connecting, unreachable, or a failed load with a retry. */
@@ -5,6 +6,11 @@ export function StartupState() {
   const connection = useDeck((s) => s.connection);
   const loadError = useDeck((s) => s.loadError);
   const load = useDeck((s) => s.load);
+  // Latch the first failure so the hint does not flicker with each reconnect attempt.
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (connection === 'closed') setFailed(true);
+  }, [connection]);
   if (loadError) {
     return (
       <div className="empty card" role="alert">
@@ -16,7 +22,7 @@ export function StartupState() {
       </div>
     );
   }
-  if (connection === 'closed') {
+  if (connection !== 'open' && failed) {
     return (
       <div className="empty card" role="alert">
         <h2>Cannot reach Loopdeck</h2>
