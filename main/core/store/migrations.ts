@@ -38,4 +38,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX problems_file ON problems(file_id);
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   `,
+  // 3: host keys the operator trusted from Loopdeck (`loopdeck trust HOST` or the UI), beside
+  //    ~/.ssh/known_hosts, which Loopdeck never writes.
+  `
+  CREATE TABLE trusted_keys (
+    host TEXT NOT NULL,
+    port INTEGER NOT NULL,
+    key_type TEXT NOT NULL,
+    key_base64 TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (host, port, key_base64)
+  );
+  `,
 ];

@@ -35,6 +35,17 @@ export interface FileCommit {
   readonly problems: readonly Problem[];
 }
 
+/** A host key trusted through Loopdeck (not through known_hosts). */
+export interface TrustedKey {
+  readonly host: string;
+  readonly port: number;
+  readonly keyType: string;
+  readonly keyBase64: string;
+  /** OpenSSH's `SHA256:…` form. */
+  readonly fingerprint: string;
+  readonly addedAt: string;
+}
+
 /** Options for opening the store. */
 export interface StoreOptions {
   /** A better-sqlite3 build for another ABI (Electron's); the Node build is used otherwise. */
@@ -158,6 +169,22 @@ export class Store {
   /** Persist a small setting. */
   setMeta(key: string, value: string): void {
     this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  /** Host keys the operator trusted through Loopdeck for `host:port`. */
+  trustedKeys(host: string, port: number): TrustedKey[] {
+    return this.db
+      .prepare('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
+      .all(host, port) as TrustedKey[];
+  }
+
+  /** Remember a host key the operator trusted. */
+  addTrustedKey(key: TrustedKey): void {
+    this.db
+      .prepare(
+        'INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
   }
 
   /** Close the database. */
