@@ -75,7 +75,9 @@ async function loadedConfig(flags: Flags) {
 async function openEngine(flags: Flags): Promise<{ engine: Engine; store: Store }> {
   const loaded = await loadedConfig(flags);
   const store = Store.open(databasePath(flags.data ?? defaultDataDir()));
-  return { engine: new Engine(loaded.config, store, clockOf(flags)), store };
+  const engine = new Engine(loaded.config, { store, now: clockOf(flags) });
+  engine.start();
+  return { engine, store };
 }
 
 async function check(flags: Flags): Promise<number> {

@@ -1,7 +1,6 @@
 // Builds the renderer. Run from the repo root: `vite build --config renderer/vite.config.ts`.
 // This file runs in Node at build time, not in the renderer, so the renderer's import rule does
 // not apply to it.
-// eslint-disable-next-line no-restricted-imports
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';

@@ -29,6 +29,16 @@ export const commands = {
   },
   'state.snapshot': { input: Empty, output: SnapshotSchema },
   'demo.start': { input: Empty, output: z.object({ configPath: z.string() }) },
+  /** Trust the host key a host presented; the fingerprint must be the one the operator saw. */
+  'hosts.trust': {
+    input: z.object({ host: z.string().min(1), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]+$/) }).strict(),
+    output: z.object({ trusted: z.literal(true) }),
+  },
+  /** Give the passphrase of an encrypted identity file; kept in memory only, never stored. */
+  'hosts.unlock': {
+    input: z.object({ host: z.string().min(1), passphrase: z.string().min(1).max(1024) }).strict(),
+    output: z.object({ unlocked: z.boolean() }),
+  },
 } as const;
 
 /** Every event main publishes, named in the past tense, with its payload schema. */

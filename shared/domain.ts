@@ -99,7 +99,20 @@ export type HostConnState = z.infer<typeof HostConnStateSchema>;
 
 /** A configured host and how Loopdeck reaches it. */
 export const HostStateSchema = z
-  .object({ name: z.string(), kind: z.enum(['local', 'ssh']), state: HostConnStateSchema, error: z.string().nullable() })
+  .object({
+    name: z.string(),
+    kind: z.enum(['local', 'ssh']),
+    state: HostConnStateSchema,
+    error: z.string().nullable(),
+    /** When the current state began (for `reconnecting`: when the link was lost). */
+    since: z.string().nullable(),
+    /** Failed attempts in the current outage. */
+    attempt: z.number().int(),
+    /** For `untrusted` and `hostkey-mismatch`: the SHA256 fingerprint the server presented. */
+    fingerprint: z.string().nullable(),
+    /** An identity file that needs its passphrase before this host can be reached. */
+    needsPassphrase: z.string().nullable(),
+  })
   .readonly();
 /** A configured host and how Loopdeck reaches it. */
 export type HostState = z.infer<typeof HostStateSchema>;

@@ -4,7 +4,7 @@ import type { Snapshot } from '../../shared/domain';
 import type { Handlers } from '../rpc/dispatch';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
-import { Engine } from './engine';
+import { Engine, type EngineOptions } from './engine';
 import { databasePath } from './paths';
 import { Store } from './store/store';
 import { VERSION } from './version';
@@ -19,8 +19,10 @@ export interface AppCoreOptions {
   /** An Electron-ABI build of better-sqlite3 (see the Store). */
   readonly nativeBinding?: string;
   readonly now?: () => Date;
-  /** How often local sources are polled; 500 ms keeps a line on screen within a second. */
+  /** How often sources are polled; 500 ms keeps a line on screen within a second. */
   readonly pollMs?: number;
+  /** SSH surroundings and tuning (tests point these at a throwaway sshd). */
+  readonly ssh?: EngineOptions['ssh'];
 }
 
 /** Everything a shell needs: the command handlers and the event stream. */
@@ -52,7 +54,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let running = false;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
-    await engine?.idle();
+    await engine?.close();
     unsubscribe?.();
     store?.close();
     engine = null;
@@ -60,8 +62,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     loaded = await loadConfig(configPath);
     if (loaded.state === 'loaded') {
       store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-      engine = new Engine(loaded.config, store, options.now);
+      engine = new Engine(loaded.config, { store, ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) });
       unsubscribe = engine.subscribe(emit);
+      engine.start();
     }
   };
 
@@ -78,6 +81,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const snapshot = (): Snapshot =>
     engine?.snapshot() ?? { schema: 1, takenAt: (options.now?.() ?? new Date()).toISOString(), hosts: [], loops: [], problems: [] };
 
+  const requireEngine = (): Engine => {
+    if (!engine) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);
+    return engine;
+  };
+
   const handlers: Handlers = {
     'app.info': () => ({
       version: VERSION,
@@ -87,6 +95,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       demo: demo !== null,
     }),
     'state.snapshot': () => snapshot(),
+    'hosts.trust': ({ host, fingerprint }) => {
+      requireEngine().sshHost(host).trust(fingerprint);
+      return { trusted: true } as const;
+    },
+    'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().sshHost(host).unlock(passphrase) }),
     'demo.start': async () => {
       if (!demo) {
         demo = startDemo();
@@ -113,7 +126,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       running = false;
       if (timer) clearTimeout(timer);
       demo?.stop();
-      await engine?.idle();
+      await engine?.close();
       unsubscribe?.();
       store?.close();
       store = null;

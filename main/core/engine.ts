@@ -4,27 +4,55 @@ import type { Config } from './config/schema';
 import { LoopFollower } from './loops/loop-follower';
 import type { FileSource } from './sources/file-source';
 import { LocalSource } from './sources/local-source';
+import { SshSource } from './sources/ssh-source';
+import { NotConnectedError } from './ssh/connection';
+import { SshHost, type SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
 
 /** Receives every event the engine publishes. */
 export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
 interface HostEntry {
-  readonly state: HostState;
+  readonly name: string;
   readonly source: FileSource | null;
+  readonly ssh: SshHost | null;
+  /** Why the host cannot be used at all (e.g. its ssh spec does not resolve). */
+  readonly error: string | null;
 }
 
-function hostEntry(name: string, cfg: Config['hosts'][string]): HostEntry {
-  if ('local' in cfg) return { state: { name, kind: 'local', state: 'connected', error: null }, source: new LocalSource(name) };
+function hostEntry(name: string, cfg: Config['hosts'][string], env: EngineOptions): HostEntry {
+  if ('local' in cfg) return { name, source: new LocalSource(name), ssh: null, error: null };
+  try {
+    const ssh = new SshHost(name, cfg, { store: env.store, ...env.ssh });
+    return { name, source: new SshSource(name, ssh.connection), ssh, error: null };
+  } catch (err) {
+    return { name, source: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
+  }
+}
+
+function hostState(h: HostEntry): HostState {
+  const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null } as const;
+  if (h.error) return { ...base, kind: 'ssh', state: 'unreachable', error: h.error };
+  if (!h.ssh) return { ...base, kind: 'local', state: 'connected', error: null };
+  const s = h.ssh.connection.status;
   return {
-    state: {
-      name,
-      kind: 'ssh',
-      state: 'unreachable',
-      error: `Host ${name}: SSH hosts are not followed by this version of Loopdeck yet; only local hosts are.`,
-    },
-    source: null,
+    name: h.name,
+    kind: 'ssh',
+    state: s.state,
+    error: s.error,
+    since: s.since,
+    attempt: s.attempt,
+    fingerprint: s.presentedKey?.fingerprint ?? null,
+    needsPassphrase: h.ssh.needsPassphrase,
   };
+}
+
+/** What the engine is built from. */
+export interface EngineOptions {
+  readonly store: Store;
+  readonly now?: () => Date;
+  /** Where SSH hosts find ~/.ssh and how their connections are tuned (tests shorten keepalive). */
+  readonly ssh?: Omit<SshHostEnv, 'store'>;
 }
 
 /**
@@ -41,17 +69,51 @@ export class Engine {
   private lastProblemsJson = '';
   private polling: Promise<void> | null = null;
 
-  constructor(
-    config: Config,
-    private readonly store: Store,
-    private readonly now: () => Date = () => new Date(),
-  ) {
-    for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host));
+  private readonly store: Store;
+  private readonly now: () => Date;
+  private started = false;
+
+  constructor(config: Config, options: EngineOptions) {
+    this.store = options.store;
+    this.now = options.now ?? (() => new Date());
+    for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host, options));
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       this.loops.set(name, { name, host: loop.host, cycles: [] });
-      if (source) this.followers.push(new LoopFollower(name, loop, source, store));
+      if (source) this.followers.push(new LoopFollower(name, loop, source, this.store));
     }
+  }
+
+  /** Open the SSH connections; their state changes are published as they happen. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const h of this.hosts.values()) {
+      if (!h.ssh) continue;
+      h.ssh.connection.on('status', () => this.publishHosts());
+      h.ssh.connection.start();
+    }
+  }
+
+  /** Close every connection (after the poll in flight, if any). */
+  async close(): Promise<void> {
+    await this.idle();
+    for (const h of this.hosts.values()) h.ssh?.connection.close();
+  }
+
+  /** Resolves when every SSH host is connected, or has reached a state only the operator can fix, or after `timeoutMs`. */
+  async settle(timeoutMs: number): Promise<void> {
+    await Promise.all(
+      [...this.hosts.values()].map((h) => h.ssh?.connection.ready(timeoutMs).catch(() => undefined)),
+    );
+  }
+
+  /** The SSH host named `name`, or an error naming what is wrong. */
+  sshHost(name: string): SshHost {
+    const h = this.hosts.get(name);
+    if (!h) throw new Error(`No host named ${name} in the config (hosts: ${[...this.hosts.keys()].join(', ') || 'none'}).`);
+    if (!h.ssh) throw new Error(h.error ?? `Host ${name} is local: it has no host key to trust.`);
+    return h.ssh;
   }
 
   /** Listen to every published event; returns the unsubscribe function. */
@@ -76,6 +138,7 @@ export class Engine {
   private async pollAll(): Promise<void> {
     const now = this.now();
     for (const follower of this.followers) {
+      if (!this.isReachable(follower.host)) continue;
       try {
         const state = await follower.poll(now);
         this.loopErrors.delete(follower.name);
@@ -85,15 +148,13 @@ export class Engine {
           this.emit('loop.updated', { loop: state });
         }
       } catch (err) {
+        // A link that dropped mid-poll is the host's state to report, not the loop's: the next
+        // poll after the reconnect resumes from the committed offsets.
+        if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
         this.loopErrors.set(follower.name, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
       }
     }
-    const hosts = this.hostStates();
-    const hostsJson = JSON.stringify(hosts);
-    if (hostsJson !== this.lastHostsJson) {
-      this.lastHostsJson = hostsJson;
-      this.emit('hosts.changed', { hosts });
-    }
+    this.publishHosts();
     const problems = this.problems();
     const problemsJson = JSON.stringify(problems);
     if (problemsJson !== this.lastProblemsJson) {
@@ -104,7 +165,21 @@ export class Engine {
 
   /** Every host with its connection state. */
   hostStates(): HostState[] {
-    return [...this.hosts.values()].map((h) => h.state);
+    return [...this.hosts.values()].map(hostState);
+  }
+
+  private isReachable(host: string): boolean {
+    const h = this.hosts.get(host);
+    return h !== undefined && h.source !== null && (h.ssh === null || h.ssh.connection.status.state === 'connected');
+  }
+
+  private publishHosts(): void {
+    const hosts = this.hostStates();
+    const hostsJson = JSON.stringify(hosts);
+    if (hostsJson !== this.lastHostsJson) {
+      this.lastHostsJson = hostsJson;
+      this.emit('hosts.changed', { hosts });
+    }
   }
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */

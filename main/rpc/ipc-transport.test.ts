@@ -17,6 +17,8 @@ function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     }),
     'state.snapshot': async () => snapshot,
     'demo.start': () => ({ configPath: '/tmp/demo.yaml' }),
+    'hosts.trust': () => ({ trusted: true }),
+    'hosts.unlock': () => ({ unlocked: false }),
     ...overrides,
   };
 }

@@ -26,10 +26,12 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
 }
 
 const handlers = {
-  'app.info': () => ({ version: 't', shell: 'serve', config: { state: 'missing', path: '/x' }, dataDir: '/d', demo: false }),
-  'state.snapshot': () => ({ schema: 1, takenAt: new Date(0).toISOString(), hosts: [], loops: [], problems: [] }),
+  'app.info': () => ({ version: 't', shell: 'serve' as const, config: { state: 'missing' as const, path: '/x' }, dataDir: '/d', demo: false }),
+  'state.snapshot': () => ({ schema: 1 as const, takenAt: new Date(0).toISOString(), hosts: [], loops: [], problems: [] }),
   'demo.start': () => ({ configPath: '/x' }),
-} as unknown as Handlers;
+  'hosts.trust': () => ({ trusted: true }),
+  'hosts.unlock': () => ({ unlocked: false }),
+} satisfies Handlers;
 const core = { handlers, subscribe: () => () => undefined };
 
 describe('serve mode', () => {

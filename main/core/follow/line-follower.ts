@@ -1,6 +1,6 @@
 import type { Problem } from '../../../shared/domain';
 import type { LineParser, PhaseRecord } from '../records';
-import type { FileSource } from '../sources/file-source';
+import type { FileSource, FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 
 /** The most bytes one poll reads from one file: a huge backlog is taken in several polls. */
@@ -32,8 +32,10 @@ export async function followOnce<S>(
   path: string,
   parser: LineParser<S>,
   maxBytes = MAX_READ_BYTES,
+  known?: FileStat | null,
 ): Promise<FollowOutcome> {
-  const st = await source.stat(path);
+  // A stat from a folder listing saves a round trip per file on a remote host.
+  const st = known === undefined ? await source.stat(path) : known;
   if (st === null || st.isDirectory) return { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0 };
   const row = store.file(source.host, path);
   let reset: FollowOutcome['reset'] = null;

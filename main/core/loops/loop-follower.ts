@@ -1,13 +1,13 @@
 import { posix } from 'node:path';
 import type { Cycle, LoopState, Phase } from '../../../shared/domain';
 import type { LoopConfig } from '../config/schema';
-import { followOnce } from '../follow/line-follower';
+import { MAX_READ_BYTES, followOnce } from '../follow/line-follower';
 import { derivePhase, deriveCycle, type PhaseEvidence } from '../model/phase-status';
 import { rcFileParser } from '../parsers/rc-file';
 import { statusFileParser } from '../parsers/status-file';
 import { transcriptParser } from '../parsers/transcript';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../records';
-import type { FileSource } from '../sources/file-source';
+import type { FileSource, FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
 
@@ -43,6 +43,11 @@ export class LoopFollower {
     private readonly store: Store,
   ) {}
 
+  /** The host the loop runs on. */
+  get host(): string {
+    return this.config.host;
+  }
+
   /** Read what changed, then derive the loop's state as of `now`. */
   async poll(now: Date): Promise<LoopState> {
     const entries = await this.source.list(this.config.runs);
@@ -64,17 +69,18 @@ export class LoopFollower {
 
   private async pollCycle(date: string, now: Date): Promise<Cycle> {
     const dir = posix.join(this.config.runs, date);
-    const names = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory).map((e) => e.name);
-    const files = classifyCycleFiles(names, this.config.phases, this.config.layout);
-    for (const file of files) await this.follow(posix.join(dir, file.name), file);
+    const entries = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory);
+    const stats = new Map(entries.map((e) => [e.name, e.stat]));
+    const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
+    for (const file of files) await this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null);
     const phases: Phase[] = this.config.phases.map((phase) =>
       derivePhase(this.evidence(dir, phase, files.filter((f) => f.phase === phase)), now, this.config.cap),
     );
     return deriveCycle(date, phases, now, this.config.cap);
   }
 
-  private async follow(path: string, file: PhaseFile): Promise<void> {
-    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind]);
+  private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<void> {
+    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], MAX_READ_BYTES, stat);
     if (out.changed || !this.cache.has(path)) {
       const row = this.store.file(this.source.host, path);
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });

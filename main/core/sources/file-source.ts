@@ -9,10 +9,11 @@ export interface FileStat {
   readonly isDirectory: boolean;
 }
 
-/** One entry of a folder listing. */
+/** One entry of a folder listing, with its stat: one round trip lists and stats a folder. */
 export interface DirEntry {
   readonly name: string;
   readonly isDirectory: boolean;
+  readonly stat: FileStat;
 }
 
 /**
@@ -26,6 +27,6 @@ export interface FileSource {
   stat(path: string): Promise<FileStat | null>;
   /** Read up to `length` bytes from `offset`. */
   read(path: string, offset: number, length: number): Promise<Buffer>;
-  /** List a folder; null when it does not exist. */
+  /** List a folder with each entry's stat; null when it does not exist. */
   list(path: string): Promise<DirEntry[] | null>;
 }

@@ -1,4 +1,5 @@
 import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DirEntry, FileSource, FileStat } from './file-source';
 
 function isMissing(err: unknown): boolean {
@@ -44,12 +45,18 @@ export class LocalSource implements FileSource {
   }
 
   async list(path: string): Promise<DirEntry[] | null> {
+    let names: string[];
     try {
-      const entries = await readdir(path, { withFileTypes: true });
-      return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+      names = await readdir(path);
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;
     }
+    const out: DirEntry[] = [];
+    for (const name of names) {
+      const st = await this.stat(join(path, name));
+      if (st) out.push({ name, isDirectory: st.isDirectory, stat: st });
+    }
+    return out;
   }
 }

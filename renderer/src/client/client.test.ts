@@ -86,4 +86,31 @@ describe('createClient', () => {
     expect(urls).toEqual(['wss://deck.lan:8443/ws?token=s3cret']);
     c.close();
   });
+
+  it('takes the token out of the address bar once it is remembered, keeping the rest', () => {
+    const data: Record<string, string> = {};
+    const replaced: unknown[][] = [];
+    const c = createClient({
+      bridge: undefined,
+      location: { protocol: 'http:', host: '127.0.0.1:4173', pathname: '/', search: '?token=s3cret&v=2', hash: '#loops' },
+      storage: { getItem: (k) => data[k] ?? null, setItem: (k, v) => void (data[k] = v) },
+      history: { state: { kept: true }, replaceState: (...args: unknown[]) => void replaced.push(args) },
+      socket: () => ({ send() {}, close() {}, onopen: null, onmessage: null, onclose: null, onerror: null }),
+    });
+    expect(replaced).toEqual([[{ kept: true }, '', '/?v=2#loops']]);
+    c.close();
+  });
+
+  it('leaves the token in the URL when it could not be remembered', () => {
+    const replaced: unknown[] = [];
+    const c = createClient({
+      bridge: undefined,
+      location: { protocol: 'http:', host: 'h', pathname: '/', search: '?token=t', hash: '' },
+      storage: null,
+      history: { state: null, replaceState: (...args: unknown[]) => void replaced.push(args) },
+      socket: () => ({ send() {}, close() {}, onopen: null, onmessage: null, onclose: null, onerror: null }),
+    });
+    expect(replaced).toEqual([]);
+    c.close();
+  });
 });

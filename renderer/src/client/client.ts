@@ -10,7 +10,7 @@ import {
 } from '../../../shared/contract';
 import { createBridgeTransport } from './bridge-transport';
 import { RpcClientError } from './errors';
-import { resolveToken, wsUrl, type TokenStorage } from './token';
+import { isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
 import type { ConnectionState, Transport } from './types';
 import { createWsTransport, type SocketFactory } from './ws-transport';
 
@@ -29,8 +29,10 @@ export interface LoopdeckClient {
 /** Where `createClient` looks for its transport; every field defaults to the browser's. */
 export interface ClientEnvironment {
   bridge?: LoopdeckBridge | undefined;
-  location?: { protocol: string; host: string; search: string };
+  location?: { protocol: string; host: string; search: string; pathname?: string; hash?: string };
   storage?: TokenStorage | null;
+  /** Where the token is taken out of the address bar once it is remembered; null leaves the URL alone. */
+  history?: Pick<History, 'replaceState' | 'state'> | null;
   socket?: SocketFactory;
 }
 
@@ -79,6 +81,18 @@ function sessionStore(): TokenStorage | null {
   }
 }
 
+// Once the token is in sessionStorage a reload works without it, so it need not stay visible (or
+// be copied along with the address). Without storage it stays: a reload would need it.
+function hideToken(loc: { search: string; pathname?: string; hash?: string }, history: ClientEnvironment['history']): void {
+  const clean = urlWithoutToken({ pathname: loc.pathname ?? '/', search: loc.search, hash: loc.hash ?? '' });
+  if (clean === null || !history) return;
+  try {
+    history.replaceState(history.state, '', clean);
+  } catch {
+    // A sandboxed page may refuse; the token then merely stays visible.
+  }
+}
+
 /**
  * The client for this page: the Electron preload bridge when `window.loopdeck` exists, else a
  * WebSocket to the serve-mode server that served the page, authenticated by its `?token=`.
@@ -87,6 +101,8 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   const bridge = 'bridge' in env ? env.bridge : (window as { loopdeck?: LoopdeckBridge }).loopdeck;
   if (bridge) return clientOver(createBridgeTransport(bridge));
   const loc = env.location ?? window.location;
-  const token = resolveToken(loc.search, env.storage !== undefined ? env.storage : sessionStore());
+  const storage = env.storage !== undefined ? env.storage : sessionStore();
+  const token = resolveToken(loc.search, storage);
+  if (token && isRemembered(storage, token)) hideToken(loc, env.history !== undefined ? env.history : window.history);
   return clientOver(createWsTransport({ url: wsUrl(loc, token), ...(env.socket ? { socket: env.socket } : {}) }));
 }

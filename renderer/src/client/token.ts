@@ -33,3 +33,33 @@ export function wsUrl(loc: { protocol: string; host: string }, token: string | n
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${loc.host}/ws?token=${encodeURIComponent(token ?? '')}`;
 }
+
+/** Whether `token` is the one remembered in storage (so the URL no longer needs to carry it). */
+export function isRemembered(storage: TokenStorage | null, token: string): boolean {
+  try {
+    return storage?.getItem(TOKEN_STORAGE_KEY) === token;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The page URL (path, query, hash) without its `token` query parameter, for `history.replaceState`;
+ * null when there is no token to remove. Other parameters are kept verbatim, in order.
+ */
+export function urlWithoutToken(loc: { pathname: string; search: string; hash: string }): string | null {
+  const query = loc.search.startsWith('?') ? loc.search.slice(1) : loc.search;
+  if (!query) return null;
+  const parts = query.split('&');
+  const kept = parts.filter((part) => {
+    const key = part.split('=', 1)[0] ?? '';
+    try {
+      return decodeURIComponent(key.replace(/\+/g, ' ')) !== 'token';
+    } catch {
+      return true;
+    }
+  });
+  if (kept.length === parts.length) return null;
+  const rest = kept.filter((part) => part !== '');
+  return `${loc.pathname}${rest.length > 0 ? `?${rest.join('&')}` : ''}${loc.hash}`;
+}

@@ -1,33 +1,71 @@
-import type { HostConnState } from '../../../shared/domain';
+import { useState } from 'react';
+import type { HostState } from '../../../shared/domain';
+import { HOST_HEALTH, HOST_STATE_LABEL, retryText } from '../lib/hosts';
 import { useDeck } from '../store';
+import { TrustDialog } from './TrustDialog';
+import { UnlockForm } from './UnlockForm';
 
-const HEALTH: Readonly<Record<HostConnState, 'good' | 'busy' | 'warn' | 'bad'>> = {
-  connected: 'good',
-  connecting: 'busy',
-  reconnecting: 'busy',
-  untrusted: 'warn',
-  'hostkey-mismatch': 'bad',
-  'auth-failed': 'bad',
-  unreachable: 'bad',
-};
+function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: string) => void }) {
+  const health = HOST_HEALTH[host.state];
+  const retry = retryText(host);
+  const mismatch = host.state === 'hostkey-mismatch';
+  return (
+    <li className={`host host-${health}`} data-testid={`host-${host.name}`} data-state={host.state}>
+      <div className="host-line">
+        <span className={`dot health-${health}`} aria-hidden="true" />
+        <span className="host-name">{host.name}</span>
+        <span className="host-kind">{host.kind}</span>
+      </div>
+      <div className="host-body">
+        <div className={`host-state state-${health}`}>{HOST_STATE_LABEL[host.state]}</div>
+        {retry ? <div className="host-meta">{retry}</div> : null}
+        {mismatch ? (
+          <div className="host-alert" role="alert">
+            <strong>Do not connect until you know why.</strong>
+            {host.error ? <p>{host.error}</p> : null}
+            <p>
+              Investigate first. Only if the change is expected (the host was reinstalled or its keys rotated), remove the
+              old key from known_hosts; Loopdeck then asks you to trust the new one.
+            </p>
+          </div>
+        ) : host.error ? (
+          <div className={`host-error${health === 'bad' ? '' : ' quiet'}`}>{host.error}</div>
+        ) : null}
+        {host.state === 'untrusted' && host.fingerprint ? (
+          <div className="host-trust">
+            <code className="fingerprint" title="SHA256 fingerprint of the key the host presented">
+              {host.fingerprint}
+            </code>
+            <button
+              type="button"
+              className="small-button"
+              data-testid={`trust-${host.name}`}
+              onClick={() => host.fingerprint && onTrust(host.fingerprint)}
+            >
+              Trust this key…
+            </button>
+          </div>
+        ) : null}
+        {host.needsPassphrase ? <UnlockForm host={host.name} file={host.needsPassphrase} /> : null}
+      </div>
+    </li>
+  );
+}
 
-/** The configured hosts with their connection state and last error. */
+/** The configured hosts: state, retry progress, last error, and what the operator can do about it. */
 export function HostList() {
   const hosts = useDeck((s) => s.hosts);
-  if (hosts.length === 0) return <p className="muted small">No hosts configured.</p>;
+  // The fingerprint is captured when the dialog opens: the operator confirms the key they saw.
+  const [trusting, setTrusting] = useState<{ host: string; fingerprint: string } | null>(null);
+  if (hosts.length === 0) return <p className="muted small side-note">No hosts configured.</p>;
   return (
-    <ul className="hosts">
-      {hosts.map((h) => (
-        <li key={h.name} className="host" data-testid={`host-${h.name}`} data-state={h.state}>
-          <div className="host-line">
-            <span className={`dot health-${HEALTH[h.state]}`} aria-hidden="true" />
-            <span className="host-name">{h.name}</span>
-            <span className="host-kind">{h.kind}</span>
-          </div>
-          <div className="host-state">{h.state}</div>
-          {h.error ? <div className="host-error">{h.error}</div> : null}
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="hosts">
+        {hosts.map((h) => (
+          <HostItem key={h.name} host={h} onTrust={(fingerprint) => setTrusting({ host: h.name, fingerprint })} />
+        ))}
+      </ul>
+      {trusting ? <TrustDialog host={trusting.host} fingerprint={trusting.fingerprint} onClose={() => setTrusting(null)} /> : null}
+    </>
   );
 }

@@ -1,8 +1,45 @@
+import type { Verdict } from '../../../shared/domain';
 import { formatDateTime, formatDuration } from '../lib/format';
+import { externalHttpsUrl, openExternal } from '../lib/links';
 import { findPhase, type PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
 import { StageCard } from './StageCard';
 import { StatusBadge } from './StatusBadge';
+
+// Only https URLs become links, opened outside the app (the system browser, in Electron).
+function VerdictLinks({ verdict }: { verdict: Verdict }) {
+  if (verdict.urls.length === 0) return null;
+  return (
+    <ul className="links" aria-label="Links in the verdict">
+      {verdict.urls.map((raw, i) => {
+        const url = externalHttpsUrl(raw);
+        return (
+          <li key={`${i}:${raw}`}>
+            {url ? (
+              <a
+                href={url}
+                target="_blank"
+                rel="noopener noreferrer"
+                title={`Open ${url} in your browser`}
+                onClick={(e) => {
+                  e.preventDefault();
+                  openExternal(url);
+                }}
+              >
+                {url}
+                <span aria-hidden="true" className="ext">
+                  ↗
+                </span>
+              </a>
+            ) : (
+              <span className="mono">{raw}</span>
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
 
 /** Props of the detail panel. */
 export interface PhaseDetailProps {
@@ -72,6 +109,7 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             <section className="detail-section">
               <h3>Verdict line</h3>
               <pre className="mono block verdict">{phase.verdict.line}</pre>
+              <VerdictLinks verdict={phase.verdict} />
             </section>
           ) : null}
           <section className="detail-section">

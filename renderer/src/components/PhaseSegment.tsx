@@ -36,7 +36,7 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
       title={tooltip(phase)}
       onClick={onSelect}
     >
-      <span className="seg-head">
+      <span className="seg-body">
         <span className="seg-name">{phase.name}</span>
         <span className="seg-status">
           <span aria-hidden="true" className="glyph">
@@ -44,10 +44,10 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
           </span>
           {phase.status}
         </span>
-      </span>
-      <span className="seg-time">
-        {phaseTimeLabel(phase)}
-        {span && phase.status !== 'running' ? <span className="seg-span"> · {span}</span> : null}
+        <span className="seg-time">
+          {phaseTimeLabel(phase)}
+          {span && phase.status !== 'running' ? <span className="seg-span"> · {span}</span> : null}
+        </span>
       </span>
     </button>
   );

@@ -1,4 +1,4 @@
-import type { Cycle, LoopState, Phase, Snapshot } from '../../../shared/domain';
+import type { Cycle, HostState, LoopState, Phase, Snapshot } from '../../../shared/domain';
 
 // Test data only (imported by *.test.ts): small but realistic contract values.
 
@@ -28,12 +28,27 @@ export function loop(name: string, cycles: Cycle[] = [cycle('2026-08-23')], host
   return { name, host, cycles };
 }
 
+/** A host with defaults (a connected local host) a test can override. */
+export function host(name: string, over: Partial<HostState> = {}): HostState {
+  return {
+    name,
+    kind: 'local',
+    state: 'connected',
+    error: null,
+    since: '2026-08-24T06:58:00.000Z',
+    attempt: 0,
+    fingerprint: null,
+    needsPassphrase: null,
+    ...over,
+  };
+}
+
 /** A snapshot with two loops, one host and no problems. */
 export function snapshot(over: Partial<Snapshot> = {}): Snapshot {
   return {
     schema: 1,
     takenAt: '2026-08-24T07:00:00.000Z',
-    hosts: [{ name: 'runner', kind: 'local', state: 'connected', error: null }],
+    hosts: [host('runner')],
     loops: [loop('reliability'), loop('testing')],
     problems: [],
     ...over,

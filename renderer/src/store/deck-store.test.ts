@@ -5,7 +5,7 @@ import { clientOver } from '../client';
 import { cycle, loop, snapshot } from '../lib/test-fixtures';
 import { bindDeckStore, createDeckStore } from './deck-store';
 
-type Answer = (name: string) => Promise<RpcResult>;
+type Answer = (name: string, input?: unknown) => Promise<RpcResult>;
 
 function harness(answer: Answer, initial: ConnectionState = 'open') {
   const subs = new Map<string, Set<(p: unknown) => void>>();
@@ -14,9 +14,9 @@ function harness(answer: Answer, initial: ConnectionState = 'open') {
   const calls: string[] = [];
   const t: Transport = {
     kind: 'websocket',
-    invoke: (name) => {
+    invoke: (name, input) => {
       calls.push(name);
-      return answer(name);
+      return answer(name, input);
     },
     on: (e, cb) => {
       const s = subs.get(e) ?? new Set();
@@ -151,5 +151,35 @@ describe('deck store', () => {
     await flush();
     await h.store.getState().startDemo();
     expect(h.calls.slice(2)).toEqual(['demo.start', 'app.info', 'state.snapshot']);
+  });
+
+  it('trustHost sends the host and the fingerprint the operator saw, and surfaces failures', async () => {
+    const inputs: unknown[] = [];
+    let fail = false;
+    const h = harness(async (name, input) => {
+      if (name !== 'hosts.trust') return standard(name);
+      inputs.push(input);
+      return fail
+        ? { ok: false, error: { code: 'handler-failed', message: 'Host mac now presents a different key.' } }
+        : { ok: true, output: { trusted: true } };
+    });
+    await flush();
+    await h.store.getState().trustHost('mac', 'SHA256:abcDEF123+/x');
+    expect(inputs).toEqual([{ host: 'mac', fingerprint: 'SHA256:abcDEF123+/x' }]);
+    fail = true;
+    await expect(h.store.getState().trustHost('mac', 'SHA256:abc')).rejects.toThrow(/different key/);
+  });
+
+  it('unlockHost passes the passphrase through without keeping it', async () => {
+    const secret = 'correct horse battery staple';
+    const h = harness(async (name, input) =>
+      name === 'hosts.unlock'
+        ? { ok: true, output: { unlocked: (input as { passphrase: string }).passphrase === secret } }
+        : standard(name),
+    );
+    await flush();
+    await expect(h.store.getState().unlockHost('mac', 'wrong')).resolves.toBe(false);
+    await expect(h.store.getState().unlockHost('mac', secret)).resolves.toBe(true);
+    expect(JSON.stringify(h.store.getState())).not.toContain(secret);
   });
 });

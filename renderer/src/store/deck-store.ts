@@ -16,6 +16,13 @@ export interface DeckState extends DeckData {
   load(): Promise<void>;
   /** Start the demo configuration, then load the state it produces. Throws for the caller to show. */
   startDemo(): Promise<void>;
+  /** Trust the host key a host presented (the fingerprint the operator compared). Throws for the caller to show. */
+  trustHost(host: string, fingerprint: string): Promise<void>;
+  /**
+   * Give an identity file's passphrase. It is passed straight to main and never kept here; resolves
+   * whether it unlocked the file. Throws for the caller to show.
+   */
+  unlockHost(host: string, passphrase: string): Promise<boolean>;
 }
 
 /** The zustand store type. */
@@ -78,6 +85,13 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
     async startDemo() {
       await client.invoke('demo.start', {});
       await get().load();
+    },
+    async trustHost(host, fingerprint) {
+      await client.invoke('hosts.trust', { host, fingerprint });
+    },
+    async unlockHost(host, passphrase) {
+      const { unlocked } = await client.invoke('hosts.unlock', { host, passphrase });
+      return unlocked;
     },
   }));
 }

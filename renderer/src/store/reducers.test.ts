@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cycle, loop, snapshot } from '../lib/test-fixtures';
+import { cycle, host, loop, snapshot } from '../lib/test-fixtures';
 import { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';
@@ -49,7 +49,7 @@ describe('reduceEvent', () => {
   });
 
   it('hosts.changed and problems.changed replace their lists', () => {
-    const hosts = [{ name: 'mac', kind: 'ssh', state: 'unreachable', error: 'connect ETIMEDOUT' }] as const;
+    const hosts = [host('mac', { kind: 'ssh', state: 'unreachable', error: 'connect ETIMEDOUT', attempt: 2 })];
     expect(reduceEvent(base, 'hosts.changed', { hosts }, NOW).data.hosts).toBe(hosts);
     const problems = [{ source: 'runner:/runs/2026-08-23/audit.status', line: 3, message: 'unknown status' }];
     const r = reduceEvent(base, 'problems.changed', { problems }, NOW);
