@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import type { EventPayload } from '../shared/contract';
 import { createAppCore } from './core/app-core';
@@ -18,6 +19,7 @@ Usage:
   loopdeck check    [--config FILE]
   loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
   loopdeck watch    [--config FILE] [--data DIR] [--json]
+  loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
 
   --config FILE  the config (default ${defaultConfigPath()})
   --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
@@ -25,6 +27,7 @@ Usage:
   --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
   --now ISO      pin the clock, so a snapshot is reproducible
   --json         machine-readable output
+  --yes          trust without asking (after comparing the fingerprint out of band)
 `;
 
 const OPTIONS = {
@@ -34,11 +37,15 @@ const OPTIONS = {
   host: { type: 'string' },
   now: { type: 'string' },
   speed: { type: 'string' },
+  yes: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** How long `snapshot` and `trust` wait for SSH hosts to connect. */
+const CONNECT_TIMEOUT_MS = 15_000;
 
 /** A failure meant for the operator: printed without a stack, with this exit code. */
 class CliError extends Error {
@@ -93,6 +100,7 @@ async function check(flags: Flags): Promise<number> {
 async function snapshot(flags: Flags): Promise<number> {
   const { engine, store } = await openEngine(flags);
   try {
+    await engine.settle(CONNECT_TIMEOUT_MS);
     // A large backlog is read in bounded chunks: poll until a poll changes nothing.
     let changed = true;
     for (let i = 0; changed && i < 1000; i++) {
@@ -110,7 +118,46 @@ async function snapshot(flags: Flags): Promise<number> {
     for (const f of failures) console.error(`loopdeck snapshot: ${f}`);
     return failures.length > 0 ? 1 : 0;
   } finally {
+    await engine.close();
     store.close();
+  }
+}
+
+async function trust(flags: Flags, hostName: string | undefined): Promise<number> {
+  if (!hostName) throw new CliError('Usage: loopdeck trust HOST [--yes]');
+  const { engine, store } = await openEngine(flags);
+  try {
+    const host = engine.sshHost(hostName);
+    await engine.settle(CONNECT_TIMEOUT_MS);
+    const status = host.connection.status;
+    if (status.state === 'connected') {
+      console.log(`Host ${hostName} is already trusted and connected.`);
+      return 0;
+    }
+    const key = status.presentedKey;
+    if (status.state !== 'untrusted' || !key) throw new CliError(host.connection.describe(), 1);
+    console.log(`Host ${hostName} (${key.host}:${key.port}) presents a ${key.keyType} key:\n  ${key.fingerprint}`);
+    console.log('Compare it with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` run on the host itself.');
+    if (!flags.yes && !(await confirm('Trust this key? [y/N] '))) {
+      console.log('Nothing was trusted.');
+      return 1;
+    }
+    host.trust(key.fingerprint);
+    await host.connection.ready(CONNECT_TIMEOUT_MS);
+    console.log(`Trusted ${key.fingerprint} for ${hostName}; connected.`);
+    return 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
   }
 }
 
@@ -148,7 +195,7 @@ async function watch(flags: Flags): Promise<number> {
     await engine.poll();
     await Promise.race([finish, new Promise((ok) => setTimeout(ok, 500))]);
   }
-  await engine.idle();
+  await engine.close();
   store.close();
   return 0;
 }
@@ -198,6 +245,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return snapshot(flags);
     case 'watch':
       return watch(flags);
+    case 'trust':
+      return trust(flags, positionals[1]);
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }

@@ -62,8 +62,8 @@ export class LoopFollower {
       .sort()
       .reverse()
       .slice(0, this.config.cycles);
-    const cycles: Cycle[] = [];
-    for (const date of dates) cycles.push(await this.pollCycle(date, now));
+    // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
+    const cycles: Cycle[] = await Promise.all(dates.map((date) => this.pollCycle(date, now)));
     return { name: this.name, host: this.config.host, cycles };
   }
 
@@ -72,7 +72,7 @@ export class LoopFollower {
     const entries = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
-    for (const file of files) await this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null);
+    await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
     const phases: Phase[] = this.config.phases.map((phase) =>
       derivePhase(this.evidence(dir, phase, files.filter((f) => f.phase === phase)), now, this.config.cap),
     );

@@ -10,7 +10,7 @@ function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: s
   const retry = retryText(host);
   const mismatch = host.state === 'hostkey-mismatch';
   return (
-    <li className={`host host-${health}`} data-testid={`host-${host.name}`} data-state={host.state}>
+    <li className={`host host-health-${health}`} data-testid={`host-${host.name}`} data-state={host.state}>
       <div className="host-line">
         <span className={`dot health-${health}`} aria-hidden="true" />
         <span className="host-name">{host.name}</span>
@@ -21,11 +21,12 @@ function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: s
         {retry ? <div className="host-meta">{retry}</div> : null}
         {mismatch ? (
           <div className="host-alert" role="alert">
-            <strong>Do not connect until you know why.</strong>
+            <strong>Investigate before reconnecting.</strong>
             {host.error ? <p>{host.error}</p> : null}
             <p>
-              Investigate first. Only if the change is expected (the host was reinstalled or its keys rotated), remove the
-              old key from known_hosts; Loopdeck then asks you to trust the new one.
+              A changed key can mean the host was reinstalled or its keys rotated, or that something is impersonating it.
+              Only if the change is expected, remove the old key from known_hosts; Loopdeck then offers the new key to
+              trust.
             </p>
           </div>
         ) : host.error ? (

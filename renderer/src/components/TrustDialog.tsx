@@ -37,9 +37,22 @@ export function TrustDialog({ host, fingerprint, onClose }: TrustDialogProps) {
     e.preventDefault();
     if (!busy) onClose();
   };
-  // Esc belongs to the dialog: it must not also close the phase detail behind it.
+  // Esc belongs to the dialog: it must not also close the phase detail behind it. Tab cycles
+  // within the dialog instead of leaving for the browser's own controls.
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Escape') e.stopPropagation();
+    if (e.key !== 'Tab' || !ref.current) return;
+    const items = [...ref.current.querySelectorAll<HTMLElement>('button:not([disabled]), a[href], input:not([disabled])')];
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (!first || !last) return;
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
   };
   const onConfirm = async () => {
     setBusy(true);
