@@ -15,15 +15,15 @@ export interface Runner {
   append(date: string, name: string, text: string): void;
 }
 
-/** Create a throwaway runner folder with a `reliability` loop on a local host. */
-export function createRunner(): Runner {
+/** Create a throwaway runner folder with a `reliability` loop, on a local host unless another `hosts:` entry is given. */
+export function createRunner(hostYaml = '{ local: true }'): Runner {
   const dir = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-'));
   const runs = join(dir, 'runs');
   mkdirSync(runs);
   const configPath = join(dir, 'config.yaml');
   writeFileSync(
     configPath,
-    `hosts:\n  runner: { local: true }\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n    phases: [audit, remediate, deliver]\n`,
+    `hosts:\n  runner: ${hostYaml}\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n    phases: [audit, remediate, deliver]\n`,
   );
   const at = (date: string, name: string): string => {
     mkdirSync(join(runs, date), { recursive: true });
@@ -46,8 +46,11 @@ export interface Served {
 }
 
 /** Start `loopdeck serve` (the real CLI) and wait for the URL it prints. */
-export async function serve(args: readonly string[]): Promise<Served> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`loopdeck serve printed no URL:\n${output}`)), 30_000);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/contract';
-import type { Snapshot } from '../../shared/domain';
+import { emptySnapshot, type Snapshot } from '../../shared/domain';
 import type { Handlers } from '../rpc/dispatch';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
@@ -79,7 +79,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   };
 
   const snapshot = (): Snapshot =>
-    engine?.snapshot() ?? { schema: 1, takenAt: (options.now?.() ?? new Date()).toISOString(), hosts: [], loops: [], problems: [] };
+    engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
 
   const requireEngine = (): Engine => {
     if (!engine) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);

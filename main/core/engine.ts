@@ -79,7 +79,7 @@ export class Engine {
     for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host, options));
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
-      this.loops.set(name, { name, host: loop.host, cycles: [] });
+      this.loops.set(name, { name, host: loop.host, cycles: [], deadman: null });
       if (source) this.followers.push(new LoopFollower(name, loop, source, this.store));
     }
   }
@@ -206,6 +206,12 @@ export class Engine {
       hosts: this.hostStates(),
       loops: [...this.loops.values()],
       problems: this.problems(),
+      findings: [],
+      backlog: [],
+      prs: [],
+      tasks: [],
+      lessons: [],
+      audits: [],
     };
   }
 

@@ -4,7 +4,7 @@ import { createIpcBridge, type IpcRendererListener } from '../../shared/ipc-brid
 import type { Handlers } from './dispatch';
 import { createInMemoryIpcPair, createIpcServer, IN_MEMORY_RENDERER_URL, type IpcInvokeListener } from './ipc-transport';
 
-const snapshot: CommandOutput<'state.snapshot'> = { schema: 1, takenAt: '2025-01-01T06:00:00.000Z', hosts: [], loops: [], problems: [] };
+const snapshot: CommandOutput<'state.snapshot'> = { schema: 1, takenAt: '2025-01-01T06:00:00.000Z', hosts: [], loops: [], problems: [], findings: [], backlog: [], prs: [], tasks: [], lessons: [], audits: [] };
 
 function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
   return {

@@ -27,7 +27,7 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
 
 const handlers = {
   'app.info': () => ({ version: 't', shell: 'serve' as const, config: { state: 'missing' as const, path: '/x' }, dataDir: '/d', demo: false }),
-  'state.snapshot': () => ({ schema: 1 as const, takenAt: new Date(0).toISOString(), hosts: [], loops: [], problems: [] }),
+  'state.snapshot': () => ({ schema: 1 as const, takenAt: new Date(0).toISOString(), hosts: [], loops: [], problems: [], findings: [], backlog: [], prs: [], tasks: [], lessons: [], audits: [] }),
   'demo.start': () => ({ configPath: '/x' }),
   'hosts.trust': () => ({ trusted: true }),
   'hosts.unlock': () => ({ unlocked: false }),

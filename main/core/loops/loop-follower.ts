@@ -64,7 +64,7 @@ export class LoopFollower {
       .slice(0, this.config.cycles);
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     const cycles: Cycle[] = await Promise.all(dates.map((date) => this.pollCycle(date, now)));
-    return { name: this.name, host: this.config.host, cycles };
+    return { name: this.name, host: this.config.host, cycles, deadman: null };
   }
 
   private async pollCycle(date: string, now: Date): Promise<Cycle> {

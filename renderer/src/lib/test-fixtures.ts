@@ -25,7 +25,7 @@ export function cycle(date: string, status: Cycle['status'] = 'ok', phases?: Pha
 
 /** A loop with the given cycles. */
 export function loop(name: string, cycles: Cycle[] = [cycle('2026-08-23')], host = 'runner'): LoopState {
-  return { name, host, cycles };
+  return { name, host, cycles, deadman: null };
 }
 
 /** A host with defaults (a connected local host) a test can override. */
@@ -51,6 +51,12 @@ export function snapshot(over: Partial<Snapshot> = {}): Snapshot {
     hosts: [host('runner')],
     loops: [loop('reliability'), loop('testing')],
     problems: [],
+    findings: [],
+    backlog: [],
+    prs: [],
+    tasks: [],
+    lessons: [],
+    audits: [],
     ...over,
   };
 }
