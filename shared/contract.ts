@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { HostStateSchema, LoopStateSchema, ProblemSchema, SnapshotSchema } from './domain';
+import {
+  AuditMarkSchema,
+  BacklogItemSchema,
+  FindingSchema,
+  HostStateSchema,
+  LessonSchema,
+  LoopStateSchema,
+  ProblemSchema,
+  PullRequestSchema,
+  SnapshotSchema,
+  TaskSchema,
+} from './domain';
 
 /** How the console reached its configuration: loaded, absent (first run) or invalid. */
 export const ConfigStatusSchema = z.discriminatedUnion('state', [
@@ -47,6 +58,15 @@ export const events = {
   'hosts.changed': z.object({ hosts: z.array(HostStateSchema).readonly() }),
   'problems.changed': z.object({ problems: z.array(ProblemSchema).readonly() }),
   'config.changed': z.object({ config: ConfigStatusSchema, demo: z.boolean() }),
+  /** Everything read from the loops' ledgers, whole: ledgers change a few times a night. */
+  'ledgers.changed': z.object({
+    findings: z.array(FindingSchema).readonly(),
+    backlog: z.array(BacklogItemSchema).readonly(),
+    tasks: z.array(TaskSchema).readonly(),
+    lessons: z.array(LessonSchema).readonly(),
+    audits: z.array(AuditMarkSchema).readonly(),
+  }),
+  'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
 } as const;
 
 /** Name of a command. */

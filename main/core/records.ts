@@ -17,8 +17,8 @@ export type PhaseRecord =
   | { readonly kind: 'done'; readonly line: number };
 
 /** What a line parser returns for one line: records, and problems naming the line. */
-export interface LineParseResult {
-  readonly records: readonly PhaseRecord[];
+export interface LineParseResult<R = PhaseRecord> {
+  readonly records: readonly R[];
   readonly problems: readonly Problem[];
 }
 
@@ -26,11 +26,11 @@ export interface LineParseResult {
  * An incremental parser for one kind of line-oriented file. State is plain JSON so the store can
  * persist it with the file's offset: after a restart, parsing resumes exactly where it stopped.
  */
-export interface LineParser<S> {
+export interface LineParser<S, R = PhaseRecord> {
   /** The state before the first line of a file. */
   initial(): S;
   /** Parse one complete line (without its newline; a trailing `\r` and a leading BOM are the parser's to strip). */
-  line(state: S, text: string, lineNo: number, source: string): { state: S; result: LineParseResult };
+  line(state: S, text: string, lineNo: number, source: string): { state: S; result: LineParseResult<R> };
 }
 
 /** Which parser a followed file gets, from its name. */

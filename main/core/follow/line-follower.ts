@@ -26,11 +26,11 @@ const NEWLINE = 0x0a;
  * its newline; a smaller file with the same inode was truncated and a new inode was replaced
  * (an atomic rename): both are read again from 0, and what was read before is forgotten.
  */
-export async function followOnce<S>(
+export async function followOnce<S, R extends { readonly line: number } = PhaseRecord>(
   source: FileSource,
   store: Store,
   path: string,
-  parser: LineParser<S>,
+  parser: LineParser<S, R>,
   maxBytes = MAX_READ_BYTES,
   known?: FileStat | null,
 ): Promise<FollowOutcome> {
@@ -50,7 +50,7 @@ export async function followOnce<S>(
 
   let consumed = 0;
   let bytesRead = 0;
-  const records: PhaseRecord[] = [];
+  const records: R[] = [];
   const problems: Problem[] = [];
   if (st.size > offset) {
     // A line longer than the window would never complete: widen the window until it does.

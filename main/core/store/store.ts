@@ -20,6 +20,12 @@ export interface FileRow {
   readonly firstTimeMs: number | null;
 }
 
+/** Any parsed record: it knows its line; the rest is the parser's business. */
+export interface LineRecord {
+  readonly line: number;
+  readonly [field: string]: unknown;
+}
+
 /** What one read of a file produced, committed atomically with the new position. */
 export interface FileCommit {
   /** Forget everything read from this file before (truncated or replaced), then apply the rest. */
@@ -31,7 +37,7 @@ export interface FileCommit {
   readonly size: number;
   readonly mtimeMs: number;
   readonly firstTimeMs: number;
-  readonly records: readonly PhaseRecord[];
+  readonly records: readonly LineRecord[];
   readonly problems: readonly Problem[];
 }
 
@@ -143,10 +149,10 @@ export class Store {
       .run(c.ino, c.offset, c.lineNo, JSON.stringify(c.parserState ?? null), c.size, c.mtimeMs, c.reset ? 1 : 0, c.firstTimeMs, c.firstTimeMs, fileId);
   }
 
-  /** Every record read from a file, in order. */
-  records(fileId: number): PhaseRecord[] {
+  /** Every record read from a file, in order (the caller knows which kind of file it follows). */
+  records<R = PhaseRecord>(fileId: number): R[] {
     const rows = this.db.prepare('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
-    return rows.map((r) => JSON.parse(r.data) as PhaseRecord);
+    return rows.map((r) => JSON.parse(r.data) as R);
   }
 
   /** Every problem found in the files of a host (or of all hosts), naming file and line. */
