@@ -101,7 +101,7 @@ describe('followOnce on a local file', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     let polls = 0;
     for (;;) {
-      const out = await followOnce(src, store, file, echo, 64);
+      const out = await followOnce(src, store, file, echo, { maxBytes: 64 });
       polls++;
       if (!out.changed) break;
     }
@@ -118,8 +118,37 @@ describe('followOnce with a line longer than the read window', () => {
     const long = 'y'.repeat(1000);
     writeFileSync(file, `${long}\nshort\n`);
     const src = new LocalSource('local');
-    await followOnce(src, store, file, echo, 16);
-    await followOnce(src, store, file, echo, 16);
+    await followOnce(src, store, file, echo, { maxBytes: 16 });
+    await followOnce(src, store, file, echo, { maxBytes: 16 });
     expect(texts(store.records(store.file('local', file).id))).toEqual([long, 'short']);
+  });
+});
+
+describe('followOnce with verifyTail (documents edited in place)', () => {
+  it('notices a rewrite that keeps the inode and grows the file, and reads it again from 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-follow-tail-'));
+    const store = Store.open(join(dir, 'db.sqlite'));
+    const file = join(dir, 'RELIABILITY_AUDIT.md');
+    const src = new LocalSource('local');
+    writeFileSync(file, 'row 1\nrow 2\n');
+    await followOnce(src, store, file, echo, { verifyTail: true });
+    appendFileSync(file, 'row 3\n');
+    expect((await followOnce(src, store, file, echo, { verifyTail: true })).reset).toBeNull();
+    // An editor rewrites the file in place (same inode): an earlier row changed, and it grew.
+    writeFileSync(file, 'row 1\nROW 2 (edited)\nrow 3\nrow 4\n');
+    const out = await followOnce(src, store, file, echo, { verifyTail: true });
+    expect(out.reset).toBe('rewritten');
+    expect(texts(store.records(store.file('local', file).id))).toEqual(['row 1', 'ROW 2 (edited)', 'row 3', 'row 4']);
+  });
+
+  it('costs only the tail bytes on a plain append', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-follow-tail-'));
+    const store = Store.open(join(dir, 'db.sqlite'));
+    const file = join(dir, 'LOG.md');
+    const src = new LocalSource('local');
+    writeFileSync(file, 'x'.repeat(1000) + '\n');
+    await followOnce(src, store, file, echo, { verifyTail: true });
+    appendFileSync(file, 'appended\n');
+    expect((await followOnce(src, store, file, echo, { verifyTail: true })).bytesRead).toBe(9 + 32);
   });
 });

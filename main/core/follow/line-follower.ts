@@ -13,43 +13,67 @@ export interface FollowOutcome {
   /** Records or the file's identity changed, so derived state must be recomputed. */
   readonly changed: boolean;
   /** Why the position was reset, if it was. */
-  readonly reset: 'truncated' | 'replaced' | null;
+  readonly reset: 'truncated' | 'replaced' | 'rewritten' | null;
   readonly bytesRead: number;
   readonly lines: number;
 }
 
+/** How to follow one file. */
+export interface FollowOptions {
+  /** The most bytes one poll reads (more arrives on the next poll). */
+  readonly maxBytes?: number;
+  /** A stat from a folder listing, saving a round trip on a remote host; null = the file is absent. */
+  readonly stat?: FileStat | null;
+  /**
+   * Check that the bytes before the offset are still the ones read (a ledger edited in place keeps
+   * its inode and may grow): costs TAIL_BYTES more per read, so only documents ask for it.
+   */
+  readonly verifyTail?: boolean;
+}
+
 const NEWLINE = 0x0a;
+
+/** How many bytes before the offset `verifyTail` compares. */
+export const TAIL_BYTES = 32;
 
 /**
  * Read what was appended to one file since its durable offset, parse the complete lines, and
  * commit the records with the new (inode, offset) in one transaction. A torn last line waits for
  * its newline; a smaller file with the same inode was truncated and a new inode was replaced
- * (an atomic rename): both are read again from 0, and what was read before is forgotten.
+ * (an atomic rename): both are read again from 0, and what was read before is forgotten. With
+ * `verifyTail`, a file whose bytes before the offset changed was rewritten, and is read again too.
  */
 export async function followOnce<S, R extends { readonly line: number } = PhaseRecord>(
   source: FileSource,
   store: Store,
   path: string,
   parser: LineParser<S, R>,
-  maxBytes = MAX_READ_BYTES,
-  known?: FileStat | null,
+  options: FollowOptions = {},
 ): Promise<FollowOutcome> {
-  // A stat from a folder listing saves a round trip per file on a remote host.
-  const st = known === undefined ? await source.stat(path) : known;
+  const maxBytes = options.maxBytes ?? MAX_READ_BYTES;
+  const st = options.stat === undefined ? await source.stat(path) : options.stat;
   if (st === null || st.isDirectory) return { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0 };
   const row = store.file(source.host, path);
   let reset: FollowOutcome['reset'] = null;
   if (row.ino !== null && row.ino !== st.ino) reset = 'replaced';
   else if (st.size < row.offset) reset = 'truncated';
+  const identityChanged = reset !== null || row.ino === null || row.size !== st.size || row.mtimeMs !== st.mtimeMs;
+
+  let bytesRead = 0;
+  let tail = Buffer.from(row.tail ?? '', 'base64');
+  if (options.verifyTail && reset === null && identityChanged && row.offset > 0 && tail.length > 0) {
+    const before = await source.read(path, row.offset - tail.length, tail.length);
+    bytesRead += before.length;
+    if (!before.equals(tail)) reset = 'rewritten';
+  }
+  if (reset) tail = Buffer.alloc(0);
 
   const offset = reset ? 0 : row.offset;
   let state = (reset || row.parserState === null ? parser.initial() : row.parserState) as S;
   let lineNo = reset ? 0 : row.lineNo;
   const firstTimeMs = Math.min(st.mtimeMs, st.birthtimeMs ?? st.mtimeMs);
-  const identityChanged = reset !== null || row.ino === null || row.size !== st.size || row.mtimeMs !== st.mtimeMs;
 
   let consumed = 0;
-  let bytesRead = 0;
   const records: R[] = [];
   const problems: Problem[] = [];
   if (st.size > offset) {
@@ -57,7 +81,7 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
     const remaining = st.size - offset;
     let window = Math.min(remaining, maxBytes);
     let buf = await source.read(path, offset, window);
-    bytesRead = buf.length;
+    bytesRead += buf.length;
     while (buf.lastIndexOf(NEWLINE) < 0 && window < remaining) {
       window = Math.min(remaining, window * 2);
       buf = await source.read(path, offset, window);
@@ -77,6 +101,7 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
         problems.push(...out.result.problems);
         start = nl + 1;
       }
+      tail = Buffer.concat([tail, buf.subarray(0, consumed)]).subarray(-TAIL_BYTES);
     }
   }
   if (!identityChanged && consumed === 0) {
@@ -91,6 +116,7 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
     size: st.size,
     mtimeMs: st.mtimeMs,
     firstTimeMs,
+    tail: options.verifyTail ? tail.toString('base64') : null,
     records,
     problems,
   });

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Cycle, LoopState, Phase } from '../../../shared/domain';
 import type { LoopConfig } from '../config/schema';
-import { MAX_READ_BYTES, followOnce } from '../follow/line-follower';
+import { followOnce } from '../follow/line-follower';
 import { derivePhase, deriveCycle, type PhaseEvidence } from '../model/phase-status';
 import { rcFileParser } from '../parsers/rc-file';
 import { statusFileParser } from '../parsers/status-file';
@@ -80,7 +80,7 @@ export class LoopFollower {
   }
 
   private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<void> {
-    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], MAX_READ_BYTES, stat);
+    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
     if (out.changed || !this.cache.has(path)) {
       const row = this.store.file(this.source.host, path);
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });

@@ -51,4 +51,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (host, port, key_base64)
   );
   `,
+  // 4: the last bytes before a document's offset, to notice a ledger rewritten in place; and the
+  //    first time each finding was read, which survives a ledger being re-read from the start.
+  `
+  ALTER TABLE files ADD COLUMN tail TEXT;
+  CREATE TABLE first_seen (
+    loop TEXT NOT NULL,
+    id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (loop, id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -18,6 +18,8 @@ export interface FileRow {
   readonly size: number;
   readonly mtimeMs: number | null;
   readonly firstTimeMs: number | null;
+  /** Base64 of the last bytes before `offset`, for documents checked for in-place rewrites. */
+  readonly tail: string | null;
 }
 
 /** Any parsed record: it knows its line; the rest is the parser's business. */
@@ -37,6 +39,7 @@ export interface FileCommit {
   readonly size: number;
   readonly mtimeMs: number;
   readonly firstTimeMs: number;
+  readonly tail?: string | null;
   readonly records: readonly LineRecord[];
   readonly problems: readonly Problem[];
 }
@@ -71,6 +74,7 @@ interface RawFileRow {
   size: number;
   mtime_ms: number | null;
   first_time_ms: number | null;
+  tail: string | null;
 }
 
 function toFileRow(r: RawFileRow): FileRow {
@@ -85,6 +89,7 @@ function toFileRow(r: RawFileRow): FileRow {
     size: r.size,
     mtimeMs: r.mtime_ms,
     firstTimeMs: r.first_time_ms,
+    tail: r.tail ?? null,
   };
 }
 
@@ -142,11 +147,11 @@ export class Store {
     }
     this.db
       .prepare(
-        `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?,
+        `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?,
            first_time_ms = CASE WHEN first_time_ms IS NULL OR ? THEN ? ELSE MIN(first_time_ms, ?) END
          WHERE id = ?`,
       )
-      .run(c.ino, c.offset, c.lineNo, JSON.stringify(c.parserState ?? null), c.size, c.mtimeMs, c.reset ? 1 : 0, c.firstTimeMs, c.firstTimeMs, fileId);
+      .run(c.ino, c.offset, c.lineNo, JSON.stringify(c.parserState ?? null), c.size, c.mtimeMs, c.tail ?? null, c.reset ? 1 : 0, c.firstTimeMs, c.firstTimeMs, fileId);
   }
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
@@ -164,6 +169,19 @@ export class Store {
       )
       .all(...(host === undefined ? [] : [host])) as Problem[];
     return rows;
+  }
+
+  /**
+   * When each id was first read, for a loop: ids not seen before are stamped `at`. One statement
+   * per batch, so a 20,000-finding ledger is stamped in one transaction.
+   */
+  firstSeen(loop: string, ids: readonly string[], at: string): Map<string, string> {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
+    this.db.transaction(() => {
+      for (const id of ids) insert.run(loop, id, at);
+    })();
+    const rows = this.db.prepare('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
+    return new Map(rows.map((r) => [r.id, r.at]));
   }
 
   /** A small persisted setting. */

@@ -95,3 +95,14 @@ export const STATUS_GLYPH: Readonly<Record<PhaseStatus, string>> = {
 export function newestFirst<T extends { readonly date: string }>(cycles: readonly T[]): T[] {
   return [...cycles].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
 }
+
+/** How long ago `since` was, compactly: `45s`, `12m`, `3h`, `2d`; null without a readable time. */
+export function formatAge(since: string | null, now: number): string | null {
+  const d = parse(since);
+  if (!d) return null;
+  const s = Math.max(0, Math.floor((now - d.getTime()) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}

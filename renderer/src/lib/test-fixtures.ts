@@ -1,4 +1,4 @@
-import type { Cycle, HostState, LoopState, Phase, Snapshot } from '../../../shared/domain';
+import type { BacklogItem, Cycle, Finding, HostState, LoopState, Phase, PullRequest, Snapshot } from '../../../shared/domain';
 
 // Test data only (imported by *.test.ts): small but realistic contract values.
 
@@ -57,6 +57,57 @@ export function snapshot(over: Partial<Snapshot> = {}): Snapshot {
     tasks: [],
     lessons: [],
     audits: [],
+    ...over,
+  };
+}
+
+/** An open P1 audit finding a test can override. */
+export function finding(id: string, over: Partial<Finding> = {}): Finding {
+  return {
+    id,
+    loop: 'reliability',
+    source: 'RELIABILITY_AUDIT.md',
+    section: 'Delta audit 2026-08-23',
+    severity: 'P1',
+    category: 'error-handling',
+    where: 'src/sync/queue.ts:88',
+    text: 'Retry loop swallows the last error.',
+    status: 'open',
+    backlog: [],
+    firstSeenAt: '2026-08-23T04:10:00.000Z',
+    line: 12,
+    ...over,
+  };
+}
+
+/** A backlog item covering the given findings. */
+export function backlogItem(id: string, findings: string[], over: Partial<BacklogItem> = {}): BacklogItem {
+  return {
+    id,
+    loop: 'reliability',
+    section: 'Delta audit 2026-08-23',
+    findings,
+    severity: 'P1',
+    acceptance: 'A failing retry surfaces its last error.',
+    status: 'open',
+    red: null,
+    green: null,
+    outcomes: [],
+    ...over,
+  };
+}
+
+/** A ready pull request. */
+export function pullRequest(n: number, over: Partial<PullRequest> = {}): PullRequest {
+  return {
+    loop: 'reliability',
+    url: `https://github.com/acme/radon/pull/${n}`,
+    number: n,
+    branch: `nightly/2026-08-23-${n}`,
+    status: 'ready',
+    check: null,
+    since: '2026-08-24T04:31:00.000Z',
+    cycle: '2026-08-24',
     ...over,
   };
 }

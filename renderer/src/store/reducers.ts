@@ -1,5 +1,16 @@
 import type { CommandOutput, EventName, EventPayload } from '../../../shared/contract';
-import type { HostState, LoopState, Problem, Snapshot } from '../../../shared/domain';
+import type {
+  AuditMark,
+  BacklogItem,
+  Finding,
+  HostState,
+  Lesson,
+  LoopState,
+  Problem,
+  PullRequest,
+  Snapshot,
+  Task,
+} from '../../../shared/domain';
 
 /** What `app.info` answers. */
 export type AppInfo = CommandOutput<'app.info'>;
@@ -16,6 +27,14 @@ export interface DeckData {
   readonly loopNames: readonly string[];
   readonly loops: Readonly<Record<string, LoopState>>;
   readonly problems: readonly Problem[];
+  /** Ledger contents, replaced whole (kept as the arrays main sent: findings can be 20,000 rows). */
+  readonly findings: readonly Finding[];
+  readonly backlog: readonly BacklogItem[];
+  readonly tasks: readonly Task[];
+  readonly lessons: readonly Lesson[];
+  readonly audits: readonly AuditMark[];
+  /** Delivered pull requests, in main's order (ready, incomplete, pending). */
+  readonly prs: readonly PullRequest[];
   /** A snapshot has been applied at least once. */
   readonly loaded: boolean;
 }
@@ -29,6 +48,12 @@ export const emptyDeckData: DeckData = {
   loopNames: [],
   loops: {},
   problems: [],
+  findings: [],
+  backlog: [],
+  tasks: [],
+  lessons: [],
+  audits: [],
+  prs: [],
   loaded: false,
 };
 
@@ -48,6 +73,12 @@ export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
     loopNames: snapshot.loops.map((l) => l.name),
     loops: Object.fromEntries(snapshot.loops.map((l) => [l.name, l])),
     problems: snapshot.problems,
+    findings: snapshot.findings,
+    backlog: snapshot.backlog,
+    tasks: snapshot.tasks,
+    lessons: snapshot.lessons,
+    audits: snapshot.audits,
+    prs: snapshot.prs,
     loaded: true,
   };
 }
@@ -76,6 +107,14 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
     case 'problems.changed': {
       const { problems } = payload as EventPayload<'problems.changed'>;
       return { data: { ...data, problems, updatedAt: now }, refetch: false };
+    }
+    case 'ledgers.changed': {
+      const { findings, backlog, tasks, lessons, audits } = payload as EventPayload<'ledgers.changed'>;
+      return { data: { ...data, findings, backlog, tasks, lessons, audits, updatedAt: now }, refetch: false };
+    }
+    case 'prs.changed': {
+      const { prs } = payload as EventPayload<'prs.changed'>;
+      return { data: { ...data, prs, updatedAt: now }, refetch: false };
     }
     case 'config.changed': {
       const { config, demo } = payload as EventPayload<'config.changed'>;

@@ -1,0 +1,50 @@
+import type { Problem } from '../../../shared/domain';
+import type { FileSource } from '../sources/file-source';
+import type { LineRecord, Store } from '../store/store';
+
+/** The most bytes of a whole document read at once; a larger one is reported, not read. */
+export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+/** What one poll of a whole document did. */
+export interface DocumentOutcome {
+  readonly presence: 'absent' | 'present';
+  readonly changed: boolean;
+  readonly bytesRead: number;
+}
+
+/**
+ * Re-read a small document whole when its (inode, size, mtime) changed — a JSON record replaced
+ * atomically (temp file + rename) is never appended to, so following lines makes no sense — and
+ * store what `parse` made of it in place of what was read before, in one transaction.
+ */
+export async function followDocument<R extends LineRecord>(
+  source: FileSource,
+  store: Store,
+  path: string,
+  parse: (text: string, source: string) => { records: readonly R[]; problems: readonly Problem[] },
+): Promise<DocumentOutcome> {
+  const st = await source.stat(path);
+  if (st === null || st.isDirectory) return { presence: 'absent', changed: false, bytesRead: 0 };
+  const row = store.file(source.host, path);
+  if (row.ino === st.ino && row.size === st.size && row.mtimeMs === st.mtimeMs) {
+    return { presence: 'present', changed: false, bytesRead: 0 };
+  }
+  const tooBig = st.size > MAX_DOCUMENT_BYTES;
+  const buf = tooBig ? Buffer.alloc(0) : await source.read(path, 0, st.size);
+  const parsed = tooBig
+    ? { records: [], problems: [{ source: path, line: null, message: `${st.size} bytes is larger than the ${MAX_DOCUMENT_BYTES} a record may be; not read.` }] }
+    : parse(buf.toString('utf8'), path);
+  store.commit(row.id, {
+    reset: true,
+    ino: st.ino,
+    offset: buf.length,
+    lineNo: 0,
+    parserState: null,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    firstTimeMs: Math.min(st.mtimeMs, st.birthtimeMs ?? st.mtimeMs),
+    records: parsed.records,
+    problems: parsed.problems,
+  });
+  return { presence: 'present', changed: true, bytesRead: buf.length };
+}
