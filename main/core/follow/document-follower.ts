@@ -34,8 +34,11 @@ export async function followDocument<R extends LineRecord>(
   const parsed = tooBig
     ? { records: [], problems: [{ source: path, line: null, message: `${st.size} bytes is larger than the ${MAX_DOCUMENT_BYTES} a record may be; not read.` }] }
     : parse(buf.toString('utf8'), path);
+  // A document that no longer parses keeps what was last read from it (nothing stored is lost);
+  // the problem says why the new version was not taken.
+  const unreadable = parsed.records.length === 0 && parsed.problems.length > 0;
   store.commit(row.id, {
-    reset: true,
+    reset: !unreadable,
     ino: st.ino,
     offset: buf.length,
     lineNo: 0,

@@ -1,8 +1,8 @@
 import type { Verdict } from '../../../shared/domain';
 import { formatDateTime, formatDuration } from '../lib/format';
-import { externalHttpsUrl, openExternal } from '../lib/links';
 import { findPhase, type PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
+import { ExternalLink } from './ExternalLink';
 import { StageCard } from './StageCard';
 import { StatusBadge } from './StatusBadge';
 
@@ -11,32 +11,11 @@ function VerdictLinks({ verdict }: { verdict: Verdict }) {
   if (verdict.urls.length === 0) return null;
   return (
     <ul className="links" aria-label="Links in the verdict">
-      {verdict.urls.map((raw, i) => {
-        const url = externalHttpsUrl(raw);
-        return (
-          <li key={`${i}:${raw}`}>
-            {url ? (
-              <a
-                href={url}
-                target="_blank"
-                rel="noopener noreferrer"
-                title={`Open ${url} in your browser`}
-                onClick={(e) => {
-                  e.preventDefault();
-                  openExternal(url);
-                }}
-              >
-                {url}
-                <span aria-hidden="true" className="ext">
-                  ↗
-                </span>
-              </a>
-            ) : (
-              <span className="mono">{raw}</span>
-            )}
-          </li>
-        );
-      })}
+      {verdict.urls.map((raw, i) => (
+        <li key={`${i}:${raw}`}>
+          <ExternalLink url={raw} />
+        </li>
+      ))}
     </ul>
   );
 }

@@ -1,0 +1,38 @@
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LocalSource } from '../sources/local-source';
+import { Store } from '../store/store';
+import { followDocument } from './document-follower';
+
+const parseJson = (text: string, source: string) => {
+  try {
+    return { records: [{ line: 1, value: JSON.parse(text) as unknown }], problems: [] };
+  } catch (err) {
+    return { records: [], problems: [{ source, line: null, message: (err as Error).message }] };
+  }
+};
+
+describe('followDocument', () => {
+  it('re-reads a record replaced atomically, and nothing while it is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-doc-'));
+    const store = Store.open(':memory:');
+    const src = new LocalSource('local');
+    const path = join(dir, 'reliability.json');
+    expect((await followDocument(src, store, path, parseJson)).presence).toBe('absent');
+    writeFileSync(path, '{"status":"pending","pr":88}');
+    expect(await followDocument(src, store, path, parseJson)).toMatchObject({ changed: true });
+    expect(await followDocument(src, store, path, parseJson)).toEqual({ presence: 'present', changed: false, bytesRead: 0 });
+    writeFileSync(`${path}.tmp`, '{"status":"green","pr":88}');
+    renameSync(`${path}.tmp`, path);
+    await followDocument(src, store, path, parseJson);
+    expect(store.records(store.file('local', path).id)).toEqual([{ line: 1, value: { status: 'green', pr: 88 } }]);
+    writeFileSync(`${path}.tmp`, '{"status":');
+    renameSync(`${path}.tmp`, path);
+    await followDocument(src, store, path, parseJson);
+    // The broken version is reported, and the last good record is kept.
+    expect(store.records(store.file('local', path).id)).toEqual([{ line: 1, value: { status: 'green', pr: 88 } }]);
+    expect(store.problems()[0]?.source).toBe(path);
+  });
+});

@@ -1,0 +1,45 @@
+import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject } from 'react';
+import { parseRoute, routeHash, type Route } from './route';
+
+function subscribeHash(cb: () => void): () => void {
+  window.addEventListener('hashchange', cb);
+  return () => window.removeEventListener('hashchange', cb);
+}
+
+/** The current route, from the URL hash; re-renders on back/forward and link clicks. */
+export function useRoute(): Route {
+  const hash = useSyncExternalStore(subscribeHash, () => window.location.hash);
+  // Parsing is cheap and the result is compared by field, so no memo is needed here.
+  return parseRoute(hash);
+}
+
+/** Go to a route, adding a history entry (so Back returns), unless already there. */
+export function navigate(route: Route): void {
+  const hash = routeHash(route);
+  if (window.location.hash !== hash) window.location.hash = hash;
+}
+
+/** The current time in ms, refreshed every `everyMs` (for ages and "now" lines). */
+export function useNow(everyMs = 60_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = window.setInterval(() => setNow(Date.now()), everyMs);
+    return () => window.clearInterval(id);
+  }, [everyMs]);
+  return now;
+}
+
+/** The content width of an element, kept current with a ResizeObserver; 0 before it is measured. */
+export function useElementWidth(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0);
+  const measure = useCallback(() => setWidth(ref.current?.clientWidth ?? 0), [ref]);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref, measure]);
+  return width;
+}
