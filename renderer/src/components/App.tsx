@@ -1,31 +1,47 @@
 import { useEffect, useState } from 'react';
+import { navigate, useRoute } from '../lib/react-hooks';
+import type { Route } from '../lib/route';
 import type { PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
 import { ConfigError } from './ConfigError';
+import { FindingDetail } from './FindingDetail';
+import { FindingsView } from './FindingsView';
 import { FirstRun } from './FirstRun';
 import { Header } from './Header';
 import { LoopsView } from './LoopsView';
 import { PhaseDetail } from './PhaseDetail';
 import { ProblemsList } from './ProblemsList';
+import { PrsView } from './PrsView';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
 
-/** The console shell: header, left nav with hosts, the loops view and the phase detail panel. */
+const TITLE: Readonly<Record<Route['view'], string>> = { loops: 'Loops', findings: 'Findings', prs: 'Pull requests' };
+
+/** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
   const info = useDeck((s) => s.info);
   const loaded = useDeck((s) => s.loaded);
   const loadError = useDeck((s) => s.loadError);
   const load = useDeck((s) => s.load);
+  const route = useRoute();
   const [selection, setSelection] = useState<PhaseKey | null>(null);
+  const phaseOpen = route.view === 'loops' && selection !== null;
+  const findingId = route.view === 'findings' ? route.id : null;
 
   useEffect(() => {
-    if (!selection) return;
+    document.title = `${TITLE[route.view]} · Loopdeck`;
+  }, [route.view]);
+
+  useEffect(() => {
+    if (!phaseOpen && findingId === null) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setSelection(null);
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (findingId !== null) navigate({ view: 'findings', id: null });
+      else setSelection(null);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [selection]);
+  }, [phaseOpen, findingId]);
 
   const config = info?.config;
   let body;
@@ -36,16 +52,28 @@ export function App() {
       <>
         {config?.state === 'invalid' ? <ConfigError path={config.path} message={config.message} /> : null}
         <ProblemsList />
-        <LoopsView selection={selection} onSelect={setSelection} />
+        {route.view === 'findings' ? (
+          <FindingsView selectedId={findingId} />
+        ) : route.view === 'prs' ? (
+          <PrsView />
+        ) : (
+          <LoopsView selection={selection} onSelect={setSelection} />
+        )}
       </>
     );
+
+  const detail = phaseOpen ? (
+    <PhaseDetail selection={selection} onClose={() => setSelection(null)} />
+  ) : findingId !== null && loaded ? (
+    <FindingDetail id={findingId} onClose={() => navigate({ view: 'findings', id: null })} />
+  ) : null;
 
   return (
     <div className="shell">
       <Header />
-      <div className={`main-area${selection ? ' with-detail' : ''}`}>
-        <Sidebar />
-        <main className="content" id="loops">
+      <div className={`main-area${detail ? ' with-detail' : ''}`}>
+        <Sidebar view={route.view} />
+        <main className={`content view-${route.view}`} id="content" aria-label={TITLE[route.view]}>
           {loadError && info && loaded ? (
             <div className="callout callout-bad banner" role="alert">
               Could not refresh the state: {loadError}{' '}
@@ -56,7 +84,7 @@ export function App() {
           ) : null}
           {body}
         </main>
-        {selection ? <PhaseDetail selection={selection} onClose={() => setSelection(null)} /> : null}
+        {detail}
       </div>
     </div>
   );

@@ -1,4 +1,11 @@
 export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from './deck-store';
 export { DeckContext, useDeck } from './hooks';
 export { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo, type DeckData, type EventEffect } from './reducers';
-export { selectBacklogById, selectFindingById, selectFindingFacets, selectLastReviewedAt, selectSearchKeys } from './selectors';
+export {
+  selectBacklogById,
+  selectFindingById,
+  selectFindingFacets,
+  selectLastReviewedAt,
+  selectOpenFindingCount,
+  selectSearchKeys,
+} from './selectors';

@@ -40,3 +40,8 @@ export const selectFindingFacets = (s: DeckData): { loops: string[]; sections: s
  * `s.info?.lastReviewedAt ?? null`.
  */
 export const selectLastReviewedAt = (_s: DeckData): string | null => null;
+
+const openCount = memoOne((findings: readonly Finding[]) => findings.reduce((n, f) => (f.status === 'open' ? n + 1 : n), 0));
+
+/** How many findings are open. */
+export const selectOpenFindingCount = (s: DeckData): number => openCount(s.findings);
