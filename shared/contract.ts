@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import {
   AuditMarkSchema,
+  CapacitySchema,
+  DrillRunSchema,
+  NoticeSchema,
   BacklogItemSchema,
   FindingSchema,
   HostStateSchema,
@@ -45,6 +48,66 @@ export const commands = {
     input: z.object({ host: z.string().min(1), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]+$/) }).strict(),
     output: z.object({ trusted: z.literal(true) }),
   },
+  /** Downsampled capacity history for the charts: at most `maxPoints` per series. */
+  'capacity.history': {
+    input: z
+      .object({
+        range: z.enum(['1h', '24h', '7d', '30d']),
+        proxy: z.string().optional(),
+        host: z.string().optional(),
+        maxPoints: z.number().int().min(10).max(5000).default(1000),
+      })
+      .strict(),
+    output: z.object({
+      from: z.string(),
+      to: z.string(),
+      series: z.array(
+        z.object({
+          proxy: z.string(),
+          host: z.string(),
+          /** Sample times, ms since the epoch. */
+          t: z.array(z.number()),
+          slotsBusy: z.array(z.number().nullable()),
+          inflight: z.array(z.number().nullable()),
+          queued: z.array(z.number().nullable()),
+          /** Requests per second. */
+          requestRate: z.array(z.number().nullable()),
+          /** Errors per second by status. */
+          errors: z.record(z.string(), z.array(z.number().nullable())),
+        }),
+      ),
+      /** Warnings worth showing beside the charts (e.g. a shed threshold far above where errors began). */
+      warnings: z.array(z.string()),
+    }),
+  },
+  /** Move the review watermark to now: what is "new" is what arrived after it. */
+  'review.mark': { input: Empty, output: z.object({ lastReviewedAt: z.string() }) },
+  'notices.ack': { input: z.object({ key: z.string().min(1) }).strict(), output: z.object({ acknowledgedAt: z.string() }) },
+  'notices.snooze': {
+    input: z.object({ key: z.string().min(1), minutes: z.number().int().min(1).max(7 * 24 * 60) }).strict(),
+    output: z.object({ snoozedUntil: z.string() }),
+  },
+  /**
+   * Run a drill declared in the config: only its name and argument values cross this boundary,
+   * never a command. `confirm` must repeat the drill's name.
+   */
+  'drills.run': {
+    input: z
+      .object({
+        name: z.string().min(1).max(100),
+        args: z.record(z.string().max(64), z.string().max(256)).default({}),
+        confirm: z.string(),
+        overrideRunningPhase: z.boolean().default(false),
+      })
+      .strict(),
+    output: z.object({ runId: z.string() }),
+  },
+  'drills.cancel': { input: z.object({ runId: z.string().min(1) }).strict(), output: z.object({ cancelled: z.boolean() }) },
+  /** A run's output from a byte offset (the live view catches up, then follows events). */
+  'drills.output': {
+    input: z.object({ runId: z.string().min(1), from: z.number().int().min(0).default(0) }).strict(),
+    output: z.object({ text: z.string(), next: z.number().int() }),
+  },
   /** Give the passphrase of an encrypted identity file; kept in memory only, never stored. */
   'hosts.unlock': {
     input: z.object({ host: z.string().min(1), passphrase: z.string().min(1).max(1024) }).strict(),
@@ -67,6 +130,13 @@ export const events = {
     audits: z.array(AuditMarkSchema).readonly(),
   }),
   'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
+  'capacity.changed': z.object({ capacity: z.array(CapacitySchema).readonly() }),
+  'notices.changed': z.object({ notices: z.array(NoticeSchema).readonly(), lastReviewedAt: z.string().nullable() }),
+  /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
+  'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),
+  'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
+  /** Output of a running drill, in order, from byte `from`. */
+  'drill.output': z.object({ runId: z.string(), from: z.number().int(), text: z.string() }),
 } as const;
 
 /** Name of a command. */

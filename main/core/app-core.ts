@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type Snapshot } from '../../shared/domain';
-import type { Handlers } from '../rpc/dispatch';
+import { CommandError, type Handlers } from '../rpc/dispatch';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
 import { Engine, type EngineOptions } from './engine';
@@ -100,6 +100,27 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       return { trusted: true } as const;
     },
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().sshHost(host).unlock(passphrase) }),
+    'capacity.history': () => {
+      throw new CommandError('Capacity history is not available yet.');
+    },
+    'review.mark': () => {
+      throw new CommandError('The review is not available yet.');
+    },
+    'notices.ack': () => {
+      throw new CommandError('Notices are not available yet.');
+    },
+    'notices.snooze': () => {
+      throw new CommandError('Notices are not available yet.');
+    },
+    'drills.run': () => {
+      throw new CommandError('Drills are not available yet.');
+    },
+    'drills.cancel': () => {
+      throw new CommandError('Drills are not available yet.');
+    },
+    'drills.output': () => {
+      throw new CommandError('Drills are not available yet.');
+    },
     'demo.start': async () => {
       if (!demo) {
         demo = startDemo();

@@ -1,5 +1,5 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import type { HostState, LoopState, Problem, Snapshot } from '../../shared/domain';
+import { emptySnapshot, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
 import type { Config } from './config/schema';
 import { LoopFollower } from './loops/loop-follower';
 import type { FileSource } from './sources/file-source';
@@ -201,17 +201,10 @@ export class Engine {
   /** The whole state, as `snapshot --json` prints it. */
   snapshot(): Snapshot {
     return {
-      schema: 1,
-      takenAt: this.now().toISOString(),
+      ...emptySnapshot(this.now().toISOString()),
       hosts: this.hostStates(),
       loops: [...this.loops.values()],
       problems: this.problems(),
-      findings: [],
-      backlog: [],
-      prs: [],
-      tasks: [],
-      lessons: [],
-      audits: [],
     };
   }
 

@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type CommandOutput } from '../../shared/contract';
 import { createIpcBridge, type IpcRendererListener } from '../../shared/ipc-bridge';
-import type { Handlers } from './dispatch';
+import { emptySnapshot } from '../../shared/domain';
+import { fakeHandlers } from '../testing/fake-handlers';
 import { createInMemoryIpcPair, createIpcServer, IN_MEMORY_RENDERER_URL, type IpcInvokeListener } from './ipc-transport';
 
-const snapshot: CommandOutput<'state.snapshot'> = { schema: 1, takenAt: '2025-01-01T06:00:00.000Z', hosts: [], loops: [], problems: [], findings: [], backlog: [], prs: [], tasks: [], lessons: [], audits: [] };
+const snapshot: CommandOutput<'state.snapshot'> = emptySnapshot('2025-01-01T06:00:00.000Z');
 
-function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
-  return {
-    'app.info': () => ({
-      version: '0.0.0-test',
-      shell: 'electron',
-      config: { state: 'loaded', path: '/tmp/config.yaml' },
-      dataDir: '/tmp/data',
-      demo: false,
-    }),
-    'state.snapshot': async () => snapshot,
-    'demo.start': () => ({ configPath: '/tmp/demo.yaml' }),
-    'hosts.trust': () => ({ trusted: true }),
-    'hosts.unlock': () => ({ unlocked: false }),
-    ...overrides,
-  };
-}
 
 function nextPayload(bridge: { on(event: string, cb: (p: unknown) => void): () => void }, event: string): Promise<unknown> {
   return new Promise((resolve) => {

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Handlers } from '../rpc/dispatch';
+import { fakeHandlers } from '../testing/fake-handlers';
 import { CSP, startServer, type Served } from './server';
 import { connectWsBridge } from './ws-bridge';
 
@@ -25,13 +25,7 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
   });
 }
 
-const handlers = {
-  'app.info': () => ({ version: 't', shell: 'serve' as const, config: { state: 'missing' as const, path: '/x' }, dataDir: '/d', demo: false }),
-  'state.snapshot': () => ({ schema: 1 as const, takenAt: new Date(0).toISOString(), hosts: [], loops: [], problems: [], findings: [], backlog: [], prs: [], tasks: [], lessons: [], audits: [] }),
-  'demo.start': () => ({ configPath: '/x' }),
-  'hosts.trust': () => ({ trusted: true }),
-  'hosts.unlock': () => ({ unlocked: false }),
-} satisfies Handlers;
+const handlers = fakeHandlers({ 'app.info': () => ({ version: 't', shell: 'serve', config: { state: 'missing', path: '/x' }, dataDir: '/d', demo: false }) });
 const core = { handlers, subscribe: () => () => undefined };
 
 describe('serve mode', () => {

@@ -1,3 +1,7 @@
+import { CAPACITY_MIGRATION } from '../capacity/schema';
+import { DRILLS_MIGRATION } from '../drills/schema';
+import { NOTICES_MIGRATION } from '../notices/schema';
+
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
  * have run; a database made by an older Loopdeck is upgraded in place, in one transaction each.
@@ -62,4 +66,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (loop, id)
   ) WITHOUT ROWID;
   `,
+  CAPACITY_MIGRATION,
+  NOTICES_MIGRATION,
+  DRILLS_MIGRATION,
 ];

@@ -211,6 +211,14 @@ export class Store {
       .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
   }
 
+  /**
+   * The underlying connection, for modules that own their tables (capacity, notices, drills):
+   * they prepare their statements once and keep to their own tables.
+   */
+  get sql(): Database.Database {
+    return this.db;
+  }
+
   /** Close the database. */
   close(): void {
     this.db.close();

@@ -62,7 +62,7 @@ export function App() {
       </>
     );
 
-  const detail = phaseOpen ? (
+  const detail = phaseOpen && selection ? (
     <PhaseDetail selection={selection} onClose={() => setSelection(null)} />
   ) : findingId !== null && loaded ? (
     <FindingDetail id={findingId} onClose={() => navigate({ view: 'findings', id: null })} />

@@ -3,6 +3,8 @@ import { newestFirst } from '../lib/format';
 import type { PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
 import { CycleRow } from './CycleRow';
+import { DeadmanBadge } from './DeadmanBadge';
+import { Timeline } from './Timeline';
 
 /** Props of one loop's section. */
 export interface LoopSectionProps {
@@ -11,7 +13,7 @@ export interface LoopSectionProps {
   onSelect: (key: PhaseKey) => void;
 }
 
-/** A loop: its name and host, then a row per cycle, newest first. */
+/** A loop: its name, dead-man state and host, a timeline of its recent cycles, then a row per cycle, newest first. */
 export function LoopSection({ loop, selection, onSelect }: LoopSectionProps) {
   const hostState = useDeck((s) => s.hosts.find((h) => h.name === loop.host)?.state);
   const cycles = newestFirst(loop.cycles);
@@ -19,6 +21,7 @@ export function LoopSection({ loop, selection, onSelect }: LoopSectionProps) {
     <section className="loop card" data-testid={`loop-${loop.name}`} aria-labelledby={`loop-title-${loop.name}`}>
       <header className="loop-head">
         <h2 id={`loop-title-${loop.name}`}>{loop.name}</h2>
+        <DeadmanBadge loop={loop.name} deadman={loop.deadman} />
         <span className="loop-host">
           on <strong>{loop.host}</strong>
           {hostState && hostState !== 'connected' ? <span className="host-warn"> · host {hostState}</span> : null}
@@ -33,11 +36,14 @@ export function LoopSection({ loop, selection, onSelect }: LoopSectionProps) {
           loop&apos;s <code>runs</code> path in the config if it should already have run.
         </p>
       ) : (
-        <ol className="cycles">
-          {cycles.map((cycle) => (
-            <CycleRow key={cycle.date} loop={loop.name} cycle={cycle} selection={selection} onSelect={onSelect} />
-          ))}
-        </ol>
+        <>
+          <Timeline loop={loop.name} cycles={loop.cycles} selection={selection} onSelect={onSelect} />
+          <ol className="cycles">
+            {cycles.map((cycle) => (
+              <CycleRow key={cycle.date} loop={loop.name} cycle={cycle} selection={selection} onSelect={onSelect} />
+            ))}
+          </ol>
+        </>
       )}
     </section>
   );

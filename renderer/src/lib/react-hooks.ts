@@ -19,6 +19,15 @@ export function navigate(route: Route): void {
   if (window.location.hash !== hash) window.location.hash = hash;
 }
 
+/** Go to a route in place of the current history entry (for moving a selection with the arrow keys). */
+export function replaceRoute(route: Route): void {
+  const hash = routeHash(route);
+  if (window.location.hash === hash) return;
+  const url = `${window.location.pathname}${window.location.search}${hash}`;
+  window.history.replaceState(window.history.state, '', url);
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
+}
+
 /** The current time in ms, refreshed every `everyMs` (for ages and "now" lines). */
 export function useNow(everyMs = 60_000): number {
   const [now, setNow] = useState(() => Date.now());

@@ -1,0 +1,182 @@
+import { CronExpressionParser } from 'cron-parser';
+import type { Cycle, Deadman, DeadmanState } from '../../../shared/domain';
+
+/** What the dead-man needs to know about one loop: its schedule, limits, cycles and the time. */
+export interface DeadmanInput {
+  /** Five-field cron expression, read in `timezone`. */
+  readonly schedule: string;
+  /** IANA time zone of the runner, e.g. `America/New_York`. */
+  readonly timezone: string;
+  readonly graceMs: number;
+  readonly capMs: number;
+  /** Newest first, as the loop follower returns them. */
+  readonly cycles: readonly Cycle[];
+  readonly now: Date;
+}
+
+/** The fire times around a moment: the last at or before it and the next after it (epoch ms). */
+export interface FireTimes {
+  readonly last: number | null;
+  readonly next: number | null;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+// Wall-clock fire times are searched this far either side of now: more than any DST shift.
+const MARGIN = 3 * HOUR;
+const MAX_STEPS = 5_000;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
+    } catch {
+      throw new Error(`invalid time zone "${tz}"`);
+    }
+    formatters.set(tz, f);
+  }
+  return f;
+}
+
+/** The wall-clock time in `tz` at an instant, expressed as if that wall time were UTC (ms). */
+function wallOf(ms: number, tz: string): number {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  const at = (k: string): number => parts[k] ?? 0;
+  return Date.UTC(at('year'), at('month') - 1, at('day'), at('hour') % 24, at('minute'), at('second')) + (ms % 1000 + 1000) % 1000;
+}
+
+/**
+ * The instant of a wall-clock time in `tz`, resolved like Temporal's `compatible` (and RFC 5545):
+ * a repeated time (fall back) is its first occurrence; a time in a gap (spring forward) is moved
+ * forward by the length of the gap (02:30 that does not exist is 03:30 after the jump).
+ */
+function instantOf(wall: number, tz: string): number {
+  const before = wall - wallOf(wall - DAY, tz) + (wall - DAY); // wall minus the offset a day earlier
+  const after = wall - wallOf(wall + DAY, tz) + (wall + DAY);
+  const valid = [before, after].filter((t) => wallOf(t, tz) === wall);
+  if (valid.length > 0) return Math.min(...valid);
+  return before;
+}
+
+function parseCron(schedule: string, from: number) {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== 5) throw new Error(`invalid cron schedule "${schedule}": expected five fields`);
+  try {
+    return CronExpressionParser.parse(fields.join(' '), { currentDate: new Date(from), tz: 'UTC' });
+  } catch (err) {
+    throw new Error(`invalid cron schedule "${schedule}": ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * The schedule's fire times around `now` in `tz`. The cron is evaluated on wall-clock time, so a
+ * fixed time fires once a day across DST changes: never twice when clocks fall back, and still
+ * once (later by the gap) when clocks spring forward over it. Throws on an invalid cron or zone.
+ */
+export function fireTimes(schedule: string, tz: string, now: Date): FireTimes {
+  const nowMs = now.getTime();
+  const wallNow = wallOf(nowMs, tz);
+  let last: number | null = null;
+  const back = parseCron(schedule, wallNow + MARGIN);
+  for (let i = 0; i < MAX_STEPS; i++) {
+    let wall: number;
+    try {
+      wall = back.prev().getTime();
+    } catch {
+      break; // no earlier fire: the schedule has never fired
+    }
+    const t = instantOf(wall, tz);
+    if (t <= nowMs && (last === null || t > last)) last = t;
+    if (wall < wallNow - MARGIN && last !== null) break;
+  }
+  let next: number | null = null;
+  const fwd = parseCron(schedule, wallNow - MARGIN);
+  for (let i = 0; i < MAX_STEPS; i++) {
+    let wall: number;
+    try {
+      wall = fwd.next().getTime();
+    } catch {
+      break;
+    }
+    const t = instantOf(wall, tz);
+    if (t > nowMs && (next === null || t < next)) next = t;
+    if (wall > wallNow + MARGIN && next !== null) break;
+  }
+  return { last, next };
+}
+
+/** `YYYY-MM-DD` of an instant in `tz`. */
+function dateIn(ms: number, tz: string): string {
+  return new Date(wallOf(ms, tz)).toISOString().slice(0, 10);
+}
+
+/** `HH:MM` of an instant in `tz`. */
+function clockIn(ms: number, tz: string): string {
+  return new Date(wallOf(ms, tz)).toISOString().slice(11, 16);
+}
+
+function duration(ms: number): string {
+  const min = Math.max(0, Math.round(ms / MINUTE));
+  const h = Math.floor(min / 60);
+  if (h === 0) return `${min}m`;
+  return min % 60 === 0 ? `${h}h` : `${h}h ${min % 60}m`;
+}
+
+function hasEvidence(c: Cycle): boolean {
+  return c.phases.some((p) => p.status !== 'pending' || p.startedAt !== null);
+}
+
+function earliestStart(c: Cycle): number | null {
+  const starts = c.phases.map((p) => Date.parse(p.startedAt ?? '')).filter((t) => !Number.isNaN(t));
+  return starts.length === 0 ? null : Math.min(...starts);
+}
+
+/** A loop's dead-man state at `now` (FORMATS.md §2.5). Throws on an invalid cron or time zone. */
+export function deriveDeadman(input: DeadmanInput): Deadman {
+  const { schedule, timezone: tz, graceMs, capMs, cycles, now } = input;
+  const { last, next } = fireTimes(schedule, tz, now);
+  const expectedAt = next === null ? null : new Date(next).toISOString();
+  const result = (state: DeadmanState, reason: string): Deadman => ({
+    state,
+    expectedAt,
+    lastFireAt: last === null ? null : new Date(last).toISOString(),
+    reason,
+  });
+  if (last === null) return result('ok', `the schedule "${schedule}" has not fired yet`);
+
+  const nowMs = now.getTime();
+  const date = dateIn(last, tz);
+  const fired = `fired ${clockIn(last, tz)} ${tz}`;
+  const cycle = cycles.find((c) => c.date === date);
+  if (!cycle || !hasEvidence(cycle)) {
+    const previous = cycles.filter((c) => c.date < date).reduce<Cycle | null>((a, c) => (a === null || c.date > a.date ? c : a), null);
+    if (previous?.status === 'running') {
+      return result('overrun', `cycle ${previous.date} is still running past the ${clockIn(last, tz)} ${tz} fire, so ${date} has not started`);
+    }
+    const deadline = last + graceMs;
+    if (nowMs < deadline) {
+      return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`);
+    }
+    return result('missed', `no cycle for ${date} by ${clockIn(deadline, tz)} ${tz} (${fired}, grace ${duration(graceMs)})`);
+  }
+  if (cycle.status === 'running') {
+    const start = earliestStart(cycle) ?? last;
+    const age = nowMs - start;
+    if (age > capMs) return result('stalled', `cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+  }
+  return result('ok', `cycle ${date} started (${fired}); it is ${cycle.status}`);
+}

@@ -1,0 +1,21 @@
+import { emptySnapshot } from '../../shared/domain';
+import type { Handlers } from '../rpc/dispatch';
+
+/** Handlers answering every command with a fixed, valid value: for transport tests. */
+export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
+  return {
+    'app.info': () => ({ version: '0.0.0-test', shell: 'electron', config: { state: 'loaded', path: '/tmp/config.yaml' }, dataDir: '/tmp/data', demo: false }),
+    'state.snapshot': async () => emptySnapshot('2025-01-01T06:00:00.000Z'),
+    'demo.start': () => ({ configPath: '/tmp/demo.yaml' }),
+    'hosts.trust': () => ({ trusted: true }),
+    'hosts.unlock': () => ({ unlocked: false }),
+    'capacity.history': () => ({ from: '2025-01-01T05:00:00.000Z', to: '2025-01-01T06:00:00.000Z', series: [], warnings: [] }),
+    'review.mark': () => ({ lastReviewedAt: '2025-01-01T06:00:00.000Z' }),
+    'notices.ack': () => ({ acknowledgedAt: '2025-01-01T06:00:00.000Z' }),
+    'notices.snooze': () => ({ snoozedUntil: '2025-01-01T07:00:00.000Z' }),
+    'drills.run': () => ({ runId: 'run-1' }),
+    'drills.cancel': () => ({ cancelled: false }),
+    'drills.output': () => ({ text: '', next: 0 }),
+    ...overrides,
+  };
+}
