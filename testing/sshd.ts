@@ -53,16 +53,24 @@ function keygen(file: string, type = 'ed25519'): void {
   execFileSync('ssh-keygen', ['-q', '-t', type, '-N', '', '-C', 'loopdeck-test', '-f', file], { stdio: 'ignore' });
 }
 
-/** Every process below `pid` (sshd forks one or two per connection). */
-function descendants(pid: number): number[] {
+/**
+ * The sshd processes below `pid` (sshd forks one or two per connection). Only sshd's own
+ * processes: a crash of sshd must not also SIGKILL the user's shells, which may hold locks of
+ * their own (a login shell killed in the middle of its rc files can wedge every later login).
+ */
+function sshdDescendants(pid: number): number[] {
   let out: string;
   try {
-    out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+    out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' });
   } catch {
     return [];
   }
-  const kids = out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
-  return kids.flatMap((k) => [k, ...descendants(k)]);
+  const kids = out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([p, comm]) => Number(p) > 0 && (comm ?? '').startsWith('sshd'))
+    .map(([p]) => Number(p));
+  return kids.flatMap((k) => [k, ...sshdDescendants(k)]);
 }
 
 function signal(pids: readonly number[], sig: NodeJS.Signals): void {
@@ -138,7 +146,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
     );
     await Promise.race([waitForPort(port), exited]);
   };
-  const all = (): number[] => (child?.pid ? [child.pid, ...descendants(child.pid)] : []);
+  const all = (): number[] => (child?.pid ? [child.pid, ...sshdDescendants(child.pid)] : []);
   const hostLine = (): string => readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
   const knownHosts = join(dir, 'known_hosts');
   writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostLine()}\n`);

@@ -112,15 +112,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'notices.snooze': () => {
       throw new CommandError('Notices are not available yet.');
     },
-    'drills.run': () => {
-      throw new CommandError('Drills are not available yet.');
-    },
-    'drills.cancel': () => {
-      throw new CommandError('Drills are not available yet.');
-    },
-    'drills.output': () => {
-      throw new CommandError('Drills are not available yet.');
-    },
+    'drills.run': async (input) => ({ runId: await requireEngine().drills.run(input) }),
+    'drills.cancel': async ({ runId }) => ({ cancelled: await requireEngine().drills.cancel(runId) }),
+    'drills.output': ({ runId, from }) => requireEngine().drills.output(runId, from),
     'demo.start': async () => {
       if (!demo) {
         demo = startDemo();

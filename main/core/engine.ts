@@ -3,6 +3,8 @@ import { emptySnapshot, type HostState, type LoopState, type Problem, type Snaps
 import type { Config } from './config/schema';
 import { LoopFollower } from './loops/loop-follower';
 import type { FileSource } from './sources/file-source';
+import { DrillService } from './drills/drill-service';
+import { LocalShell, type HostShell } from './drills/host-shell';
 import { LocalSource } from './sources/local-source';
 import { SshSource } from './sources/ssh-source';
 import { NotConnectedError } from './ssh/connection';
@@ -15,18 +17,19 @@ export type EventListener = <E extends EventName>(event: E, payload: EventPayloa
 interface HostEntry {
   readonly name: string;
   readonly source: FileSource | null;
+  readonly shell: HostShell | null;
   readonly ssh: SshHost | null;
   /** Why the host cannot be used at all (e.g. its ssh spec does not resolve). */
   readonly error: string | null;
 }
 
 function hostEntry(name: string, cfg: Config['hosts'][string], env: EngineOptions): HostEntry {
-  if ('local' in cfg) return { name, source: new LocalSource(name), ssh: null, error: null };
+  if ('local' in cfg) return { name, source: new LocalSource(name), shell: new LocalShell(), ssh: null, error: null };
   try {
     const ssh = new SshHost(name, cfg, { store: env.store, ...env.ssh });
-    return { name, source: new SshSource(name, ssh.connection), ssh, error: null };
+    return { name, source: new SshSource(name, ssh.connection), shell: ssh.connection, ssh, error: null };
   } catch (err) {
-    return { name, source: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
+    return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
   }
 }
 
@@ -72,6 +75,8 @@ export class Engine {
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
+  /** Drills: the only way a command runs on a host, and only one declared in the config. */
+  readonly drills: DrillService;
 
   constructor(config: Config, options: EngineOptions) {
     this.store = options.store;
@@ -82,6 +87,30 @@ export class Engine {
       this.loops.set(name, { name, host: loop.host, cycles: [], deadman: null });
       if (source) this.followers.push(new LoopFollower(name, loop, source, this.store));
     }
+    this.drills = new DrillService({
+      store: this.store,
+      drills: config.drills,
+      now: this.now,
+      hostFor: (host) => {
+        const h = this.hosts.get(host);
+        return h && h.source && h.shell && this.isReachable(host) ? { shell: h.shell, source: h.source } : null;
+      },
+      runningPhaseOn: (host) => this.runningPhaseOn(host),
+      onRunsChanged: (runs) => this.emit('drills.changed', { runs }),
+      onOutput: (runId, from, text) => this.emit('drill.output', { runId, from, text }),
+    });
+  }
+
+  /** A running phase of a loop on `host`, described for a person, or null. */
+  private runningPhaseOn(host: string): string | null {
+    for (const loop of this.loops.values()) {
+      if (loop.host !== host) continue;
+      for (const cycle of loop.cycles) {
+        const phase = cycle.phases.find((p) => p.status === 'running');
+        if (phase) return `${loop.name} ${cycle.date} ${phase.name}`;
+      }
+    }
+    return null;
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -155,6 +184,12 @@ export class Engine {
       }
     }
     this.publishHosts();
+    await this.drills.poll().then(
+      () => this.loopErrors.delete('drills'),
+      (err: unknown) => {
+        this.loopErrors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` });
+      },
+    );
     const problems = this.problems();
     const problemsJson = JSON.stringify(problems);
     if (problemsJson !== this.lastProblemsJson) {
@@ -203,6 +238,8 @@ export class Engine {
     return {
       ...emptySnapshot(this.now().toISOString()),
       hosts: this.hostStates(),
+      drills: this.drills.list(),
+      drillRuns: this.drills.runs(),
       loops: [...this.loops.values()],
       problems: this.problems(),
     };

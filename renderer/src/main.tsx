@@ -6,6 +6,7 @@ import { createClient } from './client';
 import { App } from './components/App';
 import { bindDeckStore, createDeckStore, DeckContext } from './store';
 import './styles.css';
+import './views.css';
 
 const client = createClient();
 const store = createDeckStore(client);

@@ -1,6 +1,9 @@
 /**
- * Migration 5: capacity history. Raw samples, per-minute and per-10-minute rollups (one table,
- * `resolution_ms` 0 = raw), and usage rows deduplicated by their key across polls.
+ * Migration 5: capacity history. One table holds raw samples (`resolution_ms` 0) and the
+ * per-minute and per-10-minute rollups, each row as sums and counts so rollups merge exactly:
+ * an average is `*_sum / *_n` over the samples that knew the figure, a peak is `*_max`.
+ * Request counters are stored as deltas over `span_ms` (the time they cover), so a rate at any
+ * resolution is `requests / span_ms`. Usage rows are deduplicated by their key across polls.
  */
 export const CAPACITY_MIGRATION = `
 CREATE TABLE capacity_samples (
@@ -8,16 +11,18 @@ CREATE TABLE capacity_samples (
   host TEXT NOT NULL,
   resolution_ms INTEGER NOT NULL,
   t INTEGER NOT NULL,
-  up REAL,
+  n INTEGER NOT NULL,
+  up_n INTEGER NOT NULL,
   slots_total REAL,
-  slots_busy REAL,
-  inflight REAL,
-  queued REAL,
+  slots_busy_sum REAL, slots_busy_n INTEGER NOT NULL DEFAULT 0, slots_busy_max REAL,
+  inflight_sum REAL, inflight_n INTEGER NOT NULL DEFAULT 0, inflight_max REAL,
+  queued_sum REAL, queued_n INTEGER NOT NULL DEFAULT 0, queued_max REAL,
+  span_ms REAL NOT NULL DEFAULT 0,
   requests REAL,
   errors TEXT,
-  n INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (proxy, host, resolution_ms, t)
 ) WITHOUT ROWID;
+CREATE INDEX capacity_samples_t ON capacity_samples (resolution_ms, t);
 CREATE TABLE usage_rows (
   proxy TEXT NOT NULL,
   key TEXT NOT NULL,
@@ -31,5 +36,5 @@ CREATE TABLE usage_rows (
   error TEXT,
   PRIMARY KEY (proxy, key)
 ) WITHOUT ROWID;
-CREATE INDEX usage_rows_t ON usage_rows (proxy, t);
+CREATE INDEX usage_rows_t ON usage_rows (t);
 `;

@@ -4,6 +4,9 @@ import { DeadmanSchema } from '../../../shared/domain';
 import type { Cycle, CycleStatus, Deadman, Phase, PhaseStatus } from '../../../shared/domain';
 import { deriveDeadman, fireTimes } from './deadman';
 import type { DeadmanInput } from './deadman';
+import type * as CronParser from 'cron-parser';
+
+type CronParserModule = typeof CronParser;
 
 const HOUR = 3_600_000;
 const NY = 'America/New_York';
@@ -19,7 +22,7 @@ function cycle(date: string, status: CycleStatus, startedAt: string | null = nul
 
 const pending = (date: string): Cycle => cycle(date, 'pending', null, 'pending');
 
-function dm(over: Partial<DeadmanInput> & { now: string }): Deadman {
+function dm(over: Partial<Omit<DeadmanInput, 'now'>> & { now: string }): Deadman {
   const input: DeadmanInput = {
     schedule: '0 0 * * *',
     timezone: NY,
@@ -247,7 +250,7 @@ describe('deriveDeadman: guards', () => {
   it('is ok when the schedule has never fired', async () => {
     vi.resetModules();
     vi.doMock('cron-parser', async (importOriginal) => {
-      const real = await importOriginal<typeof import('cron-parser')>();
+      const real = await importOriginal<CronParserModule>();
       const parse: typeof real.CronExpressionParser.parse = (expr, opts) => {
         const e = real.CronExpressionParser.parse(expr, opts);
         return Object.assign(Object.create(Object.getPrototypeOf(e) as object) as typeof e, e, {

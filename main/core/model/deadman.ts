@@ -43,8 +43,8 @@ function formatter(tz: string): Intl.DateTimeFormat {
         minute: '2-digit',
         second: '2-digit',
       });
-    } catch {
-      throw new Error(`invalid time zone "${tz}"`);
+    } catch (err) {
+      throw new Error(`invalid time zone "${tz}"`, { cause: err });
     }
     formatters.set(tz, f);
   }
@@ -78,7 +78,7 @@ function parseCron(schedule: string, from: number) {
   try {
     return CronExpressionParser.parse(fields.join(' '), { currentDate: new Date(from), tz: 'UTC' });
   } catch (err) {
-    throw new Error(`invalid cron schedule "${schedule}": ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`invalid cron schedule "${schedule}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { PullRequestSchema } from '../../../shared/domain';
 import type { Cycle, Phase, PhaseStatus, PullRequest, Verdict } from '../../../shared/domain';
+import { parseLines } from '../parsers/lines';
+import { statusFileParser } from '../parsers/status-file';
+import { transcriptParser } from '../parsers/transcript';
+import { deriveCycle, derivePhase } from './phase-status';
 import { derivePullRequests, parseDeliverRecord, prNumber } from './pull-requests';
 import type { DeliverRecord } from './pull-requests';
 
@@ -92,6 +96,32 @@ describe('derivePullRequests: wrapper stamps', () => {
     expect(out.map((p) => [p.url, p.status])).toEqual([
       [PR(88), 'ready'],
       [PR(89), 'ready'],
+    ]);
+  });
+
+  it('reads the FORMATS.md deliver stamp through the real parsers and derivePhase', () => {
+    const status = `deliver 2026-08-23T10:02:11-04:00 2 PR(s) green, ready to merge: ${PR(88)} ${PR(89)}\n`;
+    const log = `NIGHTLY DELIVER INCOMPLETE: loop=${LOOP} check=ci/test pr=${PR(87)}\n`;
+    const phase = derivePhase(
+      {
+        loop: LOOP,
+        phase: 'deliver',
+        statusRecords: parseLines(statusFileParser, status, 's').records,
+        logRecords: parseLines(transcriptParser, log, 'l').records,
+        stages: [],
+        hasLog: true,
+        hasStatus: true,
+        firstFileTime: '2026-08-23T13:00:00.000Z',
+        lastFileTime: '2026-08-23T14:02:11.000Z',
+      },
+      NOW,
+      20 * 3_600_000,
+    );
+    const out = prs([deriveCycle('2026-08-23', [phase], NOW, 20 * 3_600_000)]);
+    expect(out.map((p) => [p.number, p.status, p.since])).toEqual([
+      [88, 'ready', '2026-08-23T14:02:11.000Z'],
+      [89, 'ready', '2026-08-23T14:02:11.000Z'],
+      [87, 'incomplete', '2026-08-23T14:02:11.000Z'],
     ]);
   });
 

@@ -1,4 +1,10 @@
-/** Migration 6: notices, one row per stable key, so nothing is raised twice across restarts. */
+/**
+ * Migration 6: notices, one row per stable key, so nothing is raised twice across restarts.
+ * `last_sent_at`/`sends` drive emergency repeats (and re-deliver a notice stored but never handed
+ * to the sinks, after a crash); the `pushover_*` columns belong to the Pushover sink: a send still
+ * owed after a failure ('alert' | 'quiet'), the emergency receipt, its state ('open' |
+ * 'acknowledged' | 'expired' | 'cancelled') and the last error Pushover or the network gave.
+ */
 export const NOTICES_MIGRATION = `
 CREATE TABLE notices (
   key TEXT PRIMARY KEY,
@@ -13,7 +19,10 @@ CREATE TABLE notices (
   snoozed_until TEXT,
   last_sent_at TEXT,
   sends INTEGER NOT NULL DEFAULT 0,
-  pushover_receipt TEXT
+  pushover_owed TEXT,
+  pushover_receipt TEXT,
+  pushover_receipt_state TEXT,
+  pushover_error TEXT
 );
 CREATE INDEX notices_created ON notices (created_at);
 `;

@@ -9,8 +9,9 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Finding } from '../../../shared/domain';
+import { formatClock } from '../lib/format';
 import { isNewFinding, severityRank } from '../lib/findings';
 import { routeHash } from '../lib/route';
 import { FindingStatusTag, SeverityTag } from './FindingTags';
@@ -34,11 +35,12 @@ const byValue: SortingFn<Finding> = (a, b, id) => {
   const y = b.getValue<number | string>(id);
   return x < y ? -1 : x > y ? 1 : 0;
 };
-const SEEN = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const SEEN_DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
 
+/** `17 Aug 01:12` in local time. */
 function seen(iso: string): string {
   const t = Date.parse(iso);
-  return Number.isFinite(t) ? SEEN.format(t) : iso;
+  return Number.isFinite(t) ? `${SEEN_DAY.format(t)} ${formatClock(iso) ?? ''}` : iso;
 }
 
 function columns(reviewedAt: string | null): ColumnDef<Finding>[] {
@@ -77,7 +79,7 @@ function columns(reviewedAt: string | null): ColumnDef<Finding>[] {
  * Every finding in one virtualised table: TanStack Table sorts (once per sort or data change), the
  * filter mask then picks rows, and TanStack Virtual renders only the rows in view.
  */
-export function FindingsTable({ findings, mask, reviewedAt, selectedId, onOpen }: FindingsTableProps) {
+export const FindingsTable = memo(function FindingsTable({ findings, mask, reviewedAt, selectedId, onOpen }: FindingsTableProps) {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'severity', desc: false }]);
   const cols = useMemo(() => columns(reviewedAt), [reviewedAt]);
   const table = useReactTable({
@@ -176,4 +178,4 @@ export function FindingsTable({ findings, mask, reviewedAt, selectedId, onOpen }
       </div>
     </div>
   );
-}
+});

@@ -68,16 +68,16 @@ export function FindingsView({ selectedId }: { selectedId: string | null }) {
   const visible = counts.P0 + counts.P1 + counts.P2 + counts.P3 + counts.none;
   const onOpen = useCallback((id: string, replace = false) => (replace ? replaceRoute : navigate)({ view: 'findings', id }), []);
   const filtering = isFiltering({ ...filter, text });
+  const stale = deferredText !== text;
 
   if (findings.length === 0 && backlogCount === 0) return <NoLedgers configPath={configPath} />;
 
   return (
-    <section className="findings card" aria-labelledby="findings-title">
+    <section className={`findings card${stale ? ' stale' : ''}`} aria-labelledby="findings-title" data-pending={stale}>
       <header className="findings-head">
         <h2 id="findings-title">Findings</h2>
         <span className="findings-count" data-testid="findings-count" aria-live="polite">
           {formatCount(visible)} of {formatCount(findings.length)}
-          {deferredText !== text ? <span className="muted"> · filtering…</span> : null}
         </span>
         <SeverityCountsLine counts={counts} />
       </header>
@@ -99,7 +99,7 @@ export function FindingsView({ selectedId }: { selectedId: string | null }) {
           The ledgers have {formatCount(backlogCount)} backlog items but no findings tables yet; findings appear when an
           audit section with a findings table is written.
         </p>
-      ) : visible === 0 && deferredText === text ? (
+      ) : visible === 0 && !stale ? (
         <p className="empty-inline">No findings match these filters.</p>
       ) : null}
       <FindingsTable findings={findings} mask={mask} reviewedAt={reviewedAt} selectedId={selectedId} onOpen={onOpen} />

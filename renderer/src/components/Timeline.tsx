@@ -16,7 +16,7 @@ export interface TimelineProps {
 
 const LABEL_W = 84;
 const RIGHT = 34;
-const TOP = 4;
+const TOP = 16;
 const LANE_H = 13;
 const LANE_GAP = 4;
 const AXIS_H = 20;
@@ -71,6 +71,7 @@ export function Timeline({ loop, cycles, selection, onSelect }: TimelineProps) {
     if (order.length === 0) return;
     const cur = active ?? order.length - 1;
     const next = { ArrowRight: cur + 1, ArrowLeft: cur - 1, Home: 0, End: order.length - 1 }[e.key];
+    setFocused(true);
     if (next !== undefined) {
       e.preventDefault();
       setActive(Math.max(0, Math.min(order.length - 1, next)));
@@ -93,7 +94,9 @@ export function Timeline({ loop, cycles, selection, onSelect }: TimelineProps) {
           aria-label={`Timeline of the last ${Math.min(cycles.length, TIMELINE_CYCLES)} cycles of ${loop}. Left and right arrows move between phases, Enter opens one.`}
           aria-activedescendant={focused && activeBar ? `tl-${loop}-${activeBar.date}-${activeBar.phase.name}` : undefined}
           onKeyDown={onKey}
-          onFocus={() => {
+          onFocus={(e) => {
+            // Only keyboard focus shows the focused bar's tooltip; a click shows the detail panel instead.
+            if (!e.currentTarget.matches(':focus-visible')) return;
             setFocused(true);
             if (active === null) setActive(order.length - 1);
           }}
@@ -124,7 +127,7 @@ export function Timeline({ loop, cycles, selection, onSelect }: TimelineProps) {
             </g>
           ))}
           <line x1={LABEL_W + layout.nowX} x2={LABEL_W + layout.nowX} y1={TOP - 2} y2={TOP + plotH + 4} className="tl-now" />
-          <text x={LABEL_W + layout.nowX + 4} y={TOP + plotH + 14} className="tl-now-label">
+          <text x={LABEL_W + layout.nowX} y={TOP - 6} className="tl-now-label" textAnchor="middle">
             now
           </text>
           {layout.bars.map((bar) => {
@@ -147,7 +150,10 @@ export function Timeline({ loop, cycles, selection, onSelect }: TimelineProps) {
                 fill={bar.running ? `url(#tl-stripes-${loop})` : undefined}
                 onMouseEnter={() => setHover(bar)}
                 onMouseLeave={() => setHover((h) => (h === bar ? null : h))}
-                onClick={() => onSelect(key)}
+                onClick={() => {
+                  setActive(order.indexOf(bar));
+                  onSelect(key);
+                }}
               />
             );
           })}

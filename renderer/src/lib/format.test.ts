@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Stage } from '../../../shared/domain';
 import {
   failedStepText,
+  formatAge,
   formatClock,
   formatDateTime,
   formatDuration,
@@ -91,4 +92,14 @@ it('orders cycles newest first', () => {
     '2026-08-22',
     '2026-08-21',
   ]);
+});
+
+it('formats ages compactly', () => {
+  const now = Date.parse('2026-08-24T07:00:00Z');
+  expect(formatAge('2026-08-24T06:59:30Z', now)).toBe('30s');
+  expect(formatAge('2026-08-24T06:48:00Z', now)).toBe('12m');
+  expect(formatAge('2026-08-24T04:00:00Z', now)).toBe('3h');
+  expect(formatAge('2026-08-21T07:00:00Z', now)).toBe('3d');
+  expect(formatAge('2026-08-24T08:00:00Z', now)).toBe('0s');
+  expect(formatAge(null, now)).toBeNull();
 });

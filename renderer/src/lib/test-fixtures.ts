@@ -1,3 +1,4 @@
+import { emptySnapshot } from '../../../shared/domain';
 import type { BacklogItem, Cycle, Finding, HostState, LoopState, Phase, PullRequest, Snapshot } from '../../../shared/domain';
 
 // Test data only (imported by *.test.ts): small but realistic contract values.
@@ -46,17 +47,9 @@ export function host(name: string, over: Partial<HostState> = {}): HostState {
 /** A snapshot with two loops, one host and no problems. */
 export function snapshot(over: Partial<Snapshot> = {}): Snapshot {
   return {
-    schema: 1,
-    takenAt: '2026-08-24T07:00:00.000Z',
+    ...emptySnapshot('2026-08-24T07:00:00.000Z'),
     hosts: [host('runner')],
     loops: [loop('reliability'), loop('testing')],
-    problems: [],
-    findings: [],
-    backlog: [],
-    prs: [],
-    tasks: [],
-    lessons: [],
-    audits: [],
     ...over,
   };
 }

@@ -55,7 +55,7 @@ function time(iso: string | null): number | null {
 export function dayTicks(start: number, end: number, scale: (t: number) => number): DayTick[] {
   const d = new Date(start);
   d.setHours(0, 0, 0, 0);
-  d.setDate(d.getDate() + 1);
+  if (d.getTime() < start) d.setDate(d.getDate() + 1);
   const fmt = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric' });
   const raw: { t: number; label: string }[] = [];
   while (d.getTime() <= end) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cycle, host, loop, snapshot } from '../lib/test-fixtures';
+import { backlogItem, cycle, finding, host, loop, pullRequest, snapshot } from '../lib/test-fixtures';
 import { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';
@@ -19,6 +19,15 @@ describe('withSnapshot', () => {
     expect(d.loaded).toBe(true);
     expect(d.takenAt).toBe('2026-08-24T07:00:00.000Z');
     expect(d.info).toBe(info);
+  });
+
+  it('takes the ledgers, pull requests and review time from the snapshot, as the same arrays', () => {
+    const findings = [finding('R-1'), finding('R-2')];
+    const prs = [pullRequest(87)];
+    const d = withSnapshot(emptyDeckData, snapshot({ findings, prs, lastReviewedAt: '2026-08-23T05:00:00.000Z' }));
+    expect(d.findings).toBe(findings);
+    expect(d.prs).toBe(prs);
+    expect(d.lastReviewedAt).toBe('2026-08-23T05:00:00.000Z');
   });
 
   it('forgets loops the new snapshot no longer has', () => {
@@ -55,6 +64,32 @@ describe('reduceEvent', () => {
     const r = reduceEvent(base, 'problems.changed', { problems }, NOW);
     expect(r.data.problems).toBe(problems);
     expect(r.refetch).toBe(false);
+  });
+
+  it('ledgers.changed replaces every ledger list whole, without copying', () => {
+    const findings = [finding('R-1', { backlog: ['REL-001'] })];
+    const backlog = [backlogItem('REL-001', ['R-1'])];
+    const payload = { findings, backlog, tasks: [], lessons: [], audits: [] };
+    const { data, refetch } = reduceEvent(base, 'ledgers.changed', payload, NOW);
+    expect(refetch).toBe(false);
+    expect(data.findings).toBe(findings);
+    expect(data.backlog).toBe(backlog);
+    expect(data.tasks).toBe(payload.tasks);
+    expect(data.loops).toBe(base.loops);
+    expect(data.updatedAt).toBe(NOW);
+  });
+
+  it('prs.changed replaces the pull requests in the order main sent', () => {
+    const prs = [pullRequest(88), pullRequest(87, { status: 'incomplete', check: 'ci/test' })];
+    const { data, refetch } = reduceEvent(base, 'prs.changed', { prs }, NOW);
+    expect(refetch).toBe(false);
+    expect(data.prs).toBe(prs);
+    expect(data.findings).toBe(base.findings);
+  });
+
+  it('notices.changed keeps the review time', () => {
+    const { data } = reduceEvent(base, 'notices.changed', { notices: [], lastReviewedAt: '2026-08-24T06:00:00.000Z' }, NOW);
+    expect(data.lastReviewedAt).toBe('2026-08-24T06:00:00.000Z');
   });
 
   it('config.changed updates info.config and asks for a refetch', () => {

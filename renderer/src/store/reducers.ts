@@ -35,6 +35,8 @@ export interface DeckData {
   readonly audits: readonly AuditMark[];
   /** Delivered pull requests, in main's order (ready, incomplete, pending). */
   readonly prs: readonly PullRequest[];
+  /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
+  readonly lastReviewedAt: string | null;
   /** A snapshot has been applied at least once. */
   readonly loaded: boolean;
 }
@@ -54,6 +56,7 @@ export const emptyDeckData: DeckData = {
   lessons: [],
   audits: [],
   prs: [],
+  lastReviewedAt: null,
   loaded: false,
 };
 
@@ -79,6 +82,7 @@ export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
     lessons: snapshot.lessons,
     audits: snapshot.audits,
     prs: snapshot.prs,
+    lastReviewedAt: snapshot.lastReviewedAt,
     loaded: true,
   };
 }
@@ -115,6 +119,11 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
     case 'prs.changed': {
       const { prs } = payload as EventPayload<'prs.changed'>;
       return { data: { ...data, prs, updatedAt: now }, refetch: false };
+    }
+    case 'notices.changed': {
+      // Only the review time is kept for now: it decides which findings are marked new.
+      const { lastReviewedAt } = payload as EventPayload<'notices.changed'>;
+      return { data: { ...data, lastReviewedAt, updatedAt: now }, refetch: false };
     }
     case 'config.changed': {
       const { config, demo } = payload as EventPayload<'config.changed'>;

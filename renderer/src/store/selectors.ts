@@ -34,12 +34,8 @@ export const selectSearchKeys = (s: DeckData): readonly string[] => keysOf(s.fin
 /** Distinct loops and sections of the findings. */
 export const selectFindingFacets = (s: DeckData): { loops: string[]; sections: string[] } => facetsOf(s.findings);
 
-/**
- * When the operator last reviewed the findings; findings first seen after it are marked new. The
- * contract has no such field yet, so nothing is new. When it does, this becomes e.g.
- * `s.info?.lastReviewedAt ?? null`.
- */
-export const selectLastReviewedAt = (_s: DeckData): string | null => null;
+/** When the operator last reviewed the findings (null: never, so nothing is marked new). */
+export const selectLastReviewedAt = (s: DeckData): string | null => s.lastReviewedAt;
 
 const openCount = memoOne((findings: readonly Finding[]) => findings.reduce((n, f) => (f.status === 'open' ? n + 1 : n), 0));
 

@@ -1,0 +1,208 @@
+import type { CommandInput, CommandOutput } from '../../../shared/contract';
+import type { Capacity } from '../../../shared/domain';
+import type { HttpReply } from '../ssh/http-over-ssh';
+import type { Store } from '../store/store';
+import { pollCrossbar } from './crossbar';
+import { gatewayAdapter } from './gateway';
+import { CapacityHistory, type StoredSample } from './history-store';
+import { historyOutput } from './history-query';
+import { pollLlamaServer } from './llama-server';
+import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
+import { isErrorStatus } from './usage-rows';
+
+/** One proxy to poll, from the config. */
+export interface ProxyConfig {
+  /** The configured host (SSH or local) whose loopback the URL is on. */
+  readonly host: string;
+  readonly kind: Capacity['kind'];
+  /** Base URL as seen from that host, e.g. `http://127.0.0.1:8090`. */
+  readonly url: string;
+  /** Poll interval, ms. */
+  readonly every: number;
+  /** Gateway: the configured shed threshold, when its status does not say. */
+  readonly shedThreshold?: number | null;
+  /** Per-request timeout, ms (default: the interval, at most 10 s). */
+  readonly timeoutMs?: number;
+}
+
+/** GET a URL on a host, bounded by a timeout (httpGet bound to the host's connection). */
+export type HostFetch = (url: string, timeoutMs: number) => Promise<HttpReply>;
+
+/** What the capacity service needs. */
+export interface CapacityServiceOptions {
+  readonly proxies: Readonly<Record<string, ProxyConfig>>;
+  /** How to reach a host; null while it is not reachable (SSH down). */
+  readonly getFor: (hostName: string) => HostFetch | null;
+  readonly store: Store;
+  readonly now?: () => Date;
+  readonly onChange: (capacity: Capacity[]) => void;
+  /** How often to prune the history, ms (default hourly; also on start). */
+  readonly pruneEveryMs?: number;
+}
+
+interface CounterState {
+  readonly t: number;
+  readonly counters: Counters | null;
+}
+
+const key = (proxy: string, host: string): string => `${proxy}\0${host}`;
+const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, '')}${path}`;
+const comparable = (c: Capacity): string => JSON.stringify({ ...c, polledAt: null });
+
+/** Counter deltas since the previous poll; a counter that went down was reset (proxy restart). */
+function deltas(cur: Counters, prev: Counters): { requests: number; errors: Record<string, number> } {
+  const d = (a: number, b: number | undefined): number => (b === undefined || a < b ? a : a - b);
+  const errors: Record<string, number> = {};
+  for (const [s, v] of Object.entries(cur.errors)) errors[s] = d(v, prev.errors[s]);
+  return { requests: d(cur.requests, prev.requests), errors };
+}
+
+/** Counts of newly seen usage rows for one host, as counter deltas. */
+function usageDeltas(rows: readonly UsageRow[], host: string): { requests: number; errors: Record<string, number> } {
+  const mine = rows.filter((r) => r.host === host);
+  const errors: Record<string, number> = {};
+  for (const r of mine) if (isErrorStatus(r.status) && r.status !== null) errors[r.status] = (errors[r.status] ?? 0) + 1;
+  return { requests: mine.length, errors };
+}
+
+/**
+ * Polls every configured proxy on its own interval, keeps the latest capacity per (proxy, host)
+ * with up/down transitions, stores samples and usage rows with retention, and answers history.
+ */
+export class CapacityService {
+  private readonly now: () => Date;
+  private readonly hist: CapacityHistory;
+  private readonly latest = new Map<string, Capacity>();
+  private readonly counters = new Map<string, CounterState>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly busy = new Set<string>();
+
+  constructor(private readonly opts: CapacityServiceOptions) {
+    this.now = opts.now ?? (() => new Date());
+    this.hist = new CapacityHistory(opts.store.sql);
+  }
+
+  /** Prune, poll everything once, then poll each proxy on its interval and prune on a schedule. */
+  start(): void {
+    this.prune(this.now());
+    for (const [name, cfg] of Object.entries(this.opts.proxies)) {
+      void this.pollProxy(name, cfg);
+      this.timers.push(setInterval(() => void this.pollProxy(name, cfg), Math.max(cfg.every, 250)));
+    }
+    this.timers.push(setInterval(() => this.prune(this.now()), this.opts.pruneEveryMs ?? 3_600_000));
+  }
+
+  /** Stop polling and pruning. */
+  stop(): void {
+    for (const t of this.timers.splice(0)) clearInterval(t);
+  }
+
+  /** Poll every proxy once, now. */
+  async pollOnce(): Promise<void> {
+    await Promise.all(Object.entries(this.opts.proxies).map(([name, cfg]) => this.pollProxy(name, cfg)));
+  }
+
+  /** The latest capacity of every (proxy, host), sorted. */
+  current(): Capacity[] {
+    return [...this.latest.values()].sort((a, b) => a.proxy.localeCompare(b.proxy) || a.host.localeCompare(b.host));
+  }
+
+  /** Downsampled history for the charts, with warnings. */
+  history(input: Pick<CommandInput<'capacity.history'>, 'range' | 'proxy' | 'host'> & { maxPoints?: number }): CommandOutput<'capacity.history'> {
+    return historyOutput(this.hist, input, this.now(), this.current());
+  }
+
+  /** Drop history past its retention at `now`. */
+  prune(now: Date): void {
+    this.hist.prune(now.getTime());
+  }
+
+  private adapter(cfg: ProxyConfig): Adapter {
+    if (cfg.kind === 'crossbar') return pollCrossbar;
+    if (cfg.kind === 'llama-server') return pollLlamaServer;
+    return gatewayAdapter(cfg.shedThreshold ?? null);
+  }
+
+  private async pollProxy(name: string, cfg: ProxyConfig): Promise<void> {
+    if (this.busy.has(name)) return;
+    this.busy.add(name);
+    try {
+      const now = this.now();
+      const fetch = this.opts.getFor(cfg.host);
+      let result: PollResult;
+      if (!fetch) {
+        result = downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
+      } else {
+        const timeoutMs = cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000);
+        const get = async (path: string) => {
+          const r = await fetch(joinUrl(cfg.url, path), timeoutMs);
+          return { status: r.status, body: r.body };
+        };
+        try {
+          result = await this.adapter(cfg)(get, name, now, cfg.url);
+        } catch (e) {
+          result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
+        }
+      }
+      this.apply(name, cfg, this.expandDown(name, result), now);
+    } finally {
+      this.busy.delete(name);
+    }
+  }
+
+  /** A crossbar that did not answer takes down every backend it was known to have. */
+  private expandDown(proxy: string, result: PollResult): PollResult {
+    const only = result.capacity[0];
+    if (result.capacity.length !== 1 || !only || only.up || only.host !== proxy || only.kind !== 'crossbar') return result;
+    const known = [...this.latest.values()].filter((c) => c.proxy === proxy && c.host !== proxy);
+    if (known.length === 0) return result;
+    const t = result.samples[0]?.t ?? Date.now();
+    return {
+      capacity: known.map((c) => ({ ...c, up: false, slotsBusy: null, inflight: null, queued: null, error: only.error, polledAt: only.polledAt, missing: [] })),
+      samples: known.map((c): Sample => ({ proxy, host: c.host, t, up: false, slotsTotal: c.slotsTotal, slotsBusy: null, inflight: null, queued: null, counters: null })),
+      usage: [],
+    };
+  }
+
+  private apply(proxy: string, cfg: ProxyConfig, result: PollResult, now: Date): void {
+    const fresh = this.hist.addUsage(proxy, result.usage);
+    const usageKnown = cfg.kind === 'crossbar' && result.capacity.some((c) => !c.missing.includes('usage'));
+    const stored: StoredSample[] = result.samples.map((s) => {
+      const k = key(s.proxy, s.host);
+      const prev = this.counters.get(k);
+      let requests: number | null = null;
+      let errors: Record<string, number> | null = null;
+      let spanMs = 0;
+      if (s.counters && prev?.counters) {
+        ({ requests, errors } = deltas(s.counters, prev.counters));
+        spanMs = s.t - prev.t;
+      } else if (!s.counters && s.up && usageKnown && prev) {
+        ({ requests, errors } = usageDeltas(fresh, s.host));
+        spanMs = s.t - prev.t;
+      }
+      if (s.counters || (s.up && usageKnown)) this.counters.set(k, { t: s.t, counters: s.counters });
+      return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors };
+    });
+    this.hist.record(stored);
+
+    let changed = false;
+    const seen = new Set<string>();
+    for (const c of result.capacity) {
+      const k = key(c.proxy, c.host);
+      seen.add(k);
+      const prev = this.latest.get(k);
+      const next: Capacity = { ...c, since: prev && prev.up === c.up ? prev.since : now.toISOString() };
+      if (!prev || comparable(prev) !== comparable(next)) changed = true;
+      this.latest.set(k, next);
+    }
+    // Backends a proxy no longer lists are gone; the proxy's own placeholder goes once it answers.
+    for (const [k, c] of this.latest) {
+      if (c.proxy === proxy && !seen.has(k)) {
+        this.latest.delete(k);
+        changed = true;
+      }
+    }
+    if (changed) this.opts.onChange(this.current());
+  }
+}
+

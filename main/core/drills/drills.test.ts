@@ -1,0 +1,175 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DrillRun } from '../../../shared/domain';
+import { startSshd, type TestSshd } from '../../../testing/sshd';
+import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
+import { createAppCore, type AppCore } from '../app-core';
+
+async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Setup {
+  readonly dir: string;
+  readonly work: string;
+  readonly configPath: string;
+  readonly dataDir: string;
+  readonly runs: string;
+}
+
+function setup(sshd: TestSshd): Setup {
+  const dir = mkdtempSync(join(tmpdir(), 'loopdeck-drills-'));
+  const work = join(dir, 'work');
+  const runs = join(dir, 'runs');
+  mkdirSync(work);
+  mkdirSync(runs);
+  const configPath = join(dir, 'config.yaml');
+  const q = JSON.stringify;
+  writeFileSync(
+    configPath,
+    [
+      'hosts:',
+      `  runner: ${sshHostYaml(sshd)}`,
+      'loops:',
+      `  reliability: { host: runner, runs: ${q(runs)} }`,
+      'drills:',
+      `  echo: { host: runner, cwd: ${q(work)}, timeout: 30s, command: ${q('echo "start $LOOPDECK_ARG_MODE"; sleep 1; echo "end in $(pwd)"; exit 3')}, args: { mode: [fast, "a; touch PWNED", "$(touch PWNED2)"] } }`,
+      `  sleeper: { host: runner, cwd: ${q(work)}, timeout: 2s, command: ${q('sleep 60 & echo $! > child.pid; echo started; sleep 60')} }`,
+      `  slow: { host: runner, cwd: ${q(work)}, timeout: 60s, command: ${q('echo one; sleep 3; echo two; exit 0')} }`,
+      '',
+    ].join('\n'),
+  );
+  return { dir, work, configPath, dataDir: join(dir, 'data'), runs };
+}
+
+function core(s: Setup): AppCore {
+  return createAppCore({ configPath: s.configPath, dataDir: s.dataDir, shell: 'serve', pollMs: 100, ssh: isolatedSshEnv() });
+}
+
+const runOf = (c: AppCore, id: string): DrillRun | undefined => c.snapshot().drillRuns.find((r) => r.id === id);
+const failure = (p: Promise<unknown> | unknown): Promise<string> =>
+  Promise.resolve()
+    .then(() => p)
+    .then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
+
+describe('drills over a real sshd', () => {
+  let sshd: TestSshd;
+  let s: Setup;
+  let c: AppCore;
+  beforeAll(async () => {
+    sshd = await startSshd();
+    s = setup(sshd);
+    c = core(s);
+    await c.start();
+    await until(() => c.snapshot().hosts[0]?.state === 'connected', 10_000, 'connected');
+  }, 30_000);
+  afterAll(async () => {
+    await c?.close();
+    await sshd?.stop();
+  });
+
+  it('runs a declared drill detached, streams its output live, and records rc and the audit trail', async () => {
+    const seen: { text: string; status: string | undefined }[] = [];
+    let runId = '';
+    const off = c.subscribe((event, payload) => {
+      if (event !== 'drill.output') return;
+      const p = payload as { runId: string; text: string };
+      seen.push({ text: p.text, status: runOf(c, p.runId)?.status });
+    });
+    ({ runId } = await c.handlers['drills.run']({ name: 'echo', args: { mode: 'fast' }, confirm: 'echo', overrideRunningPhase: false }));
+    await until(() => runOf(c, runId)?.status !== 'running', 20_000, 'the drill to finish');
+    off();
+    const run = runOf(c, runId);
+    expect(run).toMatchObject({ drill: 'echo', host: 'runner', args: { mode: 'fast' }, rc: 3, status: 'failed', override: false });
+    expect(run?.user).toBeTruthy();
+    expect(run?.durationMs).toBeGreaterThan(900);
+    expect(run?.logPath).toMatch(/\.loopdeck\/drills\/.+\/out\.log$/);
+    // The first line arrived while the drill was still running: live, not at the end.
+    expect(seen[0]).toEqual({ text: 'start fast\n', status: 'running' });
+    expect(seen.map((x) => x.text).join('')).toBe(`start fast\nend in ${s.work}\n`);
+    expect(await c.handlers['drills.output']({ runId, from: 0 })).toEqual({ text: `start fast\nend in ${s.work}\n`, next: 11 + 8 + s.work.length });
+  }, 30_000);
+
+  it.each([
+    ['an undeclared drill', { name: 'rm -rf /', args: {}, confirm: 'rm -rf /' }, /No drill named "rm -rf \/"/],
+    ['a drill name with shell metacharacters', { name: 'echo; touch PWNED3', args: {}, confirm: 'echo; touch PWNED3' }, /No drill named/],
+    ['a confirmation that does not repeat the name', { name: 'echo', args: {}, confirm: 'yes' }, /Type the drill's name \(echo\)/],
+    ['a value outside the allowed ones', { name: 'echo', args: { mode: '$(touch PWNED4)x' }, confirm: 'echo' }, /not an allowed value of mode \(allowed: fast/],
+    ['an undeclared argument', { name: 'echo', args: { path: '/etc/passwd' }, confirm: 'echo' }, /has no argument "path"/],
+    ['a prototype key as drill name', { name: '__proto__', args: {}, confirm: '__proto__' }, /No drill named "__proto__"/],
+  ])('refuses %s', async (_what, input, message) => {
+    expect(await failure(c.handlers['drills.run']({ overrideRunningPhase: false, ...input }))).toMatch(message);
+  });
+
+  it('passes allowed values with shell metacharacters as data, never as code', async () => {
+    for (const mode of ['a; touch PWNED', '$(touch PWNED2)']) {
+      const { runId } = await c.handlers['drills.run']({ name: 'echo', args: { mode }, confirm: 'echo', overrideRunningPhase: false });
+      await until(() => runOf(c, runId)?.status !== 'running', 20_000, 'the drill');
+      expect((await c.handlers['drills.output']({ runId, from: 0 })).text).toContain(`start ${mode}\n`);
+    }
+    for (const f of ['PWNED', 'PWNED2', 'PWNED3', 'PWNED4']) expect(existsSync(join(s.work, f))).toBe(false);
+  }, 40_000);
+
+  it('refuses a second run of the same drill while one runs, and times out by killing the process group', async () => {
+    const { runId } = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false });
+    expect(await failure(c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }))).toMatch(
+      /already running on runner/,
+    );
+    await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the timeout');
+    expect(runOf(c, runId)).toMatchObject({ status: 'timeout', rc: 143 });
+    const child = Number(readFileSync(join(s.work, 'child.pid'), 'utf8'));
+    // The backgrounded child died with its group (a zombie awaiting its reaper counts as dead).
+    const state = existsSync(`/proc/${child}/stat`) ? readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone';
+    expect(['gone', 'Z', 'X']).toContain(state);
+    // The lock was released with the run.
+    const again = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false });
+    await c.handlers['drills.cancel']({ runId: again.runId });
+    await until(() => runOf(c, again.runId)?.status !== 'running', 30_000, 'the cancel');
+    expect(runOf(c, again.runId)?.status).toBe('cancelled');
+  }, 60_000);
+
+  it('refuses while a loop phase on the host is running, unless overridden, and records the override', async () => {
+    const date = new Date().toISOString().slice(0, 10);
+    mkdirSync(join(s.runs, date), { recursive: true });
+    writeFileSync(join(s.runs, date, 'remediate.status'), `remediate ${new Date().toISOString().replace(/\.\d+Z$/, '+00:00')} STARTED\n`);
+    await c.pollOnce();
+    expect(await failure(c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: false }))).toMatch(
+      new RegExp(`Host runner is running a loop phase \\(reliability ${date} remediate\\)`),
+    );
+    const { runId } = await c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true });
+    expect(runOf(c, runId)?.override).toBe(true);
+    // The link dies mid-drill; the drill goes on on the host and its result still arrives.
+    sshd.kill();
+    await new Promise((r) => setTimeout(r, 500));
+    await sshd.restart();
+    await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the result after the reconnect');
+    expect(runOf(c, runId)).toMatchObject({ status: 'ok', rc: 0 });
+    expect((await c.handlers['drills.output']({ runId, from: 0 })).text).toBe('one\ntwo\n');
+  }, 60_000);
+
+  it('shows the result of a drill that finished while Loopdeck was closed', async () => {
+    const other = core(s);
+    await other.start();
+    await until(() => other.snapshot().hosts[0]?.state === 'connected', 10_000, 'connected');
+    const { runId } = await other.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true });
+    await other.close();
+    await new Promise((r) => setTimeout(r, 3500));
+    const reopened = core(s);
+    await reopened.start();
+    try {
+      await until(() => runOf(reopened, runId)?.status === 'ok', 20_000, 'the result after restart');
+      expect(runOf(reopened, runId)?.rc).toBe(0);
+    } finally {
+      await reopened.close();
+    }
+  }, 60_000);
+});

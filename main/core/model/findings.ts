@@ -1,0 +1,140 @@
+import type { BacklogItem, Finding, FindingStatus, LogOutcome, Severity } from '../../../shared/domain';
+
+/** A row of an audit section's findings table, as the ledger parser emits it. */
+export interface FindingRow {
+  readonly line: number;
+  readonly section: string;
+  readonly id: string;
+  readonly severity: Severity | null;
+  readonly category: string | null;
+  readonly where: string | null;
+  readonly text: string;
+}
+
+/** A row of an audit section's backlog table, as the ledger parser emits it. */
+export interface BacklogRow {
+  readonly line: number;
+  readonly section: string;
+  readonly id: string;
+  /** The R ids it covers. */
+  readonly findings: readonly string[];
+  readonly severity: Severity | null;
+  readonly acceptance: string;
+}
+
+/** A row of RELIABILITY_LOG.md, as the ledger parser emits it. */
+export interface OutcomeRow {
+  readonly line: number;
+  readonly id: string;
+  readonly date: string | null;
+  readonly outcome: string;
+  readonly red: number | null;
+  readonly green: number | null;
+  readonly note: string | null;
+}
+
+/** What findings and backlog items are derived from: one loop's parsed ledger rows. */
+export interface FindingsInput {
+  readonly loop: string;
+  /** The audit ledger the rows came from. */
+  readonly source: string;
+  readonly findings: readonly FindingRow[];
+  readonly backlog: readonly BacklogRow[];
+  /** In log order. */
+  readonly outcomes: readonly OutcomeRow[];
+  /** When Loopdeck first read a finding (ISO), by its id. */
+  readonly firstSeen: (id: string) => string;
+}
+
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { P0: 0, P1: 1, P2: 2, P3: 3 };
+
+/** Sort key of a severity: P0 first, no severity last. */
+export function severityRank(severity: Severity | null): number {
+  return severity === null ? 4 : SEVERITY_RANK[severity];
+}
+
+/**
+ * The status an outcome text means (`DONE`, `BLOCKED`, `operator-only`; any case, any trailing
+ * text, leading markup such as `**` ignored). Anything else means the item is still open.
+ */
+export function outcomeStatus(outcome: string): FindingStatus {
+  const s = outcome.replace(/^[^A-Za-z]+/, '').toLowerCase();
+  if (/^done\b/.test(s)) return 'done';
+  if (/^blocked\b/.test(s)) return 'blocked';
+  if (/^operator[\s_-]*only\b/.test(s)) return 'operator-only';
+  return 'open';
+}
+
+const key = (id: string): string => id.trim().toUpperCase();
+
+/** Rows with the first of each id kept: ids are never renumbered, so a repeat is not a new item. */
+function firstOfEach<T extends { readonly id: string }>(rows: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const k = key(r.id);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A finding's status from the items covering it: open > blocked > operator-only > done. */
+function coveredStatus(statuses: readonly FindingStatus[]): FindingStatus {
+  if (statuses.length === 0 || statuses.includes('open')) return 'open';
+  if (statuses.includes('blocked')) return 'blocked';
+  if (statuses.includes('operator-only')) return 'operator-only';
+  return 'done';
+}
+
+/** Findings and backlog items with their status from the reliability log (FORMATS.md §3). */
+export function deriveFindings(input: FindingsInput): { findings: Finding[]; backlog: BacklogItem[] } {
+  const { loop, source } = input;
+  const outcomesById = new Map<string, LogOutcome[]>();
+  for (const o of input.outcomes) {
+    const k = key(o.id);
+    const list = outcomesById.get(k) ?? [];
+    list.push({ date: o.date, outcome: o.outcome, red: o.red, green: o.green, note: o.note, line: o.line });
+    outcomesById.set(k, list);
+  }
+
+  const backlog: BacklogItem[] = firstOfEach(input.backlog).map((row) => {
+    const outcomes = outcomesById.get(key(row.id)) ?? [];
+    const latest = outcomes.at(-1);
+    return {
+      id: row.id,
+      loop,
+      section: row.section,
+      findings: [...row.findings],
+      severity: row.severity,
+      acceptance: row.acceptance,
+      status: latest ? outcomeStatus(latest.outcome) : 'open',
+      red: latest?.red ?? null,
+      green: latest?.green ?? null,
+      outcomes,
+    };
+  });
+
+  const covering = new Map<string, BacklogItem[]>();
+  for (const item of backlog) {
+    for (const r of new Set(item.findings.map(key))) covering.set(r, [...(covering.get(r) ?? []), item]);
+  }
+
+  const findings: Finding[] = firstOfEach(input.findings).map((row) => {
+    const items = covering.get(key(row.id)) ?? [];
+    return {
+      id: row.id,
+      loop,
+      source,
+      section: row.section,
+      severity: row.severity,
+      category: row.category,
+      where: row.where,
+      text: row.text,
+      status: coveredStatus(items.map((i) => i.status)),
+      backlog: items.map((i) => i.id),
+      firstSeenAt: input.firstSeen(row.id),
+      line: row.line,
+    };
+  });
+  return { findings, backlog };
+}

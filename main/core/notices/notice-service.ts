@@ -1,0 +1,235 @@
+import type { Notice, NoticePriority } from '../../../shared/domain';
+import type { Store } from '../store/store';
+import type { NoticeDraft } from './notice-draft';
+import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
+
+/** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
+export interface NoticeSink {
+  /**
+   * Show the notice. `repeat`: an emergency repeating, or a snooze ending. `quiet`: list it without
+   * an alert (quiet hours, or priority −1); the sink decides what that means for it.
+   */
+  deliver(notice: Notice, opts: { repeat: boolean; quiet: boolean }): Promise<void> | void;
+  /** The notice was acknowledged or snoozed here: stop anything the sink repeats on its own. */
+  withdraw?(notice: Notice): Promise<void> | void;
+  /** Periodic work (owed sends, receipt polls); returns acknowledgements made on the sink's side. */
+  tick?(): Promise<readonly RemoteAck[]>;
+}
+
+/** An acknowledgement made outside Loopdeck (on the phone, through Pushover). */
+export interface RemoteAck {
+  readonly key: string;
+  readonly acknowledgedAt: string;
+}
+
+/** How the notice service is made. */
+export interface NoticeServiceOptions {
+  readonly store: Store;
+  readonly notify: NotifyConfig;
+  readonly now?: () => Date;
+  readonly sinks: readonly NoticeSink[];
+  /** Called after the stored notices changed (raised, acknowledged, snoozed, reviewed). */
+  readonly onChange?: () => void;
+  readonly log?: (message: string) => void;
+}
+
+interface Row {
+  key: string;
+  priority: number;
+  source: string;
+  title: string;
+  message: string;
+  url: string | null;
+  url_title: string | null;
+  created_at: string;
+  acknowledged_at: string | null;
+  snoozed_until: string | null;
+  last_sent_at: string | null;
+  sends: number;
+}
+
+/** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
+const LIST_LIMIT = 500;
+const REVIEW_KEY = 'lastReviewedAt';
+
+function toNotice(r: Row): Notice {
+  return {
+    key: r.key,
+    priority: r.priority as NoticePriority,
+    source: r.source,
+    title: r.title,
+    message: r.message,
+    url: r.url,
+    urlTitle: r.url_title,
+    createdAt: r.created_at,
+    acknowledgedAt: r.acknowledged_at,
+    snoozedUntil: r.snoozed_until,
+  };
+}
+
+/**
+ * Raises each notice once per stable key (the key is the SQLite primary key, so "once" holds across
+ * restarts and re-read ledgers), hands it to the sinks at the right urgency, repeats emergencies
+ * until acknowledged or expired, and keeps acknowledgements, snoozes and the review watermark.
+ */
+export class NoticeService {
+  private readonly store: Store;
+  private readonly notify: NotifyConfig;
+  private readonly now: () => Date;
+  private readonly sinks: readonly NoticeSink[];
+  private readonly onChange: () => void;
+  private readonly log: (message: string) => void;
+
+  constructor(opts: NoticeServiceOptions) {
+    this.store = opts.store;
+    this.notify = opts.notify;
+    this.now = opts.now ?? (() => new Date());
+    this.sinks = opts.sinks;
+    this.onChange = opts.onChange ?? (() => undefined);
+    this.log = opts.log ?? ((m) => console.error(`Loopdeck notices: ${m}`));
+  }
+
+  /** Store and deliver the drafts not seen before; returns the newly raised notices. */
+  update(drafts: readonly NoticeDraft[]): Notice[] {
+    const createdAt = this.now().toISOString();
+    const db = this.store.sql;
+    const exists = db.prepare('SELECT 1 FROM notices WHERE key = ?');
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO notices (key, priority, source, title, message, url, url_title, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const raised = db.transaction(() => {
+      const out: Notice[] = [];
+      for (const d of drafts) {
+        if (d.requires !== undefined && !exists.get(d.requires)) continue;
+        const r = insert.run(d.key, d.priority, d.source, d.title, d.message, d.url, d.urlTitle, createdAt);
+        if (r.changes === 1) {
+          out.push({ key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, snoozedUntil: null });
+        }
+      }
+      return out;
+    })();
+    for (const n of raised) this.send(n, false);
+    if (raised.length > 0) this.onChange();
+    return raised;
+  }
+
+  /** The stored notices, newest first. */
+  list(): Notice[] {
+    const rows = this.store.sql.prepare('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as Row[];
+    return rows.map(toNotice);
+  }
+
+  /** Acknowledge a notice (stops its repeats); returns when. Acknowledging twice keeps the first time. */
+  acknowledge(key: string): string {
+    return this.ack(key, this.now().toISOString());
+  }
+
+  /** Snooze a notice for `minutes`: no re-delivery until then, when it is delivered once more. */
+  snooze(key: string, minutes: number): string {
+    const row = this.row(key);
+    const until = new Date(this.now().getTime() + minutes * 60_000).toISOString();
+    this.store.sql.prepare('UPDATE notices SET snoozed_until = ? WHERE key = ?').run(until, key);
+    this.withdraw({ ...toNotice(row), snoozedUntil: until });
+    this.onChange();
+    return until;
+  }
+
+  /** Move the review watermark to now: what is "new" is what arrived after it. */
+  markReviewed(): string {
+    const at = this.now().toISOString();
+    this.store.setMeta(REVIEW_KEY, at);
+    this.onChange();
+    return at;
+  }
+
+  /** When the operator last marked everything reviewed, or null if never. */
+  lastReviewedAt(): string | null {
+    return this.store.getMeta(REVIEW_KEY);
+  }
+
+  /**
+   * Periodic work, every few seconds: repeat due emergencies, remind snoozed notices whose snooze
+   * ended, deliver any notice stored but never handed to the sinks (a crash between the two), and
+   * let the sinks retry owed sends and poll for acknowledgements made on their side. Never rejects.
+   */
+  async tick(): Promise<void> {
+    const now = this.now();
+    const nowIso = now.toISOString();
+    const { retryMs, expireMs } = emergencyTiming(this.notify);
+    const rows = this.store.sql
+      .prepare('SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (sends = 0 OR priority = 2 OR snoozed_until IS NOT NULL)')
+      .all() as Row[];
+    let changed = false;
+    for (const r of rows) {
+      if (r.snoozed_until !== null) {
+        if (r.snoozed_until > nowIso) continue;
+        this.store.sql.prepare('UPDATE notices SET snoozed_until = NULL WHERE key = ?').run(r.key);
+        changed = true;
+        const live = r.priority < 2 || now.getTime() < Date.parse(r.created_at) + expireMs;
+        if (live) this.send(toNotice({ ...r, snoozed_until: null }), true);
+        continue;
+      }
+      if (r.sends === 0) {
+        this.send(toNotice(r), false);
+        continue;
+      }
+      const expired = now.getTime() >= Date.parse(r.created_at) + expireMs;
+      const due = r.last_sent_at === null || now.getTime() >= Date.parse(r.last_sent_at) + retryMs;
+      if (r.priority === 2 && !expired && due) this.send(toNotice(r), true);
+    }
+    for (const sink of this.sinks) {
+      if (!sink.tick) continue;
+      try {
+        for (const a of await sink.tick()) {
+          const row = this.store.sql.prepare('SELECT acknowledged_at FROM notices WHERE key = ?').get(a.key) as { acknowledged_at: string | null } | undefined;
+          if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt);
+        }
+      } catch (err) {
+        this.log(`a notice sink's tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (changed) this.onChange();
+  }
+
+  private ack(key: string, at: string): string {
+    const row = this.row(key);
+    if (row.acknowledged_at !== null) return row.acknowledged_at;
+    this.store.sql.prepare('UPDATE notices SET acknowledged_at = ? WHERE key = ?').run(at, key);
+    this.withdraw({ ...toNotice(row), acknowledgedAt: at });
+    this.onChange();
+    return at;
+  }
+
+  private row(key: string): Row {
+    const row = this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as Row | undefined;
+    if (!row) throw new Error(`No notice with key ${JSON.stringify(key)}: it may have been raised by another Loopdeck data folder; refresh the list.`);
+    return row;
+  }
+
+  /** Hand a notice to every sink (never for −2), recording the send; a failing sink is logged. */
+  private send(n: Notice, repeat: boolean): void {
+    if (n.priority === -2) return;
+    const quiet = n.priority === -1 || (n.priority <= 0 && inQuietHours(this.notify.quietHours, this.now()));
+    for (const sink of this.sinks) {
+      this.guard(() => sink.deliver(n, { repeat, quiet }));
+    }
+    this.store.sql.prepare('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
+  }
+
+  private withdraw(n: Notice): void {
+    for (const sink of this.sinks) {
+      if (sink.withdraw) this.guard(() => sink.withdraw?.(n));
+    }
+  }
+
+  private guard(fn: () => Promise<void> | void): void {
+    const fail = (err: unknown): void => this.log(`a notice sink failed: ${err instanceof Error ? err.message : String(err)}`);
+    try {
+      const r = fn();
+      if (r) r.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/** Pushover's message limit, which a notice's message also keeps to. */
+export const MESSAGE_MAX = 1024;
+/** Titles stay short: they are what a lock screen shows. */
+export const TITLE_MAX = 100;
+
+/** `text` cut to `max` characters, ending with an ellipsis when cut (never splitting a surrogate pair). */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** A deep link into the console (`<consoleUrl>#/loops/x`), or null when no console URL is known. */
+export function consoleLink(consoleUrl: string | undefined, hash: string): string | null {
+  if (!consoleUrl) return null;
+  const base = consoleUrl.replace(/#.*$/, '');
+  return `${base}${hash}`;
+}
+
+/** A duration for a person: `6 min`, `2 h 5 min`, `40 s`. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+}

@@ -1,0 +1,86 @@
+import type { z } from 'zod';
+import type { NoticePriority } from '../../../shared/domain';
+import type { NotifyConfigSchema } from '../config/schema';
+
+/** The validated `notify` section (durations already in milliseconds). */
+export type NotifyConfig = z.output<typeof NotifyConfigSchema>;
+
+/** Names of the notice rules, as `notify.rules` spells them. */
+export const RULE_NAMES = [
+  'loop-missed',
+  'loop-stalled',
+  'phase-incomplete',
+  'phase-failed',
+  'finding-p0',
+  'prs-ready',
+  'phase-no-op',
+  'host-down',
+  'host-recovered',
+  'drill-finished',
+] as const;
+
+/** The name of a notice rule. */
+export type RuleName = (typeof RULE_NAMES)[number];
+
+/** Each rule's priority unless `notify.rules` says otherwise. */
+export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
+  'loop-missed': 1,
+  'loop-stalled': 1,
+  'phase-incomplete': 1,
+  'phase-failed': 1,
+  'finding-p0': 2,
+  'prs-ready': 0,
+  'phase-no-op': -1,
+  'host-down': 1,
+  'host-recovered': 0,
+  'drill-finished': 0,
+};
+
+/** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */
+export const MIN_RETRY_MS = 30_000;
+/** The longest an emergency may keep repeating (Pushover's 10800 s). */
+export const MAX_EXPIRE_MS = 10_800_000;
+
+function isRuleName(name: string): name is RuleName {
+  return (RULE_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * `notify.rules` as rule priorities, plus the names no rule has: the config schema accepts any
+ * name, so the caller reports those (as `notify.rules.<name>`) instead of silently ignoring them.
+ */
+export function ruleOverrides(rules: Readonly<Record<string, number>> | undefined): {
+  rules: Partial<Record<RuleName, NoticePriority>>;
+  unknown: string[];
+} {
+  const out: Partial<Record<RuleName, NoticePriority>> = {};
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(rules ?? {})) {
+    if (!isRuleName(name)) unknown.push(name);
+    else out[name] = Math.max(-2, Math.min(2, Math.round(value))) as NoticePriority;
+  }
+  return { rules: out, unknown };
+}
+
+/** Emergency timing from the config: retry (default 60 s, at least 30 s), expire (default 1 h, at most 3 h). */
+export function emergencyTiming(notify: NotifyConfig): { retryMs: number; expireMs: number } {
+  return {
+    retryMs: Math.max(MIN_RETRY_MS, notify.retry ?? 60_000),
+    expireMs: Math.min(MAX_EXPIRE_MS, notify.expire ?? 3_600_000),
+  };
+}
+
+/**
+ * Whether `now` (local time) is inside `HH:MM-HH:MM`; the range may wrap midnight
+ * (`22:00-07:00`). The start minute is inside, the end minute is not; equal ends mean none.
+ */
+export function inQuietHours(spec: string | undefined, now: Date): boolean {
+  if (!spec) return false;
+  const m = /^(\d\d):(\d\d)-(\d\d):(\d\d)$/.exec(spec);
+  if (!m) return false;
+  const start = Number(m[1]) * 60 + Number(m[2]);
+  const end = Number(m[3]) * 60 + Number(m[4]);
+  const t = now.getHours() * 60 + now.getMinutes();
+  if (start === end) return false;
+  return start < end ? t >= start && t < end : t >= start || t < end;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { parseRoute, routeHash, type Route } from './route';
+
+describe('routes', () => {
+  it('parses the views, defaulting to loops', () => {
+    expect(parseRoute('')).toEqual({ view: 'loops' });
+    expect(parseRoute('#loops')).toEqual({ view: 'loops' });
+    expect(parseRoute('#/loops')).toEqual({ view: 'loops' });
+    expect(parseRoute('#/nope')).toEqual({ view: 'loops' });
+    expect(parseRoute('#/prs')).toEqual({ view: 'prs' });
+    expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
+    expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
+  });
+
+  it('round-trips finding ids that carry # and /', () => {
+    for (const route of [
+      { view: 'findings', id: 'review-2026-08-23#4' },
+      { view: 'findings', id: 'a/b c' },
+      { view: 'findings', id: null },
+      { view: 'prs' },
+      { view: 'loops' },
+    ] as Route[]) {
+      expect(parseRoute(routeHash(route))).toEqual(route);
+    }
+    expect(routeHash({ view: 'findings', id: 'R-1' })).toBe('#/findings/R-1');
+    expect(parseRoute('#/findings/%E0%A4%A')).toEqual({ view: 'findings', id: '%E0%A4%A' });
+  });
+});
