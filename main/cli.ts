@@ -101,6 +101,7 @@ async function snapshot(flags: Flags): Promise<number> {
   const { engine, store } = await openEngine(flags);
   try {
     await engine.settle(CONNECT_TIMEOUT_MS);
+    await engine.capacity.pollOnce();
     // A large backlog is read in bounded chunks: poll until a poll changes nothing.
     let changed = true;
     for (let i = 0; changed && i < 1000; i++) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type Snapshot } from '../../shared/domain';
-import { CommandError, type Handlers } from '../rpc/dispatch';
+import type { Handlers } from '../rpc/dispatch';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
 import { Engine, type EngineOptions } from './engine';
@@ -100,18 +100,10 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       return { trusted: true } as const;
     },
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().sshHost(host).unlock(passphrase) }),
-    'capacity.history': () => {
-      throw new CommandError('Capacity history is not available yet.');
-    },
-    'review.mark': () => {
-      throw new CommandError('The review is not available yet.');
-    },
-    'notices.ack': () => {
-      throw new CommandError('Notices are not available yet.');
-    },
-    'notices.snooze': () => {
-      throw new CommandError('Notices are not available yet.');
-    },
+    'capacity.history': (input) => requireEngine().capacity.history(input),
+    'review.mark': () => ({ lastReviewedAt: requireEngine().notifier.markReviewed() }),
+    'notices.ack': ({ key }) => ({ acknowledgedAt: requireEngine().notifier.acknowledge(key) }),
+    'notices.snooze': ({ key, minutes }) => ({ snoozedUntil: requireEngine().notifier.snooze(key, minutes) }),
     'drills.run': async (input) => ({ runId: await requireEngine().drills.run(input) }),
     'drills.cancel': async ({ runId }) => ({ cancelled: await requireEngine().drills.cancel(runId) }),
     'drills.output': ({ runId, from }) => requireEngine().drills.output(runId, from),

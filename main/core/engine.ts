@@ -1,54 +1,33 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
+import {
+  emptySnapshot,
+  type AuditMark,
+  type BacklogItem,
+  type Capacity,
+  type Finding,
+  type HostState,
+  type Lesson,
+  type LoopState,
+  type Problem,
+  type PullRequest,
+  type Snapshot,
+  type Task,
+} from '../../shared/domain';
+import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
-import { LoopFollower } from './loops/loop-follower';
-import type { FileSource } from './sources/file-source';
 import { DrillService } from './drills/drill-service';
-import { LocalShell, type HostShell } from './drills/host-shell';
-import { LocalSource } from './sources/local-source';
-import { SshSource } from './sources/ssh-source';
+import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './hosts';
+import { LedgerFollower } from './loops/ledger-follower';
+import { LoopFollower } from './loops/loop-follower';
+import { deriveDeadman } from './model/deadman';
+import { derivePullRequests } from './model/pull-requests';
+import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
-import { SshHost, type SshHostEnv } from './ssh/ssh-host';
+import type { SshHost, SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
 
 /** Receives every event the engine publishes. */
 export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
-
-interface HostEntry {
-  readonly name: string;
-  readonly source: FileSource | null;
-  readonly shell: HostShell | null;
-  readonly ssh: SshHost | null;
-  /** Why the host cannot be used at all (e.g. its ssh spec does not resolve). */
-  readonly error: string | null;
-}
-
-function hostEntry(name: string, cfg: Config['hosts'][string], env: EngineOptions): HostEntry {
-  if ('local' in cfg) return { name, source: new LocalSource(name), shell: new LocalShell(), ssh: null, error: null };
-  try {
-    const ssh = new SshHost(name, cfg, { store: env.store, ...env.ssh });
-    return { name, source: new SshSource(name, ssh.connection), shell: ssh.connection, ssh, error: null };
-  } catch (err) {
-    return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
-  }
-}
-
-function hostState(h: HostEntry): HostState {
-  const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null } as const;
-  if (h.error) return { ...base, kind: 'ssh', state: 'unreachable', error: h.error };
-  if (!h.ssh) return { ...base, kind: 'local', state: 'connected', error: null };
-  const s = h.ssh.connection.status;
-  return {
-    name: h.name,
-    kind: 'ssh',
-    state: s.state,
-    error: s.error,
-    since: s.since,
-    attempt: s.attempt,
-    fingerprint: s.presentedKey?.fingerprint ?? null,
-    needsPassphrase: h.ssh.needsPassphrase,
-  };
-}
 
 /** What the engine is built from. */
 export interface EngineOptions {
@@ -56,6 +35,17 @@ export interface EngineOptions {
   readonly now?: () => Date;
   /** Where SSH hosts find ~/.ssh and how their connections are tuned (tests shorten keepalive). */
   readonly ssh?: Omit<SshHostEnv, 'store'>;
+  /** Emergency repeats and receipt polls run this often (ms). */
+  readonly noticeTickMs?: number;
+}
+
+/** Everything read from all loops' ledgers. */
+interface Ledgers {
+  findings: readonly Finding[];
+  backlog: readonly BacklogItem[];
+  tasks: readonly Task[];
+  lessons: readonly Lesson[];
+  audits: readonly AuditMark[];
 }
 
 /**
@@ -65,6 +55,11 @@ export interface EngineOptions {
 export class Engine {
   private readonly hosts = new Map<string, HostEntry>();
   private readonly followers: LoopFollower[] = [];
+  private readonly ledgerFollowers = new Map<string, LedgerFollower>();
+  private ledgers: Ledgers = { findings: [], backlog: [], tasks: [], lessons: [], audits: [] };
+  private prs: readonly PullRequest[] = [];
+  private capacityNow: readonly Capacity[] = [];
+  private tickTimer: NodeJS.Timeout | null = null;
   private readonly loops = new Map<string, LoopState>();
   private readonly loopErrors = new Map<string, Problem>();
   private readonly listeners = new Set<EventListener>();
@@ -77,23 +72,46 @@ export class Engine {
   private started = false;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
+  /** The inference fleet's capacity, polled through the hosts. */
+  readonly capacity: CapacityService;
+  /** Notices raised once per stable key, delivered to the console and Pushover. */
+  readonly notifier: Notifier;
 
-  constructor(config: Config, options: EngineOptions) {
+  constructor(
+    private readonly config: Config,
+    private readonly options: EngineOptions,
+  ) {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
-    for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host, options));
+    for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host, this.store, options.ssh));
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       this.loops.set(name, { name, host: loop.host, cycles: [], deadman: null });
-      if (source) this.followers.push(new LoopFollower(name, loop, source, this.store));
+      if (!source) continue;
+      this.followers.push(new LoopFollower(name, loop, source, this.store));
+      this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
+    this.capacity = new CapacityService({
+      proxies: config.proxies,
+      store: this.store,
+      now: this.now,
+      getFor: (host) => {
+        const h = this.hosts.get(host);
+        return isReachable(h) ? hostFetch(h) : null;
+      },
+      onChange: (capacity) => {
+        this.capacityNow = capacity;
+        this.emit('capacity.changed', { capacity });
+      },
+    });
+    this.notifier = new Notifier({ store: this.store, notify: config.notify, now: this.now, emit: (e, p) => this.emit(e, p) });
     this.drills = new DrillService({
       store: this.store,
       drills: config.drills,
       now: this.now,
       hostFor: (host) => {
         const h = this.hosts.get(host);
-        return h && h.source && h.shell && this.isReachable(host) ? { shell: h.shell, source: h.source } : null;
+        return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
       },
       runningPhaseOn: (host) => this.runningPhaseOn(host),
       onRunsChanged: (runs) => this.emit('drills.changed', { runs }),
@@ -122,11 +140,22 @@ export class Engine {
       h.ssh.connection.on('status', () => this.publishHosts());
       h.ssh.connection.start();
     }
+    if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
+    const tick = (): void => {
+      void this.notifier.tick().finally(() => {
+        if (this.started) this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
+      });
+    };
+    this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
   }
 
   /** Close every connection (after the poll in flight, if any). */
   async close(): Promise<void> {
+    this.started = false;
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    this.capacity.stop();
     await this.idle();
+    await this.notifier.close();
     for (const h of this.hosts.values()) h.ssh?.connection.close();
   }
 
@@ -166,10 +195,28 @@ export class Engine {
 
   private async pollAll(): Promise<void> {
     const now = this.now();
+    let ledgersChanged = false;
     for (const follower of this.followers) {
-      if (!this.isReachable(follower.host)) continue;
+      const loopConfig = this.config.loops[follower.name];
+      if (!loopConfig) continue;
+      if (!this.isReachable(follower.host)) {
+        this.refreshDeadman(follower.name, now);
+        continue;
+      }
       try {
-        const state = await follower.poll(now);
+        const read = await follower.poll(now);
+        const state: LoopState = {
+          ...read,
+          deadman: deriveDeadman({
+            schedule: loopConfig.schedule,
+            timezone: loopConfig.timezone,
+            graceMs: loopConfig.grace,
+            capMs: loopConfig.cap,
+            cycles: read.cycles,
+            now,
+          }),
+        };
+        ledgersChanged = (await this.ledgerFollowers.get(follower.name)?.poll(now)) || ledgersChanged;
         this.loopErrors.delete(follower.name);
         const before = this.loops.get(follower.name);
         if (JSON.stringify(before) !== JSON.stringify(state)) {
@@ -183,6 +230,8 @@ export class Engine {
         this.loopErrors.set(follower.name, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
       }
     }
+    if (ledgersChanged) this.publishLedgers();
+    this.publishPrs(now);
     this.publishHosts();
     await this.drills.poll().then(
       () => this.loopErrors.delete('drills'),
@@ -190,6 +239,14 @@ export class Engine {
         this.loopErrors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` });
       },
     );
+    this.notifier.update({
+      loops: [...this.loops.values()],
+      findings: this.ledgers.findings,
+      prs: this.prs,
+      hosts: this.hostStates(),
+      capacity: this.capacityNow,
+      drillRuns: this.drills.runs(),
+    });
     const problems = this.problems();
     const problemsJson = JSON.stringify(problems);
     if (problemsJson !== this.lastProblemsJson) {
@@ -204,8 +261,46 @@ export class Engine {
   }
 
   private isReachable(host: string): boolean {
-    const h = this.hosts.get(host);
-    return h !== undefined && h.source !== null && (h.ssh === null || h.ssh.connection.status.state === 'connected');
+    return isReachable(this.hosts.get(host));
+  }
+
+  /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
+  private refreshDeadman(loop: string, now: Date): void {
+    const cfg = this.config.loops[loop];
+    const before = this.loops.get(loop);
+    if (!cfg || !before) return;
+    const deadman = deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, cycles: before.cycles, now });
+    if (JSON.stringify(deadman) === JSON.stringify(before.deadman)) return;
+    const state = { ...before, deadman };
+    this.loops.set(loop, state);
+    this.emit('loop.updated', { loop: state });
+  }
+
+  private publishLedgers(): void {
+    const all = [...this.ledgerFollowers.values()].map((f) => f.ledgers);
+    this.ledgers = {
+      findings: all.flatMap((l) => l.findings),
+      backlog: all.flatMap((l) => l.backlog),
+      tasks: all.flatMap((l) => l.tasks),
+      lessons: all.flatMap((l) => l.lessons),
+      audits: all.flatMap((l) => l.audits),
+    };
+    this.emit('ledgers.changed', this.ledgers);
+  }
+
+  private lastPrsJson = '[]';
+
+  private publishPrs(now: Date): void {
+    const prs = [...this.loops.values()].flatMap((loop) =>
+      derivePullRequests({ loop: loop.name, cycles: loop.cycles, deliverRecord: this.ledgerFollowers.get(loop.name)?.ledgers.deliverRecord ?? null, now }),
+    );
+    const order = { ready: 0, incomplete: 1, pending: 2 } as const;
+    prs.sort((a, b) => order[a.status] - order[b.status] || (b.since ?? '').localeCompare(a.since ?? ''));
+    const json = JSON.stringify(prs);
+    if (json === this.lastPrsJson) return;
+    this.lastPrsJson = json;
+    this.prs = prs;
+    this.emit('prs.changed', { prs });
   }
 
   private publishHosts(): void {
@@ -219,7 +314,7 @@ export class Engine {
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
   problems(): Problem[] {
-    return [...this.loopErrors.values(), ...this.store.problems()];
+    return [...this.loopErrors.values(), ...this.notifier.problems(), ...this.store.problems()];
   }
 
   /**
@@ -238,10 +333,15 @@ export class Engine {
     return {
       ...emptySnapshot(this.now().toISOString()),
       hosts: this.hostStates(),
-      drills: this.drills.list(),
-      drillRuns: this.drills.runs(),
       loops: [...this.loops.values()],
       problems: this.problems(),
+      ...this.ledgers,
+      prs: this.prs,
+      capacity: this.capacityNow,
+      notices: this.notifier.list(),
+      lastReviewedAt: this.notifier.lastReviewedAt(),
+      drills: this.drills.list(),
+      drillRuns: this.drills.runs(),
     };
   }
 

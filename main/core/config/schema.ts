@@ -79,6 +79,8 @@ export const ProxyConfigSchema = z
     kind: z.enum(['crossbar', 'llama-server', 'gateway']),
     url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as "http://127.0.0.1:8080"' }),
     every: Duration.default(10_000),
+    /** Gateway: its configured shed threshold (e.g. BR_MAX_INFLIGHT_REQUESTS), when its status does not say. */
+    shedThreshold: z.number().positive().optional(),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import { navigate, useRoute } from '../lib/react-hooks';
 import type { Route } from '../lib/route';
 import type { PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
+import { CapacityView } from './CapacityView';
 import { ConfigError } from './ConfigError';
 import { FindingDetail } from './FindingDetail';
 import { FindingsView } from './FindingsView';
@@ -15,7 +16,7 @@ import { PrsView } from './PrsView';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
 
-const TITLE: Readonly<Record<Route['view'], string>> = { loops: 'Loops', findings: 'Findings', prs: 'Pull requests' };
+const TITLE: Readonly<Record<Route['view'], string>> = { loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity' };
 
 /** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
@@ -56,6 +57,8 @@ export function App() {
           <FindingsView selectedId={findingId} />
         ) : route.view === 'prs' ? (
           <PrsView />
+        ) : route.view === 'capacity' ? (
+          <CapacityView />
         ) : (
           <LoopsView selection={selection} onSelect={setSelection} />
         )}

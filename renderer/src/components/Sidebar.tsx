@@ -7,6 +7,7 @@ const VIEWS: readonly { view: ViewName; label: string }[] = [
   { view: 'loops', label: 'Loops' },
   { view: 'findings', label: 'Findings' },
   { view: 'prs', label: 'Pull requests' },
+  { view: 'capacity', label: 'Capacity' },
 ];
 
 function NavCount({ view }: { view: ViewName }) {

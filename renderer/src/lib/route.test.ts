@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { parseRoute, routeHash, type Route } from './route';
 
 describe('routes', () => {
-  it('parses the views, defaulting to loops', () => {
-    expect(parseRoute('')).toEqual({ view: 'loops' });
+  it('parses the views, defaulting to review', () => {
+    expect(parseRoute('')).toEqual({ view: 'review' });
+    expect(parseRoute('#/')).toEqual({ view: 'review' });
+    expect(parseRoute('#/review')).toEqual({ view: 'review' });
     expect(parseRoute('#loops')).toEqual({ view: 'loops' });
     expect(parseRoute('#/loops')).toEqual({ view: 'loops' });
-    expect(parseRoute('#/nope')).toEqual({ view: 'loops' });
+    expect(parseRoute('#/loops/reliability')).toEqual({ view: 'loops', loop: 'reliability' });
+    expect(parseRoute('#/nope')).toEqual({ view: 'review' });
+    expect(parseRoute('#/notices')).toEqual({ view: 'notices' });
+    expect(parseRoute('#/drills')).toEqual({ view: 'drills' });
+    expect(parseRoute('#/drills/run-7')).toEqual({ view: 'drills', runId: 'run-7' });
     expect(parseRoute('#/prs')).toEqual({ view: 'prs' });
     expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
     expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
@@ -19,6 +25,9 @@ describe('routes', () => {
       { view: 'findings', id: null },
       { view: 'prs' },
       { view: 'loops' },
+      { view: 'loops', loop: 'nightly ops' },
+      { view: 'drills', runId: '2026-08-24T03:00:00Z-gpu-reset' },
+      { view: 'review' },
     ] as Route[]) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }

@@ -3,35 +3,43 @@
 
 /** Which view is shown, and for findings, which one is open. */
 export type Route =
-  | { readonly view: 'loops' }
+  | { readonly view: 'review' }
+  | { readonly view: 'loops'; readonly loop?: string }
+  | { readonly view: 'notices' }
+  | { readonly view: 'drills'; readonly runId?: string }
   | { readonly view: 'findings'; readonly id: string | null }
-  | { readonly view: 'prs' };
+  | { readonly view: 'prs' }
+  | { readonly view: 'capacity' };
 
 /** The name of a view. */
 export type ViewName = Route['view'];
 
-/** Parse a location hash; anything unknown (including the old `#loops`) is the loops view. */
+/** Parse a location hash; an empty or unknown hash is the review view (the old `#loops` still works). */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   const [head, ...rest] = path.split('/');
-  if (head === 'findings') {
-    const raw = rest.join('/');
-    let id: string | null = null;
-    if (raw) {
-      try {
-        id = decodeURIComponent(raw);
-      } catch {
-        id = raw;
-      }
+  const raw = rest.join('/');
+  let id: string | null = null;
+  if (raw) {
+    try {
+      id = decodeURIComponent(raw);
+    } catch {
+      id = raw;
     }
-    return { view: 'findings', id };
   }
+  if (head === 'findings') return { view: 'findings', id };
   if (head === 'prs') return { view: 'prs' };
-  return { view: 'loops' };
+  if (head === 'capacity') return { view: 'capacity' };
+  if (head === 'loops') return id ? { view: 'loops', loop: id } : { view: 'loops' };
+  if (head === 'notices') return { view: 'notices' };
+  if (head === 'drills') return id ? { view: 'drills', runId: id } : { view: 'drills' };
+  return { view: 'review' };
 }
 
 /** The hash for a route; finding ids are encoded (review findings carry a `#`). */
 export function routeHash(route: Route): string {
   if (route.view === 'findings') return route.id ? `#/findings/${encodeURIComponent(route.id)}` : '#/findings';
+  if (route.view === 'loops' && route.loop) return `#/loops/${encodeURIComponent(route.loop)}`;
+  if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
   return `#/${route.view}`;
 }

@@ -1,11 +1,12 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { EventName, EventPayload } from '../../../shared/contract';
+import type { CommandInput, CommandOutput, EventName, EventPayload } from '../../../shared/contract';
 import { events } from '../../../shared/contract';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
+import { createOpsActions, type OpsActions } from './ops-actions';
 import { emptyDeckData, reduceEvent, withSnapshot, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
-export interface DeckState extends DeckData {
+export interface DeckState extends DeckData, OpsActions {
   readonly connection: ConnectionState;
   /** Why the last load failed, for a person; null when it succeeded. */
   readonly loadError: string | null;
@@ -23,6 +24,8 @@ export interface DeckState extends DeckData {
    * whether it unlocked the file. Throws for the caller to show.
    */
   unlockHost(host: string, passphrase: string): Promise<boolean>;
+  /** Fetch downsampled capacity history for the charts (not kept in the store). Throws for the caller to show. */
+  capacityHistory(input: CommandInput<'capacity.history'>): Promise<CommandOutput<'capacity.history'>>;
 }
 
 /** The zustand store type. */
@@ -42,6 +45,7 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
     connection: client.connection(),
     loadError: null,
     loading: false,
+    ...createOpsActions(client, set, get),
 
     applyEvent(event, payload) {
       const effect = reduceEvent(get(), event, payload, now());
@@ -93,6 +97,7 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
       const { unlocked } = await client.invoke('hosts.unlock', { host, passphrase });
       return unlocked;
     },
+    capacityHistory: (input) => client.invoke('capacity.history', input),
   }));
 }
 

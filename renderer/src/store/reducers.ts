@@ -2,6 +2,7 @@ import type { CommandOutput, EventName, EventPayload } from '../../../shared/con
 import type {
   AuditMark,
   BacklogItem,
+  Capacity,
   Finding,
   HostState,
   Lesson,
@@ -11,12 +12,13 @@ import type {
   Snapshot,
   Task,
 } from '../../../shared/domain';
+import { emptyOpsData, opsFromSnapshot, reduceOpsEvent, type OpsData } from './ops';
 
 /** What `app.info` answers. */
 export type AppInfo = CommandOutput<'app.info'>;
 
 /** The observable state the console shows, as plain data (no actions). */
-export interface DeckData {
+export interface DeckData extends OpsData {
   readonly info: AppInfo | null;
   /** `takenAt` of the last snapshot loaded; null before the first. */
   readonly takenAt: string | null;
@@ -35,6 +37,8 @@ export interface DeckData {
   readonly audits: readonly AuditMark[];
   /** Delivered pull requests, in main's order (ready, incomplete, pending). */
   readonly prs: readonly PullRequest[];
+  /** Inference hosts as last polled, in main's order (grouped by proxy there). */
+  readonly capacity: readonly Capacity[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
   /** A snapshot has been applied at least once. */
@@ -56,8 +60,10 @@ export const emptyDeckData: DeckData = {
   lessons: [],
   audits: [],
   prs: [],
+  capacity: [],
   lastReviewedAt: null,
   loaded: false,
+  ...emptyOpsData,
 };
 
 /** An event that changed the data, and whether the whole state must be fetched again. */
@@ -82,8 +88,10 @@ export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
     lessons: snapshot.lessons,
     audits: snapshot.audits,
     prs: snapshot.prs,
+    capacity: snapshot.capacity,
     lastReviewedAt: snapshot.lastReviewedAt,
     loaded: true,
+    ...opsFromSnapshot(data, snapshot),
   };
 }
 
@@ -120,17 +128,24 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
       const { prs } = payload as EventPayload<'prs.changed'>;
       return { data: { ...data, prs, updatedAt: now }, refetch: false };
     }
+    case 'capacity.changed': {
+      const { capacity } = payload as EventPayload<'capacity.changed'>;
+      return { data: { ...data, capacity, updatedAt: now }, refetch: false };
+    }
     case 'notices.changed': {
-      // Only the review time is kept for now: it decides which findings are marked new.
       const { lastReviewedAt } = payload as EventPayload<'notices.changed'>;
-      return { data: { ...data, lastReviewedAt, updatedAt: now }, refetch: false };
+      return { data: { ...data, ...reduceOpsEvent(data, event, payload), lastReviewedAt, updatedAt: now }, refetch: false };
     }
     case 'config.changed': {
       const { config, demo } = payload as EventPayload<'config.changed'>;
       const info = data.info ? { ...data.info, config, demo } : null;
       return { data: { ...data, info, updatedAt: now }, refetch: true };
     }
-    default:
-      return { data, refetch: false };
+    default: {
+      // Notices raised, drill runs and drill output (ops.ts); output does not count as a state change.
+      const ops = reduceOpsEvent(data, event, payload);
+      if (!ops) return { data, refetch: false };
+      return { data: { ...data, ...ops, updatedAt: event === 'drill.output' ? data.updatedAt : now }, refetch: false };
+    }
   }
 }

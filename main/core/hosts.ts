@@ -1,0 +1,58 @@
+import type { HostState } from '../../shared/domain';
+import type { Config } from './config/schema';
+import { LocalShell, type HostShell } from './drills/host-shell';
+import type { FileSource } from './sources/file-source';
+import { LocalSource } from './sources/local-source';
+import { SshSource } from './sources/ssh-source';
+import { httpGet, type HttpReply } from './ssh/http-over-ssh';
+import { SshHost, type SshHostEnv } from './ssh/ssh-host';
+import type { Store } from './store/store';
+
+/** A configured host and the ways Loopdeck reaches it. */
+export interface HostEntry {
+  readonly name: string;
+  readonly source: FileSource | null;
+  readonly shell: HostShell | null;
+  readonly ssh: SshHost | null;
+  /** Why the host cannot be used at all (e.g. its ssh spec does not resolve). */
+  readonly error: string | null;
+}
+
+/** Build a host from its config: local, or SSH with one kept-up connection. */
+export function hostEntry(name: string, cfg: Config['hosts'][string], store: Store, env?: Omit<SshHostEnv, 'store'>): HostEntry {
+  if ('local' in cfg) return { name, source: new LocalSource(name), shell: new LocalShell(), ssh: null, error: null };
+  try {
+    const ssh = new SshHost(name, cfg, { store, ...env });
+    return { name, source: new SshSource(name, ssh.connection), shell: ssh.connection, ssh, error: null };
+  } catch (err) {
+    return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
+  }
+}
+
+/** Whether a host can be read right now. */
+export function isReachable(h: HostEntry | undefined): h is HostEntry {
+  return h !== undefined && h.source !== null && (h.ssh === null || h.ssh.connection.status.state === 'connected');
+}
+
+/** HTTP GET on a host's loopback: over its SSH connection, or directly for a local host. */
+export function hostFetch(h: HostEntry): (url: string, timeoutMs: number) => Promise<HttpReply> {
+  return (url, timeoutMs) => httpGet(h.ssh ? h.ssh.connection : null, url, timeoutMs);
+}
+
+/** A host's state as the UI and the snapshot show it. */
+export function hostState(h: HostEntry): HostState {
+  const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null } as const;
+  if (h.error) return { ...base, kind: 'ssh', state: 'unreachable', error: h.error };
+  if (!h.ssh) return { ...base, kind: 'local', state: 'connected', error: null };
+  const s = h.ssh.connection.status;
+  return {
+    name: h.name,
+    kind: 'ssh',
+    state: s.state,
+    error: s.error,
+    since: s.since,
+    attempt: s.attempt,
+    fingerprint: s.presentedKey?.fingerprint ?? null,
+    needsPassphrase: h.ssh.needsPassphrase,
+  };
+}

@@ -1,0 +1,119 @@
+import type { EventName, EventPayload } from '../../../shared/contract';
+import type { Notice, Problem } from '../../../shared/domain';
+import type { Store } from '../store/store';
+import { trackDownSince } from './host-rules';
+import { NoticeService, type NoticeSink } from './notice-service';
+import { ruleOverrides, type NotifyConfig } from './notify-config';
+import { PushoverSink } from './pushover-sink';
+import { deriveNotices, type NoticeInput } from './rules';
+
+const SEEDED = 'notices.seededAt';
+const DOWN_SINCE = 'notices.hostDownSince';
+
+/** The state notices are derived from, minus what the notifier keeps itself. */
+export type NoticeState = Omit<NoticeInput, 'hostDownSince' | 'rules' | 'now' | 'consoleUrl'>;
+
+/** Options of the notifier. */
+export interface NotifierOptions {
+  readonly store: Store;
+  readonly notify: NotifyConfig;
+  readonly now: () => Date;
+  readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+}
+
+/**
+ * Notices for the engine: derives drafts from the state, raises each stable key once (SQLite),
+ * delivers to the sinks — the console (`notice.raised`: toasts, desktop notifications) and, when
+ * configured, Pushover — and keeps host outages tracked across restarts.
+ *
+ * The very first update on a fresh database lists what it finds without alerting: pointing
+ * Loopdeck at a loop with a year of history must not page the operator for all of it.
+ */
+export class Notifier {
+  /** Where the console is reached, for links in notices (serve mode sets it). */
+  consoleUrl: string | undefined;
+  private readonly service: NoticeService;
+  private readonly pushover: PushoverSink;
+  private tracked: Record<string, string>;
+  private readonly unknownRules: readonly string[];
+
+  constructor(private readonly options: NotifierOptions) {
+    const { store, notify, now } = options;
+    this.pushover = new PushoverSink({ store, notify, now });
+    const console: NoticeSink = {
+      deliver: (notice, { repeat, quiet }) => {
+        if (!quiet) options.emit('notice.raised', { notice, repeat });
+      },
+    };
+    this.service = new NoticeService({
+      store,
+      notify,
+      now,
+      sinks: [console, this.pushover],
+      onChange: () => options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() }),
+    });
+    this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
+    this.unknownRules = ruleOverrides(notify.rules).unknown;
+  }
+
+  /** Derive notices from the state and raise the new ones. */
+  update(state: NoticeState): void {
+    const now = this.options.now();
+    const tracked = trackDownSince(this.tracked, state.hosts, state.capacity, now);
+    if (JSON.stringify(tracked) !== JSON.stringify(this.tracked)) {
+      this.tracked = tracked;
+      this.options.store.setMeta(DOWN_SINCE, JSON.stringify(tracked));
+    }
+    const drafts = deriveNotices({
+      ...state,
+      hostDownSince: this.tracked,
+      rules: ruleOverrides(this.options.notify.rules).rules,
+      now,
+      ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),
+    });
+    if (this.options.store.getMeta(SEEDED) === null) {
+      new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts);
+      this.options.store.setMeta(SEEDED, now.toISOString());
+      this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() });
+      return;
+    }
+    this.service.update(drafts);
+  }
+
+  /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls. */
+  tick(): Promise<void> {
+    return this.service.tick();
+  }
+
+  list(): Notice[] {
+    return this.service.list();
+  }
+
+  lastReviewedAt(): string | null {
+    return this.service.lastReviewedAt();
+  }
+
+  acknowledge(key: string): string {
+    return this.service.acknowledge(key);
+  }
+
+  snooze(key: string, minutes: number): string {
+    return this.service.snooze(key, minutes);
+  }
+
+  markReviewed(): string {
+    const at = this.service.markReviewed();
+    this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: at });
+    return at;
+  }
+
+  /** Config problems: rule names under `notify.rules` that no rule has. */
+  problems(): Problem[] {
+    return this.unknownRules.map((name) => ({ source: `notify.rules.${name}`, line: null, message: `No notice rule is named ${name}.` }));
+  }
+
+  /** Wait for Pushover requests in flight (before the store closes). */
+  async close(): Promise<void> {
+    await this.pushover.flush();
+  }
+}

@@ -1,0 +1,141 @@
+import type { Capacity, Cycle, Deadman, DrillRun, Finding, LoopState, Phase, PullRequest, Severity } from '../../../shared/domain';
+import { failedStepText, newestFirst } from './format';
+import { severityRank } from './findings';
+
+// Pure derivations for the review screen: what needs the operator since they last marked it reviewed.
+
+/** Without a review mark, the review covers this much. */
+export const DEFAULT_REVIEW_WINDOW_MS = 24 * 3600_000;
+
+/** The start of the review window: the last review, or 24 hours before `now`. */
+export function reviewSince(lastReviewedAt: string | null, now: number): string {
+  const t = lastReviewedAt ? Date.parse(lastReviewedAt) : NaN;
+  return Number.isFinite(t) ? new Date(t).toISOString() : new Date(now - DEFAULT_REVIEW_WINDOW_MS).toISOString();
+}
+
+function after(iso: string | null, since: number): boolean {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(t) && t > since;
+}
+
+/** Where a phase stopped: the first unfinished stage and its step, or the first failing step. */
+export interface StopPoint {
+  readonly cycle: string;
+  readonly phase: string;
+  readonly status: Phase['status'];
+  readonly stage: string | null;
+  readonly step: string | null;
+  readonly reason: string;
+}
+
+/** The stop point of one phase. */
+export function stopPoint(cycle: string, phase: Phase): StopPoint {
+  const open = phase.stages.find((s) => !s.done);
+  const failing = phase.stages.find((s) => failedStepText(s) !== null);
+  const stage = open ?? failing ?? null;
+  const step = open ? open.stoppedAt : failing ? (failing.steps.find((s) => s.rc !== null && s.rc !== 0)?.name ?? null) : null;
+  return { cycle, phase: phase.name, status: phase.status, stage: stage?.name ?? null, step, reason: phase.reason };
+}
+
+/** One loop as the review shows it. */
+export interface LoopReview {
+  readonly loop: string;
+  readonly host: string;
+  readonly deadman: Deadman | null;
+  /** The newest cycle, if any. */
+  readonly last: Cycle | null;
+  /** Where the newest cycle is or stopped: its first phase that did not end well (or is running). */
+  readonly lastStop: StopPoint | null;
+  /** Incomplete or failed phases of the cycles in the window (the newest always counts), newest first. */
+  readonly issues: readonly StopPoint[];
+  /** Something here needs a person. */
+  readonly attention: boolean;
+}
+
+function cycleTouched(cycle: Cycle, since: number): boolean {
+  return cycle.phases.some((p) => after(p.endedAt, since) || after(p.startedAt, since));
+}
+
+const BAD = new Set<Phase['status']>(['incomplete', 'failed']);
+
+/** Review one loop over the window starting at `since`. */
+export function reviewLoop(loop: LoopState, since: string): LoopReview {
+  const t = Date.parse(since);
+  const cycles = newestFirst(loop.cycles);
+  const last = cycles[0] ?? null;
+  const stopped = last?.phases.find((p) => BAD.has(p.status) || p.status === 'running');
+  const issues: StopPoint[] = [];
+  cycles.forEach((c, i) => {
+    if (i > 0 && !cycleTouched(c, t)) return;
+    for (const p of c.phases) if (BAD.has(p.status)) issues.push(stopPoint(c.date, p));
+  });
+  const deadmanBad = loop.deadman !== null && loop.deadman.state !== 'ok';
+  return {
+    loop: loop.name,
+    host: loop.host,
+    deadman: loop.deadman,
+    last,
+    lastStop: last && stopped ? stopPoint(last.date, stopped) : null,
+    issues,
+    attention: deadmanBad || issues.length > 0,
+  };
+}
+
+/** Findings first seen in the window, most severe first (then newest), with counts per severity. */
+export interface NewFindings {
+  readonly items: readonly Finding[];
+  readonly counts: Readonly<Record<Severity | 'none', number>>;
+}
+
+/** The findings first seen after `since`. */
+export function newFindings(findings: readonly Finding[], since: string): NewFindings {
+  const t = Date.parse(since);
+  const items = findings.filter((f) => after(f.firstSeenAt, t));
+  items.sort((a, b) => severityRank(a.severity) - severityRank(b.severity) || (a.firstSeenAt < b.firstSeenAt ? 1 : a.firstSeenAt > b.firstSeenAt ? -1 : 0));
+  const counts = { P0: 0, P1: 0, P2: 0, P3: 0, none: 0 };
+  for (const f of items) counts[f.severity ?? 'none'] += 1;
+  return { items, counts };
+}
+
+/** Pull requests waiting to be merged (whenever they became ready: they wait for a person). */
+export function readyPrs(prs: readonly PullRequest[]): PullRequest[] {
+  return prs.filter((p) => p.status === 'ready');
+}
+
+/** Drill runs started in the window, or still running, newest first. */
+export function drillRunsSince(runs: readonly DrillRun[], since: string): DrillRun[] {
+  const t = Date.parse(since);
+  return runs
+    .filter((r) => r.status === 'running' || after(r.startedAt, t))
+    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+}
+
+/** A fleet problem: an inference host down, or saturated (every slot busy, or requests queued). */
+export interface Incident {
+  readonly proxy: string;
+  readonly host: string;
+  readonly kind: 'down' | 'saturated';
+  readonly since: string | null;
+  /** One line for a person. */
+  readonly detail: string;
+}
+
+/** The incidents in the current capacity, down hosts first. */
+export function fleetIncidents(capacity: readonly Capacity[]): Incident[] {
+  const down: Incident[] = [];
+  const busy: Incident[] = [];
+  for (const c of capacity) {
+    if (!c.up) {
+      down.push({ proxy: c.proxy, host: c.host, kind: 'down', since: c.since, detail: c.error ?? 'Not answering.' });
+      continue;
+    }
+    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
+    const queued = c.queued ?? 0;
+    if (!full && queued <= 0) continue;
+    const parts = [];
+    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
+    if (queued > 0) parts.push(`${queued} queued`);
+    busy.push({ proxy: c.proxy, host: c.host, kind: 'saturated', since: c.polledAt, detail: parts.join(' · ') });
+  }
+  return [...down, ...busy];
+}

@@ -1,0 +1,63 @@
+import type { CommandInput } from '../../../shared/contract';
+import type { LoopdeckClient } from '../client';
+import { appendOutput, withNoticeChange, withoutToast, type OpsData } from './ops';
+
+/** The store's actions for review, notices and drills. Failures throw for the caller to show. */
+export interface OpsActions {
+  /** Move the review watermark to now. */
+  markReviewed(): Promise<void>;
+  ackNotice(key: string): Promise<void>;
+  snoozeNotice(key: string, minutes: number): Promise<void>;
+  /** Take a toast off the screen (the notice itself is untouched). */
+  dismissToast(key: string): void;
+  /** Start a drill; resolves with the run id. */
+  runDrill(input: CommandInput<'drills.run'>): Promise<string>;
+  cancelDrill(runId: string): Promise<boolean>;
+  /** Fetch a run's output from where the held text ends (from 0 the first time) and merge it. */
+  fetchDrillOutput(runId: string): Promise<void>;
+}
+
+type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null }) => void;
+
+/** Build the actions over a client and the store's `set`/`get`. */
+export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () => OpsData): OpsActions {
+  const inFlight = new Set<string>();
+  return {
+    async markReviewed() {
+      const { lastReviewedAt } = await client.invoke('review.mark', {});
+      set({ lastReviewedAt });
+    },
+    async ackNotice(key) {
+      const { acknowledgedAt } = await client.invoke('notices.ack', { key });
+      set(withNoticeChange(get(), key, { acknowledgedAt }));
+    },
+    async snoozeNotice(key, minutes) {
+      const { snoozedUntil } = await client.invoke('notices.snooze', { key, minutes });
+      set(withNoticeChange(get(), key, { snoozedUntil }));
+    },
+    dismissToast(key) {
+      set(withoutToast(get(), key));
+    },
+    async runDrill(input) {
+      const { runId } = await client.invoke('drills.run', input);
+      return runId;
+    },
+    async cancelDrill(runId) {
+      const { cancelled } = await client.invoke('drills.cancel', { runId });
+      return cancelled;
+    },
+    async fetchDrillOutput(runId) {
+      if (inFlight.has(runId)) return;
+      inFlight.add(runId);
+      try {
+        const from = get().drillOutput[runId]?.next ?? 0;
+        const { text, next } = await client.invoke('drills.output', { runId, from });
+        const before = get().drillOutput[runId];
+        const after = appendOutput(before, from, text, next);
+        if (after !== before) set({ drillOutput: { ...get().drillOutput, [runId]: after } });
+      } finally {
+        inFlight.delete(runId);
+      }
+    },
+  };
+}
