@@ -1,4 +1,5 @@
 import { useDeck } from '../store';
+import '../capacity.css';
 import { CapacityCharts } from './CapacityCharts';
 import { CapacityHosts } from './CapacityHosts';
 
