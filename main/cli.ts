@@ -9,6 +9,7 @@ import { Engine } from './core/engine';
 import { databasePath, defaultDataDir } from './core/paths';
 import { Store } from './core/store/store';
 import { VERSION } from './core/version';
+import { formatDuration } from './core/config/duration';
 import { startServer } from './serve/server';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
@@ -20,6 +21,8 @@ Usage:
   loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
   loopdeck watch    [--config FILE] [--data DIR] [--json]
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
+  loopdeck drill    list [--json]
+  loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
 
   --config FILE  the config (default ${defaultConfigPath()})
   --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
@@ -27,7 +30,10 @@ Usage:
   --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
   --now ISO      pin the clock, so a snapshot is reproducible
   --json         machine-readable output
-  --yes          trust without asking (after comparing the fingerprint out of band)
+  --yes          trust without asking (after comparing the fingerprint out of band); run a
+                 drill without typing its name
+  --arg k=v      a drill argument (one of the values the config allows)
+  --override     run a drill although a loop phase on its host is running (recorded)
 `;
 
 const OPTIONS = {
@@ -38,6 +44,8 @@ const OPTIONS = {
   now: { type: 'string' },
   speed: { type: 'string' },
   yes: { type: 'boolean', default: false },
+  arg: { type: 'string', multiple: true },
+  override: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -153,6 +161,71 @@ async function trust(flags: Flags, hostName: string | undefined): Promise<number
   }
 }
 
+function drillArgs(flags: Flags): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const pair of flags.arg ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`--arg: expected NAME=VALUE, got ${JSON.stringify(pair)}`);
+    args[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return args;
+}
+
+async function drill(flags: Flags, words: readonly string[]): Promise<number> {
+  const [verb, name] = words;
+  if (verb !== 'list' && !(verb === 'run' && name)) throw new CliError('Usage: loopdeck drill list | loopdeck drill run NAME [--arg k=v] [--yes] [--override] [--json]');
+  const { engine, store } = await openEngine(flags);
+  try {
+    if (verb === 'list') {
+      const drills = engine.drills.list();
+      if (flags.json) console.log(JSON.stringify(drills, null, 2));
+      else if (drills.length === 0) console.log('No drills are declared under drills in the config.');
+      else for (const d of drills) console.log(`${d.name}  on ${d.host}  timeout ${formatDuration(d.timeoutMs)}  ${Object.entries(d.args).map(([k, v]) => `${k}=${v.join('|')}`).join(' ')}`);
+      return 0;
+    }
+    const drillName = name ?? '';
+    await engine.settle(CONNECT_TIMEOUT_MS);
+    await engine.poll(); // the guard needs to know which loop phases are running
+    let confirmation = flags.yes ? drillName : '';
+    if (!flags.yes) {
+      if (!process.stdin.isTTY) throw new CliError(`Pass --yes to run drill ${drillName} without a terminal to confirm in.`);
+      confirmation = await ask(`Type the drill's name (${drillName}) to run it: `);
+    }
+    let runId = '';
+    engine.subscribe((event, payload) => {
+      if (event !== 'drill.output') return;
+      const out = payload as EventPayload<'drill.output'>;
+      if (out.runId === runId) process.stdout.write(out.text);
+    });
+    try {
+      runId = await engine.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false });
+    } catch (err) {
+      throw new CliError((err as Error).message, 1);
+    }
+    let run = engine.drills.runs().find((r) => r.id === runId);
+    while (run?.status === 'running') {
+      await new Promise((r) => setTimeout(r, 300));
+      await engine.poll();
+      run = engine.drills.runs().find((r) => r.id === runId);
+    }
+    if (flags.json) console.log(JSON.stringify(run));
+    else console.error(`loopdeck: drill ${drillName} ${run?.status} (rc ${run?.rc ?? 'none'}) — log on ${run?.host}: ${run?.logPath}`);
+    return run?.rc ?? 1;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
@@ -248,6 +321,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return watch(flags);
     case 'trust':
       return trust(flags, positionals[1]);
+    case 'drill':
+      return drill(flags, positionals.slice(1));
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +157,29 @@ describe('drills over a real sshd', () => {
     await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the result after the reconnect');
     expect(runOf(c, runId)).toMatchObject({ status: 'ok', rc: 0 });
     expect((await c.handlers['drills.output']({ runId, from: 0 })).text).toBe('one\ntwo\n');
+  }, 60_000);
+
+  it('runs from the CLI: output as it arrives, then one JSON record, exiting with the drill\'s rc', async () => {
+    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const home = mkdtempSync(join(tmpdir(), 'loopdeck-home-'));
+    const env = { ...process.env, HOME: home, SSH_AUTH_SOCK: '' };
+    const args = ['--config', s.configPath, '--data', join(s.dir, 'cli-data')];
+    const list = await promisify(execFile)(process.execPath, [bin, 'drill', 'list', ...args], { env });
+    expect(list.stdout).toMatch(/^echo {2}on runner {2}timeout 30s {2}mode=fast\|a; touch PWNED\|\$\(touch PWNED2\)$/m);
+    const r = await promisify(execFile)(process.execPath, [bin, 'drill', 'run', 'echo', '--arg', 'mode=fast', '--yes', '--override', '--json', ...args], { env, timeout: 60_000 }).then(
+      (ok) => ({ code: 0, ...ok }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(r.code).toBe(3);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['start fast', `end in ${s.work}`]);
+    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ drill: 'echo', status: 'failed', rc: 3, args: { mode: 'fast' } });
+    const refused = await promisify(execFile)(process.execPath, [bin, 'drill', 'run', 'echo', '--arg', 'mode=slow', '--yes', ...args], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/"slow" is not an allowed value of mode/);
   }, 60_000);
 
   it('shows the result of a drill that finished while Loopdeck was closed', async () => {
