@@ -279,6 +279,7 @@ async function serveCore(flags: Flags, configPath: string, dataDir: string, bann
   const core = createAppCore({ configPath, dataDir, shell: 'serve' });
   await core.start();
   const served = await startServer({ core, host, port: portOf(flags) });
+  core.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     console.warn(`loopdeck: warning: listening on ${host}, not loopback: anyone who can reach it and has the token can use the console.`);
   }
@@ -306,11 +307,11 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo': {
       const speed = flags.speed === undefined ? 1 : Number(flags.speed);
       if (!(speed > 0)) throw new CliError(`--speed: expected a positive number, got ${JSON.stringify(flags.speed)}`);
-      const demo = startDemo({ speed });
+      const demo = await startDemo({ speed });
       try {
         return await serveCore(flags, demo.configPath, join(demo.dir, 'data'), `Demo runner folder: ${demo.dir}`);
       } finally {
-        demo.stop();
+        await demo.stop();
       }
     }
     case 'check':

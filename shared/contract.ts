@@ -135,6 +135,8 @@ export const events = {
   /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
   'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),
   'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
+  /** Show a view: the desktop shell sends it when the operator clicks a notification. */
+  'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */
   'drill.output': z.object({ runId: z.string(), from: z.number().int(), text: z.string() }),
 } as const;

@@ -34,6 +34,8 @@ export interface AppCore {
   /** Poll every source once now (tests and `snapshot` use it instead of waiting for the timer). */
   pollOnce(): Promise<void>;
   snapshot(): Snapshot;
+  /** Where the console is reached (no token), so notices can link into it. */
+  setConsoleUrl(url: string): void;
 }
 
 /**
@@ -52,6 +54,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let demo: DemoRunner | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
+  let consoleUrl: string | undefined;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
     await engine?.close();
@@ -64,6 +67,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
       engine = new Engine(loaded.config, { store, ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) });
       unsubscribe = engine.subscribe(emit);
+      engine.notifier.consoleUrl = consoleUrl;
       engine.start();
     }
   };
@@ -109,7 +113,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'drills.output': ({ runId, from }) => requireEngine().drills.output(runId, from),
     'demo.start': async () => {
       if (!demo) {
-        demo = startDemo();
+        demo = await startDemo();
         await open(demo.configPath, join(demo.dir, 'data'));
         await engine?.poll();
         emit('config.changed', { config: configStatusOf(loaded), demo: true });
@@ -132,7 +136,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     close: async () => {
       running = false;
       if (timer) clearTimeout(timer);
-      demo?.stop();
+      await demo?.stop();
       await engine?.close();
       unsubscribe?.();
       store?.close();
@@ -143,5 +147,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       await engine?.poll();
     },
     snapshot,
+    setConsoleUrl: (url) => {
+      consoleUrl = url;
+      if (engine) engine.notifier.consoleUrl = url;
+    },
   };
 }

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
 import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
+import type { EventPayload } from '../../shared/contract';
 import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
+import { showDesktopNotice } from './notifications';
 import { hardenSession, hardenWebContents } from './harden';
 import { configPathFromArgv, nativeBindingPath } from './launch-options';
 import { contentSecurityPolicy, isTrustedSenderUrl, type RendererLocation } from './security';
@@ -68,7 +70,15 @@ function startCore(): AppCore {
       if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(channel, frame);
     },
   });
-  appCore.subscribe((event, payload) => ipc?.publish(event, payload));
+  appCore.subscribe((event, payload) => {
+    ipc?.publish(event, payload);
+    if (event === 'notice.raised') {
+      showDesktopNotice(payload as EventPayload<'notice.raised'>, (hash) => {
+        showWindow();
+        ipc?.publish('app.navigate', { hash });
+      });
+    }
+  });
   appCore.start().catch((err: unknown) => console.error('loopdeck: the app core failed to start', err));
   return appCore;
 }

@@ -7,6 +7,7 @@ import { App } from './components/App';
 import { bindDeckStore, createDeckStore, DeckContext } from './store';
 import './styles.css';
 import './views.css';
+import './ops.css';
 
 const client = createClient();
 const store = createDeckStore(client);

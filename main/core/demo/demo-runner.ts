@@ -1,14 +1,18 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFleetServer } from '../capacity/fleet-server';
+import { appendAudit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
 
 /** A running demo: a temporary runner folder that advances by itself, and its config. */
 export interface DemoRunner {
   readonly dir: string;
   readonly runsDir: string;
   readonly configPath: string;
-  /** Stop advancing (the folder stays until the OS cleans its temp folder). */
-  stop(): void;
+  /** The live fleet server the demo's proxies point at. */
+  readonly fleetUrl: string;
+  /** Stop advancing and close the fleet server (the folder stays until the OS cleans its temp folder). */
+  stop(): Promise<void>;
 }
 
 /** Options for the demo. */
@@ -105,24 +109,35 @@ function liveScript(n: number, prBase: number): Array<readonly [number, string, 
   ];
 }
 
-/** Write the demo's config for a runs folder. */
-function writeDemoConfig(dir: string, runs: string): string {
+/** Write the demo's config for a runs folder, its clone, deliver record and fleet. */
+function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
   const configPath = join(dir, 'config.yaml');
+  const q = JSON.stringify;
   writeFileSync(
     configPath,
     [
-      '# Loopdeck demo: a runner folder that advances by itself.',
+      '# Loopdeck demo: a runner folder that advances by itself, and a live inference fleet.',
       'hosts:',
       '  demo-runner: { local: true }',
       'loops:',
       '  reliability:',
       '    host: demo-runner',
-      `    runs: ${JSON.stringify(runs)}`,
+      `    runs: ${q(runs)}`,
+      `    dir: ${q(join(dir, 'clone'))}`,
       '    phases: [audit, remediate, deliver]',
       '    schedule: "0 0 * * *"',
       '    timezone: UTC',
       '    grace: 2h',
       '    cap: 20h',
+      '    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }',
+      `    deliverRecord: ${q(join(dir, 'deliver', 'reliability.json'))}`,
+      'proxies:',
+      `  crossbar: { host: demo-runner, kind: crossbar, url: ${q(fleetUrl)}, every: 5s }`,
+      `  gateway: { host: demo-runner, kind: gateway, url: ${q(fleetUrl)}, every: 5s, shedThreshold: 80 }`,
+      `  gpu-a: { host: demo-runner, kind: llama-server, url: ${q(`${fleetUrl}/llama/gpu-a`)}, every: 5s }`,
+      'drills:',
+      `  sigterm-drain: { host: demo-runner, cwd: ${q(dir)}, timeout: 2m, args: { mode: [graceful, abrupt] },`,
+      `    command: ${q('echo "drain drill ($LOOPDECK_ARG_MODE): SIGTERM to the gateway stand-in"; for i in 1 2 3 4 5 6; do echo "in-flight request $i drained"; sleep 1; done; echo "drain complete: 0 requests lost"')} }`,
       '',
     ].join('\n'),
   );
@@ -134,15 +149,30 @@ function writeDemoConfig(dir: string, runs: string): string {
  * remediate, a deliver stuck on a check) and play live cycles in accelerated time: phases start,
  * stages write rc lines, verdicts land, and every third cycle's remediate ends incomplete.
  */
-export function startDemo(options: DemoOptions = {}): DemoRunner {
+export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'loopdeck-demo-'));
   const speed = options.speed ?? 1;
   const runs = join(dir, 'runs');
   mkdirSync(runs, { recursive: true });
+  mkdirSync(join(dir, 'deliver'), { recursive: true });
   const today = new Date(Math.floor(Date.now() / DAY) * DAY);
   const history: Outcome[] = ['ok', 'no-op', 'incomplete', 'failed', 'deliver-incomplete', 'ok'];
-  history.forEach((outcome, i) => writePastCycle(runs, new Date(today.getTime() - (history.length - i) * DAY), outcome, 80 + i * 2));
-  const configPath = writeDemoConfig(dir, runs);
+  const pastDays = history.map((_, i) => new Date(today.getTime() - (history.length - i) * DAY));
+  history.forEach((outcome, i) => writePastCycle(runs, pastDays[i] ?? today, outcome, 80 + i * 2));
+  const clone = join(dir, 'clone');
+  const numbering = writeDemoClone(clone, pastDays.map(dateName));
+  const deliverFile = join(dir, 'deliver', 'reliability.json');
+  writeDeliverRecord(deliverFile, {
+    loop: 'reliability',
+    branch: `reliability/${dateName(pastDays[4] ?? today)}`,
+    pr: 88,
+    url: 'https://github.com/acme/radon/pull/88',
+    status: 'incomplete',
+    check: 'ci/test',
+    updated_at: new Date(today.getTime() - 2 * DAY + 10 * 3_600_000).toISOString(),
+  });
+  const fleet = await startFleetServer({ hosts: 4 });
+  const configPath = writeDemoConfig(dir, runs, fleet.url);
 
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
@@ -150,11 +180,20 @@ export function startDemo(options: DemoOptions = {}): DemoRunner {
     if (stopped) return;
     const cycleDir = join(runs, dateName(new Date(today.getTime() + n * DAY)));
     mkdirSync(cycleDir, { recursive: true });
+    const date = dateName(new Date(today.getTime() + n * DAY));
     const script = liveScript(n, 100 + n);
     for (const [at, file, line] of script) {
       const t = setTimeout(() => {
         timers.delete(t);
-        if (!stopped) appendFileSync(join(cycleDir, file), line(new Date()));
+        if (stopped) return;
+        const text = line(new Date());
+        appendFileSync(join(cycleDir, file), text);
+        // The audit phase appends its section to the ledger; deliver records its PR.
+        if (file === 'audit.status' && text.includes(' OK')) appendAudit(clone, date, numbering);
+        const ready = /green, ready to merge: (\S+)/.exec(text);
+        if (file === 'deliver.status' && ready?.[1]) {
+          writeDeliverRecord(deliverFile, { loop: 'reliability', branch: `reliability/${date}`, pr: 100 + n, url: ready[1], status: 'green', check: null, updated_at: new Date().toISOString() });
+        }
       }, (at * 1000) / speed);
       timers.add(t);
     }
@@ -170,10 +209,12 @@ export function startDemo(options: DemoOptions = {}): DemoRunner {
     dir,
     runsDir: runs,
     configPath,
-    stop: () => {
+    fleetUrl: fleet.url,
+    stop: async () => {
       stopped = true;
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      await fleet.close();
     },
   };
 }

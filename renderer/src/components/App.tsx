@@ -4,19 +4,27 @@ import type { Route } from '../lib/route';
 import type { PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
 import { CapacityView } from './CapacityView';
+import { DrillsView } from './DrillsView';
 import { ConfigError } from './ConfigError';
 import { FindingDetail } from './FindingDetail';
 import { FindingsView } from './FindingsView';
 import { FirstRun } from './FirstRun';
 import { Header } from './Header';
 import { LoopsView } from './LoopsView';
+import { NoticesView } from './NoticesView';
 import { PhaseDetail } from './PhaseDetail';
 import { ProblemsList } from './ProblemsList';
 import { PrsView } from './PrsView';
+import { ReviewView } from './ReviewView';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
+import { Toasts } from './Toasts';
 
-const TITLE: Readonly<Record<Route['view'], string>> = { loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity' };
+const TITLE: Readonly<Record<Route['view'], string>> = {
+  review: 'Review',
+  notices: 'Notices',
+  drills: 'Drills',
+  loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity' };
 
 /** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
@@ -59,8 +67,14 @@ export function App() {
           <PrsView />
         ) : route.view === 'capacity' ? (
           <CapacityView />
+        ) : route.view === 'review' ? (
+          <ReviewView />
+        ) : route.view === 'notices' ? (
+          <NoticesView />
+        ) : route.view === 'drills' ? (
+          <DrillsView runId={route.runId ?? null} />
         ) : (
-          <LoopsView selection={selection} onSelect={setSelection} />
+          <LoopsView selection={selection} onSelect={setSelection} focusLoop={route.loop ?? null} />
         )}
       </>
     );
@@ -89,6 +103,7 @@ export function App() {
         </main>
         {detail}
       </div>
+      <Toasts />
     </div>
   );
 }

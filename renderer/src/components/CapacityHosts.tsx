@@ -50,32 +50,22 @@ function SlotMeter({ c }: { c: Capacity }) {
 function Models({ models }: { models: readonly ModelCapacity[] }) {
   if (models.length === 0) return <p className="muted small cap-none">No models loaded.</p>;
   return (
-    <table className="cap-models">
-      <thead>
-        <tr>
-          <th scope="col">Model</th>
-          <th scope="col" className="num" title="Context window (n_ctx), and per slot">ctx · /slot</th>
-          <th scope="col" className="num">slots</th>
-          <th scope="col" className="num">in-flight</th>
-          <th scope="col" className="num">queued</th>
-        </tr>
-      </thead>
-      <tbody>
-        {models.map((m) => (
-          <tr key={m.id}>
-            <td className="mono cap-model-id" title={m.id}>
-              {m.id}
-            </td>
-            <td className="num">
-              {ctx(m.nCtx)} · {ctx(ctxPerSlot(m.nCtx, m.slots))}
-            </td>
-            <td className="num">{n(m.slots)}</td>
-            <td className="num">{n(m.inflight)}</td>
-            <td className={`num${(m.queued ?? 0) > 0 ? ' cap-queued' : ''}`}>{n(m.queued)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ul className="cap-models" aria-label="Loaded models">
+      {models.map((m) => (
+        <li key={m.id} className="cap-model">
+          <span className="mono cap-model-id" title={m.id}>
+            {m.id}
+          </span>
+          <span className="cap-model-facts num">
+            <span title={m.nCtx !== null ? `n_ctx ${NUM.format(m.nCtx)}` : 'n_ctx not exposed'}>ctx {ctx(m.nCtx)}</span>
+            <span title="context per slot">{ctx(ctxPerSlot(m.nCtx, m.slots))}/slot</span>
+            <span>{n(m.slots)} slots</span>
+            <span>{n(m.inflight)} in-flight</span>
+            <span className={(m.queued ?? 0) > 0 ? 'cap-queued' : undefined}>{n(m.queued)} queued</span>
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -97,7 +87,7 @@ function HostCard({ c, now }: { c: Capacity; now: number }) {
           {c.error}
         </p>
       ) : null}
-      <SlotMeter c={c} />
+      {c.up && (c.slotsTotal !== null || c.kind !== 'gateway') ? <SlotMeter c={c} /> : null}
       <dl className="cap-facts num">
         <div>
           <dt>in-flight</dt>
@@ -128,7 +118,7 @@ function HostCard({ c, now }: { c: Capacity; now: number }) {
           </>
         ) : null}
       </dl>
-      {c.kind !== 'gateway' || c.models.length > 0 ? <Models models={c.models} /> : null}
+      {c.up && (c.kind !== 'gateway' || c.models.length > 0) ? <Models models={c.models} /> : null}
       {c.missing.length > 0 ? <p className="cap-missing small">server did not expose: {c.missing.join(', ')}</p> : null}
     </li>
   );

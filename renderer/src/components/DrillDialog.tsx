@@ -36,8 +36,7 @@ export function DrillDialog({ drill, onClose }: { drill: Drill; onClose: () => v
       if (dialog.open) dialog.close();
       opener?.focus();
     };
-    // Opened once per drill.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Opened once per drill (the dialog is keyed by the drill's name).
   }, []);
 
   const onCancel = (e: SyntheticEvent) => {

@@ -11,14 +11,21 @@ export interface LoopSectionProps {
   loop: LoopState;
   selection: PhaseKey | null;
   onSelect: (key: PhaseKey) => void;
+  /** Opened by `#/loops/<loop>`: highlighted (and focusable, so it can take focus). */
+  focused?: boolean;
 }
 
 /** A loop: its name, dead-man state and host, a timeline of its recent cycles, then a row per cycle, newest first. */
-export function LoopSection({ loop, selection, onSelect }: LoopSectionProps) {
+export function LoopSection({ loop, selection, onSelect, focused = false }: LoopSectionProps) {
   const hostState = useDeck((s) => s.hosts.find((h) => h.name === loop.host)?.state);
   const cycles = newestFirst(loop.cycles);
   return (
-    <section className="loop card" data-testid={`loop-${loop.name}`} aria-labelledby={`loop-title-${loop.name}`}>
+    <section
+      className={`loop card${focused ? ' focused' : ''}`}
+      data-testid={`loop-${loop.name}`}
+      aria-labelledby={`loop-title-${loop.name}`}
+      tabIndex={focused ? -1 : undefined}
+    >
       <header className="loop-head">
         <h2 id={`loop-title-${loop.name}`}>{loop.name}</h2>
         <DeadmanBadge loop={loop.name} deadman={loop.deadman} />

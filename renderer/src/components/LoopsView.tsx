@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import type { PhaseKey } from '../lib/selection';
 import { useDeck } from '../store';
 import { LoopSection } from './LoopSection';
@@ -6,13 +7,22 @@ import { LoopSection } from './LoopSection';
 export interface LoopsViewProps {
   selection: PhaseKey | null;
   onSelect: (key: PhaseKey) => void;
+  /** The loop named by `#/loops/<loop>`: scrolled to and highlighted. */
+  focusLoop?: string | null;
 }
 
 /** Every configured loop with its recent cycles, or what to do when there are none. */
-export function LoopsView({ selection, onSelect }: LoopsViewProps) {
+export function LoopsView({ selection, onSelect, focusLoop = null }: LoopsViewProps) {
   const names = useDeck((s) => s.loopNames);
   const loops = useDeck((s) => s.loops);
   const configPath = useDeck((s) => s.info?.config.path);
+  const focusKnown = focusLoop !== null && names.includes(focusLoop);
+  useEffect(() => {
+    if (!focusKnown || focusLoop === null) return;
+    const el = document.querySelector<HTMLElement>(`[data-testid="loop-${CSS.escape(focusLoop)}"]`);
+    el?.scrollIntoView({ block: 'start' });
+    el?.focus({ preventScroll: true });
+  }, [focusLoop, focusKnown]);
   if (names.length === 0) {
     return (
       <div className="empty card">
@@ -28,7 +38,7 @@ export function LoopsView({ selection, onSelect }: LoopsViewProps) {
     <div className="loops">
       {names.map((name) => {
         const loop = loops[name];
-        return loop ? <LoopSection key={name} loop={loop} selection={selection} onSelect={onSelect} /> : null;
+        return loop ? <LoopSection key={name} loop={loop} selection={selection} onSelect={onSelect} focused={name === focusLoop} /> : null;
       })}
     </div>
   );

@@ -1,0 +1,91 @@
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CATEGORIES = ['connectivity', 'state/persistence', 'resources', 'error handling', 'safety', 'observability'];
+const FILES = ['scripts/exit_orders.py', 'web/lib/quotes.ts', 'daemon/state.py', 'cloud/services/scan.timer', 'gateway/shed.ts', 'scripts/nightly_deliver.py'];
+const TEXTS = [
+  'retry loop has no upper bound when the broker answers 503',
+  'state file written without fsync before rename',
+  'fallback `a \\| b` swallows the upstream error',
+  'timer writes no service_health row and sits in neither catalog',
+  'shed threshold read from env with no ceiling check',
+  'order ack poll gives up silently after 3 tries',
+];
+
+function findingRows(start: number, count: number, seed: number): string {
+  return Array.from({ length: count }, (_, i) => {
+    const n = start + i;
+    const sev = (n * 7 + seed) % 11 === 0 ? 'P0' : (n + seed) % 3 === 0 ? 'P1' : 'P2';
+    const k = (n + seed) % TEXTS.length;
+    return `| R-${String(n).padStart(3, '0')} | ${sev} | ${CATEGORIES[k]} | ${FILES[k]}:${10 + ((n * 37) % 400)} | ${TEXTS[k]} |`;
+  }).join('\n');
+}
+
+function backlogRows(start: number, findingStart: number, count: number): string {
+  return Array.from({ length: count }, (_, i) => {
+    const rel = start + i;
+    const r1 = findingStart + i * 2;
+    return `| REL-${String(rel).padStart(3, '0')} | R-${String(r1).padStart(3, '0')}, R-${String(r1 + 1).padStart(3, '0')} | P1 | inject the fault (kill the writer mid-rename): the reader sees the old or the new file, never a torn one |`;
+  }).join('\n');
+}
+
+/** A delta-audit section with its findings and backlog tables, numbered on from `next`. */
+export function auditSection(date: string, next: { r: number; rel: number }, findings: number, label = ''): string {
+  const body = [
+    '',
+    `## Delta audit ${date}${label}`,
+    '',
+    '| ID | Sev | Category | Where | Finding |',
+    '|----|-----|----------|-------|---------|',
+    findingRows(next.r, findings, next.rel),
+    '',
+    '| ID | Findings | Sev | Fault-injection acceptance criteria |',
+    '|----|----------|-----|-------------------------------------|',
+    backlogRows(next.rel, next.r, Math.ceil(findings / 2)),
+    '',
+  ].join('\n');
+  next.r += findings;
+  next.rel += Math.ceil(findings / 2);
+  return body;
+}
+
+/** Write the demo loop's clone: an audit ledger with a week of sections, its log and lessons. */
+export function writeDemoClone(clone: string, days: readonly string[]): { r: number; rel: number } {
+  mkdirSync(clone, { recursive: true });
+  const next = { r: 101, rel: 41 };
+  let audit = '# Reliability audit\n\n## Audit ledger\n';
+  audit += days.map((d, i) => `Audited through: ${(0x3f2a9c1 + i * 977).toString(16)} on ${d} — ${4 + (i % 3)} new findings`).join('\n') + '\n';
+  for (const [i, d] of days.entries()) audit += auditSection(d, next, 4 + (i % 3), i === 3 ? ' (second pass)' : '');
+  writeFileSync(join(clone, 'RELIABILITY_AUDIT.md'), audit);
+  const outcomes = ['DONE', 'DONE', 'BLOCKED', 'DONE', 'operator-only'];
+  const log = [
+    '# Reliability log',
+    '',
+    '| ID | Date | Outcome | Red/Green | Notes |',
+    '|----|------|---------|-----------|-------|',
+    ...Array.from({ length: next.rel - 41 - 3 }, (_, i) => {
+      const o = outcomes[i % outcomes.length] ?? 'DONE';
+      const note = o === 'BLOCKED' ? 'root cause: the broker mock cannot drop mid-frame' : o === 'operator-only' ? 'rotate the broker credential' : '';
+      return `| REL-${String(41 + i).padStart(3, '0')} | ${days[Math.min(days.length - 1, Math.floor(i / 3))]} | ${o} | ${1 + (i % 3)}/${o === 'DONE' ? 1 + (i % 3) : 0} | ${note} |`;
+    }),
+    '',
+    '## Lessons',
+    `- ${days[1]} (audit): check for a remote nightly branch BEFORE numbering anything.`,
+    `- ${days[3]} (remediate): run the full gate BEFORE the drills, not after; roughly one existing`,
+    '  test per finding pinned the buggy behaviour.',
+    '',
+  ].join('\n');
+  writeFileSync(join(clone, 'RELIABILITY_LOG.md'), log);
+  return next;
+}
+
+/** Append today's audit section, as the audit phase does. */
+export function appendAudit(clone: string, date: string, next: { r: number; rel: number }): void {
+  appendFileSync(join(clone, 'RELIABILITY_AUDIT.md'), auditSection(date, next, 3));
+}
+
+/** Replace the deliver record atomically (temp file + rename), as the runner does. */
+export function writeDeliverRecord(file: string, record: Record<string, unknown>): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
+  renameSync(`${file}.tmp`, file);
+}
