@@ -46,8 +46,8 @@ export interface Served {
 }
 
 /** Start `loopdeck serve` (the real CLI) and wait for the URL it prints. */
-export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}, command: 'serve' | 'demo' = 'serve'): Promise<Served> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, command, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -2,6 +2,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFleetServer } from '../capacity/fleet-server';
+import { seedFleetHistory } from '../capacity/seed-history';
+import { databasePath } from '../paths';
+import { Store } from '../store/store';
 import { appendAudit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
 
 /** A running demo: a temporary runner folder that advances by itself, and its config. */
@@ -172,6 +175,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
     updated_at: new Date(today.getTime() - 2 * DAY + 10 * 3_600_000).toISOString(),
   });
   const fleet = await startFleetServer({ hosts: 4 });
+  // A month of the same fleet's history, so the capacity charts have something to show at once.
+  const store = Store.open(databasePath(join(dir, 'data')));
+  try {
+    seedFleetHistory(store, 'crossbar', 4, 30, new Date());
+  } finally {
+    store.close();
+  }
   const configPath = writeDemoConfig(dir, runs, fleet.url);
 
   const timers = new Set<NodeJS.Timeout>();

@@ -25,8 +25,12 @@ export interface ChartFrame {
 }
 
 const H = 150;
-const Y_W = 44;
-const M = { top: 8, right: 14, bottom: 0, left: 0 };
+/** Where every chart's plot area starts and how much room it leaves on the right, so other rows can align. */
+export const PLOT_LEFT = 44;
+/** Right margin of every chart's plot area. */
+export const PLOT_RIGHT = 14;
+const Y_W = PLOT_LEFT;
+const M = { top: 8, right: PLOT_RIGHT, bottom: 0, left: 0 };
 const X_H = 22;
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 const VALUE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });

@@ -16,6 +16,7 @@ import {
 import { useCapacityHistory } from '../lib/use-capacity-history';
 import { useDeck } from '../store';
 import { CapacityChart, type ChartFrame, type ChartLine } from './CapacityChart';
+import { CapacityPhases } from './CapacityPhases';
 
 /** How many hosts the charts show until the operator picks. */
 export const DEFAULT_TOP_N = 5;
@@ -154,6 +155,7 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
       {frame ? (
         <>
           <PhaseLegend />
+          <CapacityPhases frame={frame} />
           <div className="cap-chart-list">
             {METRICS.map((m) => (
               <CapacityChart key={m.metric} {...m} lines={lines[m.metric] ?? []} frame={frame} hoverT={hoverT} onHover={setHoverT} />

@@ -78,7 +78,6 @@ export function DrillRunDetail({ runId }: { runId: string }) {
         <h2 id="drill-run-title">{run ? run.drill : 'Drill run'}</h2>
         {run ? <DrillStatusBadge status={run.status} testId="drill-status" /> : <span className="muted" data-testid="drill-status" data-status="unknown">starting…</span>}
         {run?.override ? <span className="tag tag-warn">override: a loop phase was running</span> : null}
-        <span className="spacer" />
         {run?.status === 'running' ? (
           <button type="button" className="danger-outline" data-testid="drill-cancel" disabled={cancelling} onClick={() => void onCancel()}>
             {cancelling ? 'Cancelling…' : 'Cancel run'}

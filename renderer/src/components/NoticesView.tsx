@@ -37,7 +37,6 @@ export function NoticesView() {
           <span className="muted">
             {notices.length} total · {waiting} waiting for you
           </span>
-          <span className="spacer" />
           <EnableDesktop />
         </div>
         <div className="filter-row">

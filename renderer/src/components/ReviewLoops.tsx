@@ -15,11 +15,11 @@ function where(stop: StopPoint): string {
   return [stop.phase, stop.stage, stop.step].filter(Boolean).join(' › ');
 }
 
-function Stop({ stop, withCycle }: { stop: StopPoint; withCycle: boolean }) {
+function Stop({ stop }: { stop: StopPoint }) {
   return (
     <div className="rv-stop">
       <span className="rv-where">
-        {withCycle ? <span className="num rv-cycle">{stop.cycle}</span> : null}
+        <span className="num rv-cycle">{stop.cycle}</span>
         <StatusBadge status={stop.status} />
         <strong className="mono">{where(stop)}</strong>
         {stop.step && stop.status !== 'running' ? <span className="muted small">stopped at {stop.step}</span> : null}
@@ -65,9 +65,9 @@ export function ReviewLoop({ review }: { review: LoopReview }) {
           </span>
         </div>
         {deadman && deadman.state !== 'ok' ? <div className="rv-deadman-reason">{deadman.reason}</div> : null}
-        {lastStop ? <Stop stop={lastStop} withCycle={false} /> : null}
+        {lastStop ? <Stop stop={lastStop} /> : null}
         {older.map((i) => (
-          <Stop key={`${i.cycle}/${i.phase}`} stop={i} withCycle />
+          <Stop key={`${i.cycle}/${i.phase}`} stop={i} />
         ))}
       </a>
     </li>

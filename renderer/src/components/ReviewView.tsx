@@ -79,7 +79,7 @@ export function ReviewView() {
   const nothing = needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
-      Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago)
+      Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago).
     </>
   ) : (
     <>Never marked reviewed: showing the last 24 hours.</>
@@ -182,10 +182,9 @@ export function ReviewView() {
                         <strong>{i.host}</strong>
                         <span className="muted small">via {i.proxy}</span>
                         <span className={`tag ${i.kind === 'down' ? 'tag-bad' : 'tag-warn'}`}>{i.kind}</span>
-                        {i.since ? (
+                        {i.kind === 'down' && i.since ? (
                           <span className="muted small rv-age" title={formatDateTime(i.since) ?? undefined}>
-                            {i.kind === 'down' ? 'for ' : ''}
-                            {formatAge(i.since, now)}
+                            for {formatAge(i.since, now)}
                           </span>
                         ) : null}
                       </span>

@@ -39,16 +39,17 @@ function ToastCard({ toast }: { toast: Toast }) {
         </span>
         <span className="toast-message">{notice.message}</span>
       </button>
-      <div className="toast-actions">
-        {sticky ? (
+      <button type="button" className="toast-close" aria-label={`Close ${notice.title}`} data-testid={`toast-close-${notice.key}`} onClick={() => dismiss(notice.key)}>
+        ×
+      </button>
+      {sticky ? (
+        <div className="toast-foot">
           <button type="button" className="small-button" data-testid={`toast-ack-${notice.key}`} onClick={() => void ack(notice.key).catch(() => undefined)}>
             Acknowledge
           </button>
-        ) : null}
-        <button type="button" className="toast-close" aria-label={`Close ${notice.title}`} data-testid={`toast-close-${notice.key}`} onClick={() => dismiss(notice.key)}>
-          ×
-        </button>
-      </div>
+          <span className="muted small">stays until acknowledged or closed</span>
+        </div>
+      ) : null}
     </li>
   );
 }

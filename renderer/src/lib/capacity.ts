@@ -204,5 +204,5 @@ export function nearestIndex(times: readonly number[], t: number): number {
 
 /** Distinct, colour-blind-friendlier line colours; hosts keep theirs across ranges. */
 export const HOST_COLORS: readonly string[] = [
-  '#2f6fd6', '#de7410', '#2e8a4c', '#b0309a', '#0f9aa8', '#7a5bd1', '#a07800', '#d63f5a', '#4d6b8a', '#6d9c1e',
+  '#2f6fd6', '#de7410', '#b0309a', '#0f9aa8', '#7a5bd1', '#a07800', '#d63f5a', '#4d6b8a', '#2e8a4c', '#6d9c1e',
 ];

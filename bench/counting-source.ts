@@ -1,0 +1,82 @@
+import type { DirEntry, FileSource, FileStat } from '../main/core/sources/file-source';
+
+/** Calls and bytes through a CountingSource so far. */
+export interface SourceCounts {
+  readonly stat: number;
+  readonly read: number;
+  readonly list: number;
+  /** stat + read + list: over SSH, one exec round trip each. */
+  readonly total: number;
+  /** Sum of the byte lengths `read` returned. */
+  readonly bytesRead: number;
+  /** Time spent inside each kind of call (ms, summed; concurrent calls overlap). */
+  readonly statMs: number;
+  readonly readMs: number;
+  readonly listMs: number;
+}
+
+/**
+ * A FileSource proxy that counts what passes through it: calls of each kind, the bytes `read`
+ * returned, and the time spent in each kind of call.
+ */
+export class CountingSource implements FileSource {
+  private stats = 0;
+  private reads = 0;
+  private lists = 0;
+  private bytes = 0;
+  private statNs = 0n;
+  private readNs = 0n;
+  private listNs = 0n;
+
+  constructor(private readonly inner: FileSource) {}
+
+  get host(): string {
+    return this.inner.host;
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    this.stats += 1;
+    const t0 = process.hrtime.bigint();
+    try {
+      return await this.inner.stat(path);
+    } finally {
+      this.statNs += process.hrtime.bigint() - t0;
+    }
+  }
+
+  async read(path: string, offset: number, length: number): Promise<Buffer> {
+    this.reads += 1;
+    const t0 = process.hrtime.bigint();
+    try {
+      const buf = await this.inner.read(path, offset, length);
+      this.bytes += buf.length;
+      return buf;
+    } finally {
+      this.readNs += process.hrtime.bigint() - t0;
+    }
+  }
+
+  async list(path: string): Promise<DirEntry[] | null> {
+    this.lists += 1;
+    const t0 = process.hrtime.bigint();
+    try {
+      return await this.inner.list(path);
+    } finally {
+      this.listNs += process.hrtime.bigint() - t0;
+    }
+  }
+
+  /** The counts so far. */
+  calls(): SourceCounts {
+    return {
+      stat: this.stats,
+      read: this.reads,
+      list: this.lists,
+      total: this.stats + this.reads + this.lists,
+      bytesRead: this.bytes,
+      statMs: Number(this.statNs) / 1e6,
+      readMs: Number(this.readNs) / 1e6,
+      listMs: Number(this.listNs) / 1e6,
+    };
+  }
+}

@@ -1,0 +1,218 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+
+/** The repository root (bench/ lives directly under it). */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The `loopdeck` CLI, run the way a user runs it (node + tsx, no build step). */
+export const LOOPDECK_BIN = join(ROOT, 'bin', 'loopdeck.mjs');
+
+/** One figure of the benchmark: a measurement, its same-run baseline, and the target. */
+export interface Figure {
+  /** Short id, e.g. `1a`. */
+  readonly id: string;
+  readonly name: string;
+  /** The headline value and unit, e.g. 612 ms. */
+  readonly value: number | null;
+  readonly unit: string;
+  /** The baseline measured in the same run (null when the figure is absolute). */
+  readonly baseline: number | null;
+  readonly baselineLabel: string;
+  /** value / baseline, when both exist. */
+  readonly ratio: number | null;
+  /** The target, as the issue states it. */
+  readonly target: string;
+  /** Whether the target holds; null when there is no target or nothing could be measured. */
+  readonly pass: boolean | null;
+  /** Everything else worth reading: distributions, breakdowns, causes. */
+  readonly details: Record<string, unknown>;
+  readonly notes: readonly string[];
+}
+
+/** Build a figure, computing the ratio from value and baseline. */
+export function figure(f: Omit<Figure, 'ratio'> & { ratio?: number | null }): Figure {
+  const ratio = f.ratio !== undefined ? f.ratio : f.value !== null && f.baseline !== null && f.baseline > 0 ? f.value / f.baseline : null;
+  return { ...f, ratio };
+}
+
+/** A figure that could not be measured, with the reason. */
+export function notMeasurable(id: string, name: string, target: string, why: string): Figure {
+  return figure({ id, name, value: null, unit: '', baseline: null, baselineLabel: '', target, pass: null, details: {}, notes: [`not measurable: ${why}`] });
+}
+
+/** The p-th percentile (0..100) by nearest rank; NaN for no values. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+/** The median. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** Round for printing and JSON (3 significant decimals at most). */
+export function round(n: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** Milliseconds since `t0` (from `process.hrtime.bigint()`). */
+export function msSince(t0: bigint): number {
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Resolve after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Wait until `cond` is true, polling; throws naming `what` after `timeoutMs`. */
+export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** A progress line on stderr (stdout is kept for the table). */
+export function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+type Cleanup = () => void | Promise<void>;
+const cleanups: Cleanup[] = [];
+
+/** Register something to undo at the end (run last-in first-out, even after a failure). */
+export function onCleanup(fn: Cleanup): void {
+  cleanups.push(fn);
+}
+
+/** Undo everything registered, newest first; failures are reported, not thrown. */
+export async function runCleanups(): Promise<void> {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn?.();
+    } catch (err) {
+      log(`cleanup failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** A temp folder removed at the end. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `loopdeck-bench-${prefix}-`));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Stop a child we started: SIGTERM, then SIGKILL after `graceMs`. Resolves when it has exited. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Spawn a child that is stopped at cleanup if still running. */
+export function spawnTracked(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(cmd, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  onCleanup(() => stopChild(child));
+  return child;
+}
+
+/** A `loopdeck serve` process: its URL, pid, and when it was spawned. */
+export interface ServeProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** `Date.now()` just before spawn. */
+  readonly spawnedAt: number;
+  /** `Date.now()` when the URL line was read. */
+  readonly urlAt: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Start `loopdeck serve` (the real CLI) and wait for the URL it prints. */
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const spawnedAt = Date.now();
+  const child = spawnTracked(process.execPath, [LOOPDECK_BIN, 'serve', '--port', '0', ...args], env);
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`loopdeck serve printed no URL within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const m = /serving at (http:\/\/\S+)/.exec(output);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
+  });
+  const urlAt = Date.now();
+  // Keep draining output so the pipe never fills.
+  child.stdout?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
+  child.stderr?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
+  return { url, pid: child.pid ?? 0, spawnedAt, urlAt, output: () => output, stop: () => stopChild(child) };
+}
+
+/** Chromium flags of the issue (the e2e suite's, headless). */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Launch the system Chromium, closed at cleanup. */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: process.env.LOOPDECK_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  onCleanup(() => browser.close());
+  return browser;
+}
+
+/** The resident set size of a process, in MB (VmRSS of /proc/<pid>/status). */
+export function rssMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m?.[1] ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Total CPU time (user + system) of a process so far, in ms (from /proc/<pid>/stat). */
+export function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11] = utime, fields[12] = stime (clock ticks, 100 Hz on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** An ISO stamp with a UTC offset, as the runner's wrapper writes them. */
+export function stamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/** Today's cycle folder name (UTC). */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}

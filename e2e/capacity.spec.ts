@@ -1,0 +1,35 @@
+import { expect, test } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { serve, type Served } from './serve-fixture';
+
+test.describe('capacity in the demo', () => {
+  let served: Served;
+
+  test.beforeAll(async () => {
+    // The demo runs a live fleet server and seeds a month of its history.
+    served = await serve([], {}, 'demo');
+  });
+
+  test.afterAll(async () => {
+    await served.stop();
+  });
+
+  test('renders a 7-day chart downsampled to at most 1,000 points per series', async ({ page }) => {
+    await page.goto(`${served.url}#/capacity`);
+    await expect(page.getByTestId('capacity-host-crossbar-gpu-a')).toBeVisible({ timeout: 20_000 });
+    await page.getByTestId('capacity-range-7d').click();
+    const history = page.locator('[data-range="7d"][data-loading="false"]');
+    await expect(history).toBeVisible({ timeout: 20_000 });
+    const charts = page.locator('[data-testid^="capacity-chart-"]');
+    expect(await charts.count()).toBeGreaterThanOrEqual(4);
+    for (const chart of await charts.all()) {
+      const points = Number(await chart.getAttribute('data-points'));
+      // A week at one sample a minute is 10,080 points; LTTB keeps at most 1,000, and really draws them.
+      expect(points).toBeLessThanOrEqual(1000);
+      expect(points).toBeGreaterThan(500);
+    }
+    await expect(page.locator('[data-testid="capacity-chart-inflight"] svg path.recharts-curve').first()).toBeVisible();
+    mkdirSync('e2e/artifacts', { recursive: true });
+    await page.screenshot({ path: 'e2e/artifacts/capacity-7d.png', fullPage: true });
+  });
+});

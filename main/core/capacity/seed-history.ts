@@ -1,0 +1,43 @@
+import type { Store } from '../store/store';
+import { FleetSim } from './fleet-sim';
+import { CapacityHistory, type StoredSample } from './history-store';
+
+/**
+ * Fill a store with `days` of the simulated fleet's history behind the crossbar proxy `proxy`:
+ * one sample a minute for the last week and one every ten minutes before it (what the rollups
+ * would hold), so the demo's charts have a month to show from the first second.
+ */
+export function seedFleetHistory(store: Store, proxy: string, hosts: number, days: number, now: Date, seed = 1): number {
+  const sim = new FleetSim(seed, hosts);
+  const history = new CapacityHistory(store.sql);
+  const end = now.getTime();
+  const week = 7 * 86_400_000;
+  const samples: StoredSample[] = [];
+  for (let t = end - days * 86_400_000; t < end - 60_000; t += t < end - week ? 600_000 : 60_000) {
+    const tick = Math.floor(t / 5000);
+    const span = t < end - week ? 600_000 : 60_000;
+    for (const h of sim.hosts) {
+      const st = sim.hostState(h, tick);
+      const inflight = st.models.reduce((a, m) => a + m.inflight, 0);
+      const queued = st.models.reduce((a, m) => a + m.queued, 0);
+      const rows = sim.rowsAt(h, tick);
+      const errors: Record<string, number> = {};
+      for (const r of rows) if (r.status >= 400) errors[String(r.status)] = (errors[String(r.status)] ?? 0) + (span / 5000);
+      samples.push({
+        proxy,
+        host: h.name,
+        t,
+        up: !st.down,
+        slotsTotal: h.slots,
+        slotsBusy: st.down ? null : inflight,
+        inflight: st.down ? null : inflight,
+        queued: st.down ? null : queued,
+        spanMs: span,
+        requests: rows.length * (span / 5000),
+        errors,
+      });
+    }
+  }
+  history.record(samples);
+  return samples.length;
+}
