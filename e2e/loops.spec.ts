@@ -30,7 +30,7 @@ test.describe('Loops view in serve mode', () => {
   });
 
   test('a running phase turns ok live when DONE and the final stamp land', async ({ page }) => {
-    await page.goto(served.url);
+    await page.goto(`${served.url}#/loops`);
     const remediate = page.getByTestId(`phase-reliability-${date}-remediate`);
     await expect(remediate).toHaveAttribute('data-status', 'running');
     await expect(page.getByTestId(`phase-reliability-${date}-audit`)).toHaveAttribute('data-status', 'ok');

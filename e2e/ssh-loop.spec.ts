@@ -30,7 +30,7 @@ test.describe('a loop on an SSH host', () => {
   });
 
   test('is untrusted until the operator trusts its key, then follows it live', async ({ page }) => {
-    await page.goto(served.url);
+    await page.goto(`${served.url}#/loops`);
     const hostItem = page.getByTestId('host-runner');
     await expect(hostItem).toHaveAttribute('data-state', 'untrusted');
     await expect(page.getByTestId(`phase-reliability-${date}-audit`)).toHaveCount(0);
