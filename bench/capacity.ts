@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { MINUTE_MS, TEN_MINUTES_MS } from '../main/core/capacity/history-store';
 import { databasePath } from '../main/core/paths';
 import { Store } from '../main/core/store/store';
-import { figure, log, median, msSince, notMeasurable, round, sleep, startServe, tempDir, type Figure } from './lib';
+import { figure, log, median, msSince, notMeasurable, pageUntil, round, sleep, startServe, tempDir, type Figure } from './lib';
 
 const HOSTS = 20;
 const SAMPLE_MS = 10_000;
@@ -176,7 +176,7 @@ export async function capacityChart(browser: Browser, fx: CapacityFixture): Prom
         return [notMeasurable('5', 'Capacity chart, 7-day view', TARGET, 'the Capacity view shows no range buttons (capacity-range-7d): no live capacity entries, so no charts')];
       }
     }
-    await page.waitForFunction(`(() => { const s = document.querySelector('.cap-charts'); return s && s.getAttribute('data-loading') === 'false' && s.getAttribute('data-range') === '24h'; })()`, null, { timeout: 60_000 });
+    await pageUntil(page, `(() => { const s = document.querySelector('.cap-charts'); return s && s.getAttribute('data-loading') === 'false' && s.getAttribute('data-range') === '24h'; })()`, 60_000);
     await page.evaluate(PAGE_PROBE);
     const measure = async (): Promise<RangeResult[]> => {
       const out: RangeResult[] = [];
@@ -184,7 +184,7 @@ export async function capacityChart(browser: Browser, fx: CapacityFixture): Prom
         for (const range of ['7d', '24h']) {
           const before = (await page.evaluate('window.__cap.results.length')) as number;
           await page.locator(`[data-testid="capacity-range-${range}"]`).click();
-          await page.waitForFunction(`window.__cap.results.length > ${before}`, null, { timeout: 30_000, polling: 20 });
+          await pageUntil(page, `window.__cap.results.length > ${before}`, 30_000);
           await sleep(200);
           if (range === '7d') out.push(((await page.evaluate('window.__cap.results')) as RangeResult[])[before] as RangeResult);
         }

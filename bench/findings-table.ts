@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { figure, log, percentile, round, sleep, startServe, tempDir, type Figure } from './lib';
+import { figure, log, pageUntil, percentile, round, sleep, startServe, tempDir, type Figure } from './lib';
 
 /** Digit runs typed after `file-`: each keystroke (and each Backspace) changes the count. */
 const RUNS = ['1234', '5678', '9012', '3456', '7890', '2468'];
@@ -57,11 +57,7 @@ export async function findingsTable(browser: Browser, ledgerText: string): Promi
   try {
     const t0 = Date.now();
     await page.goto(`${served.url}#/findings`);
-    await page.waitForFunction(
-      `(() => { const t = (document.querySelector('[data-testid="findings-count"]') || {}).textContent || ''; return /^20,000 of 20,000/.test(t); })()`,
-      null,
-      { timeout: 120_000, polling: 100 },
-    );
+    await pageUntil(page, `/^20,000 of 20,000/.test((document.querySelector('[data-testid="findings-count"]') || {}).textContent || '')`, 120_000, 100);
     const loadMs = Date.now() - t0;
     log(`figure 4: 20,000 findings shown ${loadMs} ms after opening the page`);
     const input = page.locator('[data-testid="findings-filter-text"]');
@@ -74,7 +70,7 @@ export async function findingsTable(browser: Browser, ledgerText: string): Promi
       for (const key of [...run.split(''), ...run.split('').map(() => 'Backspace')]) {
         await page.keyboard.press(key);
         expected += 1;
-        await page.waitForFunction(`window.__kb.results.length >= ${expected} && window.__kb.pending === null`, null, { timeout: 10_000, polling: 20 });
+        await pageUntil(page, `window.__kb.results.length >= ${expected} && window.__kb.pending === null`, 10_000);
         await sleep(100);
       }
     }

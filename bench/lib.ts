@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** The repository root (bench/ lives directly under it). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -215,4 +215,12 @@ export function stamp(d: Date): string {
 /** Today's cycle folder name (UTC). */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Wait until `expression` is truthy in the page, polling with `page.evaluate` (CDP evaluation is
+ * not subject to the console's CSP, which forbids the eval `page.waitForFunction` needs).
+ */
+export async function pageUntil(page: Page, expression: string, timeoutMs: number, everyMs = 25): Promise<void> {
+  await until(async () => Boolean(await page.evaluate(expression)), timeoutMs, `the page: ${expression.slice(0, 120)}`, everyMs);
 }

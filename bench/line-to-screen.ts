@@ -114,7 +114,7 @@ async function pollProfile(sshd: TestSshd, runs: string): Promise<Record<string,
   try {
     const counting = new CountingSource(new SshSource('runner', host.connection));
     const rtts: number[] = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 15; i++) {
       const t0 = process.hrtime.bigint();
       await host.connection.exec('true');
       rtts.push(msSince(t0));
@@ -124,7 +124,7 @@ async function pollProfile(sshd: TestSshd, runs: string): Promise<Record<string,
     await follower.poll(new Date()); // first read of everything
     const polls: number[] = [];
     const before = counting.calls();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 10; i++) {
       const t0 = process.hrtime.bigint();
       await follower.poll(new Date());
       polls.push(msSince(t0));
@@ -133,7 +133,7 @@ async function pollProfile(sshd: TestSshd, runs: string): Promise<Record<string,
     // One read of an appended line, as the follower does it: stat from the listing, then tail|head.
     const rc = join(runs, today(), 'remediate.gates.rc');
     const reads: number[] = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 10; i++) {
       appendFileSync(rc, `profile${i}_rc=0\n`);
       const t0 = process.hrtime.bigint();
       await followOnce(counting, store, rc, rcFileParser);
@@ -142,7 +142,7 @@ async function pollProfile(sshd: TestSshd, runs: string): Promise<Record<string,
     return {
       execTrueRttMs: { p50: round(median(rtts), 2), p95: round(percentile(rtts, 95), 2) },
       idlePollMs: { p50: round(median(polls), 1), p95: round(percentile(polls, 95), 1) },
-      execsPerIdlePoll: round((after.total - before.total) / 20, 1),
+      execsPerIdlePoll: round((after.total - before.total) / 10, 1),
       appendedLineStatAndReadMs: round(median(reads), 1),
     };
   } finally {
@@ -195,7 +195,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
 
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
-  await page.goto(served.url);
+  await page.goto(`${served.url}#/loops`);
   const segment = page.locator(`[data-testid="phase-reliability-${date}-remediate"]`);
   await segment.waitFor({ timeout: 30_000 });
   await segment.click();
@@ -218,7 +218,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
     const pageHas = async (): Promise<boolean> => (await page.evaluate(`window.__paint[${i}] !== undefined`)) as boolean;
     while (Date.now() < deadline && !(watchSeen.has(i) && tailSeen.has(i) && (await pageHas()))) await sleep(20);
     // A random gap, so appends do not phase-lock with the 500 ms poll timer.
-    await sleep(50 + Math.random() * 450);
+    await sleep(Math.random() * 250);
     if ((i + 1) % 50 === 0) log(`figure 1: ${i + 1}/${appends}`);
   }
   const pagePaint = (await page.evaluate('window.__paint')) as Record<string, number>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { TestSshd } from '../testing/sshd';
 import type { CapacityFixture } from './capacity';
-import { cpuMs, figure, log, median, round, rssMb, sleep, spawnTracked, stamp, startServe, stopChild, tempDir, type Figure } from './lib';
+import { cpuMs, figure, log, median, pageUntil, round, rssMb, sleep, spawnTracked, stamp, startServe, stopChild, tempDir, type Figure } from './lib';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -44,7 +44,7 @@ async function coldStart(browser: Browser, start: () => Promise<{ url: string; s
   const served = await start();
   try {
     await page.goto(served.url, { waitUntil: 'commit' });
-    await page.waitForFunction('window.__painted !== undefined', null, { timeout: 60_000, polling: 10 });
+    await pageUntil(page, 'window.__painted !== undefined', 60_000, 10);
     const painted = (await page.evaluate('window.__painted')) as number;
     return { toUrlMs: served.urlAt - served.spawnedAt, toPaintMs: painted - served.spawnedAt };
   } finally {

@@ -1,9 +1,10 @@
 import type { Problem } from '../../../shared/domain';
 import type { LineParser, LineParseResult } from '../records';
-import { EMPTY_RESULT, cleanLine, quote } from '../parsers/lines';
+import { EMPTY_RESULT, cleanLine, parseLines, quote, type ParsedLines, type ResumePoint } from '../parsers/lines';
 import { classifyHeader } from './ledger-columns';
 import { continueLesson, isBullet, lessonLine, lessonRecord } from './ledger-lessons';
-import { auditMarkText, fenceChange, headingOf, parseAuditMark } from './ledger-lines';
+import { fenceChange } from '../parsers/fences';
+import { auditMarkText, headingOf, parseAuditMark } from './ledger-lines';
 import type { LedgerRecord, LedgerState, LessonRecord } from './ledger-records';
 import { rowRecord } from './ledger-rows';
 import { MAX_HEADER_CHARS, headerName, isDelimiterRow, isTableLine, splitCells } from './table-cells';
@@ -121,40 +122,15 @@ export function flushLedger(state: LedgerState): LessonRecord | null {
   return state.lesson ? lessonRecord(state.lesson) : null;
 }
 
-/** What `parseLedger` returns for the complete lines of a text. */
-export interface ParsedLedger {
-  readonly records: readonly LedgerRecord[];
-  readonly problems: readonly Problem[];
-  /** The state after the last complete line (feed it back to resume). */
-  readonly state: LedgerState;
-  /** UTF-8 bytes up to and including the last newline; a torn last line is not consumed. */
-  readonly consumedBytes: number;
-  /** How many complete lines were parsed. */
-  readonly lines: number;
-}
+/** What `parseLedger` returns: `parseLines` over the ledger parser. */
+export type ParsedLedger = ParsedLines<LedgerState, LedgerRecord>;
 
 /**
  * Parse the complete lines of a ledger text, like `parseLines` (text after the last newline is a
  * torn line left for the next read), resuming from `from` when given. Line numbers are 1-based.
  */
-export function parseLedger(text: string, source: string, from: { state?: LedgerState; firstLine?: number } = {}): ParsedLedger {
-  const records: LedgerRecord[] = [];
-  const problems: Problem[] = [];
-  let state = from.state ?? ledgerParser.initial();
-  let lineNo = from.firstLine ?? 1;
-  let start = 0;
-  let lines = 0;
-  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-    const out = ledgerParser.line(state, text.slice(start, nl), lineNo, source);
-    state = out.state;
-    for (const r of out.result.records) records.push(r);
-    for (const p of out.result.problems) problems.push(p);
-    start = nl + 1;
-    lineNo += 1;
-    lines += 1;
-  }
-  const consumedBytes = start === 0 ? 0 : Buffer.byteLength(text.slice(0, start), 'utf8');
-  return { records, problems, state, consumedBytes, lines };
+export function parseLedger(text: string, source: string, from: ResumePoint<LedgerState> = {}): ParsedLedger {
+  return parseLines(ledgerParser, text, source, from);
 }
 
 /** Parse a whole ledger document: every line (an unterminated last one too), then flush the pending lesson. */

@@ -2,32 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LESSONS_EXCERPT } from './ledger-fixtures';
 import { flushLedger, ledgerParser, parseLedger } from './ledger-parser';
-import type { LedgerState } from './ledger-records';
+import { chunkedParse } from '../parsers/chunked.test-support';
 
 const SRC = 'RELIABILITY_AUDIT.md';
 
-/** Feed `text` in chunks cut at `cuts`, parsing complete lines as they appear (like the follower). */
-function chunkedParse(text: string, cuts: number[]) {
-  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks = [...at, text.length].map((end, i, all) => text.slice(i === 0 ? 0 : all[i - 1], end));
-  let buffer = '';
-  let state = ledgerParser.initial();
-  let firstLine = 1;
-  let consumedBytes = 0;
-  const records = [];
-  const problems = [];
-  for (const chunk of chunks) {
-    buffer += chunk;
-    const out = parseLedger(buffer, SRC, { state, firstLine });
-    records.push(...out.records);
-    problems.push(...out.problems);
-    state = JSON.parse(JSON.stringify(out.state)) as LedgerState; // the store persists it as JSON
-    firstLine += out.lines;
-    consumedBytes += out.consumedBytes;
-    buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
-  }
-  return { records, problems, state, consumedBytes };
-}
+const parseChunked = (text: string, cuts: number[]) => chunkedParse(ledgerParser, text, cuts, SRC);
 
 const PIECES = [
   '## Delta audit 2026-08-22',
@@ -76,7 +55,7 @@ describe('ledgerParser properties', () => {
     fc.assert(
       fc.property(ledgerArb, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
         const whole = parseLedger(text, SRC);
-        const chunked = chunkedParse(text, cuts);
+        const chunked = parseChunked(text, cuts);
         expect(chunked).toEqual({ records: whole.records, problems: whole.problems, state: whole.state, consumedBytes: whole.consumedBytes });
       }),
       { numRuns: 300 },
@@ -90,7 +69,7 @@ describe('ledgerParser properties', () => {
     expect(flushLedger(whole.state)?.line).toBe(86);
     fc.assert(
       fc.property(fc.array(fc.nat(), { maxLength: 12 }), (cuts) => {
-        const chunked = chunkedParse(text, cuts);
+        const chunked = parseChunked(text, cuts);
         expect(chunked.records).toEqual(whole.records);
         expect(flushLedger(chunked.state)).toEqual(flushLedger(whole.state));
       }),

@@ -2,8 +2,8 @@ import type { Problem } from '../../../shared/domain';
 import type { LineParser, PhaseRecord } from '../records';
 
 /** What `parseLines` returns: everything parsed from the complete lines of a text. */
-export interface ParsedLines<S> {
-  readonly records: readonly PhaseRecord[];
+export interface ParsedLines<S, R = PhaseRecord> {
+  readonly records: readonly R[];
   readonly problems: readonly Problem[];
   /** The parser's state after the last complete line (feed it back to resume). */
   readonly state: S;
@@ -23,8 +23,13 @@ export interface ResumePoint<S> {
  * Parse the complete lines of `text` (split on `\n`); text after the last newline is a torn line
  * the writer has not finished, so it is left for the next read. Line numbers are 1-based.
  */
-export function parseLines<S>(parser: LineParser<S>, text: string, source: string, from: ResumePoint<S> = {}): ParsedLines<S> {
-  const records: PhaseRecord[] = [];
+export function parseLines<S, R = PhaseRecord>(
+  parser: LineParser<S, R>,
+  text: string,
+  source: string,
+  from: ResumePoint<S> = {},
+): ParsedLines<S, R> {
+  const records: R[] = [];
   const problems: Problem[] = [];
   let state = from.state ?? parser.initial();
   let lineNo = from.firstLine ?? 1;

@@ -1,39 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { rcFileParser } from './rc-file';
+import { chunkedParse, linesArb } from './chunked.test-support';
 import { parseLines } from './lines';
-import type { LineParser } from '../records';
 
 const SRC = 'runs/2026-08-23/remediate.tests.rc';
-
-/** Feed `text` in chunks cut at `cuts`, parsing complete lines as they appear (like the follower). */
-function chunkedParse<S>(parser: LineParser<S>, text: string, cuts: number[], source: string) {
-  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks = [...at, text.length].map((end, i, all) => text.slice(i === 0 ? 0 : all[i - 1], end));
-  let buffer = '';
-  let state = parser.initial();
-  let firstLine = 1;
-  let consumedBytes = 0;
-  const records = [];
-  const problems = [];
-  for (const chunk of chunks) {
-    buffer += chunk;
-    const out = parseLines(parser, buffer, source, { state, firstLine });
-    records.push(...out.records);
-    problems.push(...out.problems);
-    state = JSON.parse(JSON.stringify(out.state)) as S; // the store persists it as JSON
-    firstLine += out.lines;
-    consumedBytes += out.consumedBytes;
-    buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
-  }
-  return { records, problems, state, consumedBytes };
-}
-
-/** Texts made of known lines and arbitrary strings, joined by newlines, maybe with a torn tail. */
-const linesArb = (pieces: string[]) =>
-  fc
-    .tuple(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string()), { maxLength: 30 }), fc.string({ maxLength: 10 }))
-    .map(([lines, tail]) => lines.map((l) => `${l}\n`).join('') + tail);
 
 // FORMATS.md §2.3, verbatim: a stage killed before suite ran.
 const FORMATS_EXAMPLE = 'ast_refresh_rc=\ngates_rc=\nsuite_rc=\nast_refresh_rc=0\ngates_rc=0\n';

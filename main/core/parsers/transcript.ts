@@ -1,12 +1,9 @@
 import type { Verdict } from '../../../shared/domain';
+import { fenceChange, type OpenFence } from './fences';
 import type { LineParser, LineParseResult } from '../records';
 import { EMPTY_RESULT, cleanLine, quote } from './lines';
 
-/** An open code fence: its character and run length (a closing fence needs at least as many). */
-export interface OpenFence {
-  readonly char: '`' | '~';
-  readonly len: number;
-}
+export type { OpenFence } from './fences';
 
 /** Parser state for `<phase>.log`: the code fence we are inside, if any. Plain JSON. */
 export interface TranscriptState {
@@ -18,33 +15,11 @@ const READY = 'NIGHTLY DELIVER READY:';
 const INCOMPLETE = 'NIGHTLY DELIVER INCOMPLETE:';
 const KEY_VALUE = /^([A-Za-z_][\w-]*)=(.*)$/;
 const INT = /^\d+$/;
-const BACKTICK = 96;
-const TILDE = 126;
-const SPACE = 32;
-
-/** The fence run at the start of a line (CommonMark: up to 3 spaces of indent, 3+ of one char). */
-function fenceAt(text: string): { char: '`' | '~'; len: number; rest: string } | null {
-  let i = 0;
-  while (i < 3 && text.charCodeAt(i) === SPACE) i += 1;
-  const c = text.charCodeAt(i);
-  if (c !== BACKTICK && c !== TILDE) return null;
-  let j = i;
-  while (text.charCodeAt(j) === c) j += 1;
-  if (j - i < 3) return null;
-  return { char: c === BACKTICK ? '`' : '~', len: j - i, rest: text.slice(j) };
-}
 
 /** The fence state after a line, or the same object when the line changes nothing. */
 function nextFence(state: TranscriptState, text: string): TranscriptState {
-  const f = fenceAt(text);
-  if (!f) return state;
-  if (state.fence) {
-    const closes = f.char === state.fence.char && f.len >= state.fence.len && f.rest.trim() === '';
-    return closes ? { fence: null } : state;
-  }
-  // A backtick fence's info string may not contain a backtick (that is inline code, not a fence).
-  if (f.char === '`' && f.rest.includes('`')) return state;
-  return { fence: { char: f.char, len: f.len } };
+  const next = fenceChange(state.fence, text);
+  return next === undefined ? state : { fence: next };
 }
 
 /** Leading `key=value` tokens of a verdict body, and the text after them. */
