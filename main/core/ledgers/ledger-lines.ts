@@ -1,4 +1,3 @@
-
 import type { AuditMarkRecord } from './ledger-records';
 
 const SPACE = 32;
