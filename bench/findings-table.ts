@@ -53,13 +53,25 @@ export async function findingsTable(browser: Browser, ledgerText: string): Promi
   const home = join(dir, 'home');
   mkdirSync(home);
   const served = await startServe(['--config', configPath, '--data', join(dir, 'data')], { HOME: home });
+  const COUNT_ALL = `/^20,000 of 20,000/.test((document.querySelector('[data-testid="findings-count"]') || {}).textContent || '')`;
+  // First load, opened while serve is still reading the ledger: what the operator sees after a
+  // restart. Record how many toasts it raised and how long one animation frame then takes.
+  const first = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+  const t0 = Date.now();
+  await first.goto(`${served.url}#/findings`);
+  await pageUntil(first, COUNT_ALL, 120_000, 100);
+  const loadMs = Date.now() - t0;
+  const toasts = (await first.evaluate(`document.querySelectorAll('[data-testid^="toast-"]:not([data-testid^="toast-close"]):not([data-testid^="toast-ack"])').length`)) as number;
+  const r0 = Date.now();
+  const raf = await Promise.race([first.evaluate('new Promise((r) => requestAnimationFrame(() => r(true)))'), sleep(5000).then(() => false)]);
+  const firstRafMs = raf ? Date.now() - r0 : null;
+  await first.close();
+  log(`figure 4: first load ${loadMs} ms, ${toasts} toasts, one frame ${firstRafMs === null ? '> 5000' : firstRafMs} ms`);
+  // Steady state: the console opened once serve has read everything (no toast storm).
   const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
   try {
-    const t0 = Date.now();
     await page.goto(`${served.url}#/findings`);
-    await pageUntil(page, `/^20,000 of 20,000/.test((document.querySelector('[data-testid="findings-count"]') || {}).textContent || '')`, 120_000, 100);
-    const loadMs = Date.now() - t0;
-    log(`figure 4: 20,000 findings shown ${loadMs} ms after opening the page`);
+    await pageUntil(page, COUNT_ALL, 120_000, 100);
     const input = page.locator('[data-testid="findings-filter-text"]');
     await input.fill('file-');
     await sleep(500);
@@ -92,9 +104,11 @@ export async function findingsTable(browser: Browser, ledgerText: string): Promi
           keystrokes: results.length,
           paintedMs: { p50: round(percentile(painted, 50), 1), p95: round(p95, 1), max: round(Math.max(...painted), 1) },
           countChangedMs: { p50: round(percentile(changed, 50), 1), p95: round(percentile(changed, 95), 1) },
-          pageOpenToRowsMs: loadMs,
+          firstLoad: { openToRowsMs: loadMs, toasts, oneFrameMs: firstRafMs ?? '> 5000' },
         },
-        notes: [`opening #/findings until 20,000 rows were counted took ${loadMs} ms (serve already following the ledger)`],
+        notes: [
+          `measured on a page opened after serve had read the ledger; a page opened while serve was still reading it got ${toasts} toasts and one animation frame then took ${firstRafMs === null ? 'over 5 s' : `${firstRafMs} ms`}`,
+        ],
       }),
     ];
   } finally {

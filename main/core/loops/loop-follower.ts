@@ -17,6 +17,11 @@ const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
   rc: rcFileParser as LineParser<unknown>,
 };
 
+/** How many of the newest cycles are read on every poll. */
+const HOT_CYCLES = 2;
+/** Older cycles are read again every this many polls (a late edit still shows, within seconds). */
+const COLD_EVERY = 20;
+
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {
   override readonly name = 'RunsFolderError';
@@ -35,6 +40,9 @@ interface CachedFile {
  */
 export class LoopFollower {
   private readonly cache = new Map<string, CachedFile>();
+  /** The phase files last seen in each cycle folder, by date. */
+  private readonly cycleFiles = new Map<string, PhaseFile[]>();
+  private polls = 0;
 
   constructor(
     readonly name: string,
@@ -62,17 +70,28 @@ export class LoopFollower {
       .sort()
       .reverse()
       .slice(0, this.config.cycles);
+    // The two newest cycles are read on every poll; older ones, long finished, every
+    // COLD_EVERY polls — their status is still derived afresh each time (the clock moves).
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
-    const cycles: Cycle[] = await Promise.all(dates.map((date) => this.pollCycle(date, now)));
+    const cold = this.polls++ % COLD_EVERY === 0;
+    await Promise.all(dates.map((date, i) => (i < HOT_CYCLES || cold || !this.cycleFiles.has(date) ? this.readCycle(date) : undefined)));
+    for (const date of [...this.cycleFiles.keys()]) if (!dates.includes(date)) this.cycleFiles.delete(date);
+    const cycles = dates.map((date) => this.deriveCycleAt(date, now));
     return { name: this.name, host: this.config.host, cycles, deadman: null };
   }
 
-  private async pollCycle(date: string, now: Date): Promise<Cycle> {
+  private async readCycle(date: string): Promise<void> {
     const dir = posix.join(this.config.runs, date);
     const entries = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
     await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
+    this.cycleFiles.set(date, files);
+  }
+
+  private deriveCycleAt(date: string, now: Date): Cycle {
+    const dir = posix.join(this.config.runs, date);
+    const files = this.cycleFiles.get(date) ?? [];
     const phases: Phase[] = this.config.phases.map((phase) =>
       derivePhase(this.evidence(dir, phase, files.filter((f) => f.phase === phase)), now, this.config.cap),
     );
