@@ -239,7 +239,9 @@ export class Engine {
         this.loopErrors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` });
       },
     );
-    this.notifier.update({
+    // Until every follower has caught up with its backlog, what it read so far is history, not news.
+    const caughtUp = this.followers.every((f) => !f.behind) && [...this.ledgerFollowers.values()].every((f) => !f.behind);
+    this.notifier.update(caughtUp, {
       loops: [...this.loops.values()],
       findings: this.ledgers.findings,
       prs: this.prs,

@@ -30,7 +30,7 @@ describe('rollups', () => {
     expect(ten).toMatchObject({ n: 4, inflight_sum: 9, requests: 15 });
     expect(h.count(0)).toBe(4);
 
-    const out = historyOutput(h, { range: '1h', maxPoints: 100 }, new Date(T0 + 60_000), []);
+    const out = historyOutput(h, { range: '1h', maxPoints: 1000 }, new Date(T0 + 60_000), []);
     const s = out.series[0];
     expect(s?.inflight).toEqual([1, 5, null, 3]);
     expect(s?.requestRate).toEqual([0.5, 0.7, null, 0.3]);

@@ -16,6 +16,8 @@ export interface FollowOutcome {
   readonly reset: 'truncated' | 'replaced' | 'rewritten' | null;
   readonly bytesRead: number;
   readonly lines: number;
+  /** More complete lines are waiting than one poll reads (a backlog): poll again. */
+  readonly more: boolean;
 }
 
 /** How to follow one file. */
@@ -52,7 +54,7 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
 ): Promise<FollowOutcome> {
   const maxBytes = options.maxBytes ?? MAX_READ_BYTES;
   const st = options.stat === undefined ? await source.stat(path) : options.stat;
-  if (st === null || st.isDirectory) return { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0 };
+  if (st === null || st.isDirectory) return { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0, more: false };
   const row = store.file(source.host, path);
   let reset: FollowOutcome['reset'] = null;
   if (row.ino !== null && row.ino !== st.ino) reset = 'replaced';
@@ -104,8 +106,9 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
       tail = Buffer.concat([tail, buf.subarray(0, consumed)]).subarray(-TAIL_BYTES);
     }
   }
+  const more = st.size - offset > maxBytes;
   if (!identityChanged && consumed === 0) {
-    return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0 };
+    return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0, more };
   }
   store.commit(row.id, {
     reset: reset !== null,
@@ -120,5 +123,5 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
     records,
     problems,
   });
-  return { presence: 'present', changed: true, reset, bytesRead, lines: lineNo - (reset ? 0 : row.lineNo) };
+  return { presence: 'present', changed: true, reset, bytesRead, lines: lineNo - (reset ? 0 : row.lineNo), more };
 }

@@ -35,6 +35,8 @@ interface DeliverRecordRow {
  */
 export class LedgerFollower {
   private current: LoopLedgers = EMPTY;
+  /** The last poll left a backlog unread (a large ledger is read over several polls). */
+  behind = false;
 
   constructor(
     readonly loop: string,
@@ -62,9 +64,11 @@ export class LedgerFollower {
   /** Read what changed; true when the loop's ledgers or deliver record changed. */
   async poll(now: Date): Promise<boolean> {
     let changed = false;
+    this.behind = false;
     for (const { path } of this.paths()) {
       const out = await followOnce(this.source, this.store, path, ledgerParser, { verifyTail: true });
       changed ||= out.changed;
+      this.behind ||= out.more;
     }
     if (this.config.deliverRecord) {
       const out = await followDocument(this.source, this.store, this.config.deliverRecord, (text, source) => {

@@ -43,6 +43,8 @@ export class LoopFollower {
   /** The phase files last seen in each cycle folder, by date. */
   private readonly cycleFiles = new Map<string, PhaseFile[]>();
   private polls = 0;
+  /** The last poll left a backlog unread in some file (a huge transcript takes several polls). */
+  behind = false;
 
   constructor(
     readonly name: string,
@@ -74,6 +76,7 @@ export class LoopFollower {
     // COLD_EVERY polls — their status is still derived afresh each time (the clock moves).
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     const cold = this.polls++ % COLD_EVERY === 0;
+    this.behind = false;
     await Promise.all(dates.map((date, i) => (i < HOT_CYCLES || cold || !this.cycleFiles.has(date) ? this.readCycle(date) : undefined)));
     for (const date of [...this.cycleFiles.keys()]) if (!dates.includes(date)) this.cycleFiles.delete(date);
     const cycles = dates.map((date) => this.deriveCycleAt(date, now));
@@ -100,6 +103,7 @@ export class LoopFollower {
 
   private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<void> {
     const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
+    this.behind ||= out.more;
     if (out.changed || !this.cache.has(path)) {
       const row = this.store.file(this.source.host, path);
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });

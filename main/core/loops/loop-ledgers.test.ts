@@ -148,3 +148,31 @@ describe('a loop with ledgers and a deliver record', () => {
     expect(third.loops[0]?.deadman?.state).toBe('late');
   });
 });
+
+describe('a first start on a large existing ledger', () => {
+  it('lists what it finds without alerting, even when the ledger takes several polls to read', async () => {
+    const fx = fixture();
+    const rows = Array.from({ length: 90_000 }, (_, i) => `| R-${1000 + i} | ${i % 50 === 0 ? 'P0' : 'P2'} | resources | scripts/w_${i % 40}.py:${i % 400} | retry loop ${i} has no upper bound when the broker answers 503 |`);
+    writeFileSync(join(fx.clone, 'RELIABILITY_AUDIT.md'), `## Delta audit 2026-08-20\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${rows.join('\n')}\n`);
+    const core = createAppCore({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-08-24T12:00:00Z') });
+    const raised: string[] = [];
+    core.subscribe((event, payload) => {
+      if (event === 'notice.raised') raised.push((payload as { notice: { key: string } }).notice.key);
+    });
+    await core.start();
+    for (let i = 0; i < 4; i++) await core.pollOnce();
+    const snap = core.snapshot();
+    expect(snap.findings.length).toBe(90_001);
+    const p0 = snap.findings.filter((f) => f.severity === "P0");
+    const by: Record<string, number> = {};
+    for (const f of p0) by[f.status] = (by[f.status] ?? 0) + 1;
+    expect(by).toEqual({ open: 1800 });
+    expect(snap.notices).toHaveLength(500); // listed (the list shows the newest 500), never alerted
+    expect(raised).toEqual([]);
+    // What happens afterwards is news.
+    appendFileSync(join(fx.clone, 'RELIABILITY_AUDIT.md'), '| R-999999 | P0 | safety | a.py:1 | a new P0 after the first start |\n');
+    await core.pollOnce();
+    expect(raised).toEqual(['finding:reliability:R-999999']);
+    await core.close();
+  }, 60_000);
+});

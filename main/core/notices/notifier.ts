@@ -56,8 +56,14 @@ export class Notifier {
     this.unknownRules = ruleOverrides(notify.rules).unknown;
   }
 
-  /** Derive notices from the state and raise the new ones. */
-  update(state: NoticeState): void {
+  /**
+   * Derive notices from the state and raise the new ones. `caughtUp` says every follower has read
+   * its backlog: on a fresh database nothing is raised before that, then everything found is
+   * listed once without alerting (the seed), and only what changes afterwards alerts.
+   */
+  update(caughtUp: boolean, state: NoticeState): void {
+    const seeded = this.options.store.getMeta(SEEDED) !== null;
+    if (!seeded && !caughtUp) return;
     const now = this.options.now();
     const tracked = trackDownSince(this.tracked, state.hosts, state.capacity, now);
     if (JSON.stringify(tracked) !== JSON.stringify(this.tracked)) {
@@ -71,7 +77,7 @@ export class Notifier {
       now,
       ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),
     });
-    if (this.options.store.getMeta(SEEDED) === null) {
+    if (!seeded) {
       new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts);
       this.options.store.setMeta(SEEDED, now.toISOString());
       this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() });
