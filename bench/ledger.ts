@@ -95,7 +95,8 @@ export async function ledgerParsing(): Promise<{ figures: Figure[]; ledgerText: 
   // Incremental: append one section, followOnce with verifyTail; vs re-parsing the whole file; vs the raw read.
   const store = Store.open(join(dir, 'incremental.db'));
   const source = new CountingSource(new LocalSource('local'));
-  await followOnce(source, store, path, ledgerParser as LineParser<LedgerState, LedgerRecord>, { verifyTail: true });
+  // Catch up first: one poll reads at most MAX_READ_BYTES (8 MB) of the 11 MB ledger.
+  while ((await followOnce(source, store, path, ledgerParser as LineParser<LedgerState, LedgerRecord>, { verifyTail: true })).lines > 0);
   const spent = { file: 0, commit: 0 };
   profileStore(store, spent);
   const before = source.calls();

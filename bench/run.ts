@@ -145,6 +145,10 @@ async function main(): Promise<number> {
   return failures.length > 0 ? 1 : 0;
 }
 
+// A stray failure in a figure's background work must not skip the cleanup below.
+process.on('unhandledRejection', (err) => log(`unhandled: ${(err as Error).stack ?? String(err)}`));
+process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? String(err)}`));
+
 let code = 1;
 try {
   code = await main();

@@ -186,6 +186,19 @@ export class SshConnection extends EventEmitter {
   }
 
   private async withChannel<T>(open: (client: Client, done: (err: Error | null, value?: T) => void) => void): Promise<T> {
+    // sshd may still count a session whose close we have already seen (it frees the slot after
+    // its child exits): a refused channel open is retried briefly before it is an error.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.openChannel(open);
+      } catch (err) {
+        if (attempt >= 8 || !/Channel open failure/i.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+
+  private async openChannel<T>(open: (client: Client, done: (err: Error | null, value?: T) => void) => void): Promise<T> {
     const release = await this.sessions.acquire();
     try {
       const client = this.client;

@@ -80,6 +80,17 @@ function liveToasts(toasts: readonly Toast[], notices: readonly Notice[]): reado
   return kept.length === toasts.length ? toasts : kept;
 }
 
+/** The most toasts on screen at once: a burst of notices must not bury the console (the Notices view lists them all). */
+export const MAX_TOASTS = 5;
+
+/** Keep the newest toasts, emergencies before the rest, at most MAX_TOASTS. */
+export function capToasts(toasts: readonly Toast[]): readonly Toast[] {
+  if (toasts.length <= MAX_TOASTS) return toasts;
+  const ranked = [...toasts].sort((a, b) => Number(b.notice.priority === 2) - Number(a.notice.priority === 2) || b.seq - a.seq);
+  const keep = new Set(ranked.slice(0, MAX_TOASTS));
+  return toasts.filter((t) => keep.has(t));
+}
+
 /** The ops fields a snapshot carries; toasts and watched output are kept. */
 export function opsFromSnapshot(data: OpsData, snapshot: Snapshot): Partial<OpsData> {
   return {
@@ -105,7 +116,7 @@ export function reduceOpsEvent<E extends EventName>(data: OpsData, event: E, pay
       // −2 is "list only": no toast. A replay of the same event object (over a snapshot) changes nothing.
       if (notice.priority === -2 || data.toasts.some((t) => t.notice === notice)) return { notices };
       const seq = data.toastSeq + 1;
-      return { notices, toastSeq: seq, toasts: [...data.toasts.filter((t) => t.notice.key !== notice.key), { notice, repeat, seq }] };
+      return { notices, toastSeq: seq, toasts: capToasts([...data.toasts.filter((t) => t.notice.key !== notice.key), { notice, repeat, seq }]) };
     }
     case 'drills.changed': {
       const { runs } = payload as EventPayload<'drills.changed'>;
