@@ -51,7 +51,7 @@ export class SshSource implements FileSource {
 
   async stat(path: string): Promise<FileStat | null> {
     const q = shellQuote(path);
-    const out = await this.connection.exec(`${STAT_FN}; [ -e ${q} ] || exit ${MISSING}; st ${q}`);
+    const out = await this.connection.run(`${STAT_FN}; [ -e ${q} ] || exit ${MISSING}; st ${q}`);
     if (out.code === MISSING) return null;
     const parsed = parseStatLine(out.stdout.toString('utf8').split('\n')[0] ?? '');
     if (out.code !== 0 || !parsed) {
@@ -62,7 +62,7 @@ export class SshSource implements FileSource {
 
   async read(path: string, offset: number, length: number): Promise<Buffer> {
     if (length <= 0) return Buffer.alloc(0);
-    const out = await this.connection.exec(`tail -c +${offset + 1} -- ${shellQuote(path)} | head -c ${length}`);
+    const out = await this.connection.run(`tail -c +${offset + 1} -- ${shellQuote(path)} | head -c ${length}`);
     if (out.code !== 0 && out.stdout.length === 0) {
       throw new Error(`Host ${this.host}: cannot read ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     }
@@ -71,7 +71,7 @@ export class SshSource implements FileSource {
 
   async list(path: string): Promise<DirEntry[] | null> {
     const script = `${STAT_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set -- *; [ -e "$1" ] || exit 0; st "$@" 2>/dev/null; exit 0`;
-    const out = await this.connection.exec(script);
+    const out = await this.connection.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new Error(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: DirEntry[] = [];

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import ssh2, { type AnyAuthMethod, type AuthMethod, type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import type { HostConnState } from '../../../shared/domain';
 import { Semaphore } from './semaphore';
+import { ShellSession } from './shell-session';
 
 /** One SSH endpoint to reach, after alias resolution; `jumps` are ProxyJump hops, in order. */
 export interface SshEndpoint {
@@ -87,6 +88,8 @@ export class SshConnection extends EventEmitter {
   private readonly sessions: Semaphore;
   private readonly inflight = new Set<(err: Error) => void>();
   private current: ConnectionStatus;
+  private session: ShellSession | null = null;
+  private sessionOpening: Promise<ShellSession> | null = null;
 
   constructor(private readonly options: SshConnectionOptions) {
     super();
@@ -156,6 +159,48 @@ export class SshConnection extends EventEmitter {
           this.collect(stream, timeoutMs, done);
         }),
     );
+  }
+
+  /**
+   * Run a script through the connection's long-lived shell session: one `sh` started once, so
+   * the host's login shell and rc files do not run again for every stat, listing and read.
+   */
+  async run(script: string, timeoutMs = 30_000): Promise<ExecResult> {
+    const session = await this.shellSession();
+    try {
+      return await session.run(script, timeoutMs);
+    } catch (err) {
+      if (this.current.state !== 'connected') throw new NotConnectedError(this.describe());
+      throw new Error(`Host ${this.options.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private shellSession(): Promise<ShellSession> {
+    if (this.session?.alive) return Promise.resolve(this.session);
+    this.sessionOpening ??= (async () => {
+      const release = await this.sessions.acquire();
+      const client = this.client;
+      if (!client || this.current.state !== 'connected') {
+        release();
+        throw new NotConnectedError(this.describe());
+      }
+      let channel: ClientChannel;
+      try {
+        channel = await new Promise<ClientChannel>((resolve, reject) => client.exec('exec sh', (err, ch) => (err ? reject(err) : resolve(ch))));
+      } catch (err) {
+        release();
+        throw err;
+      }
+      const session: ShellSession = new ShellSession(channel, () => {
+        release();
+        if (this.session === session) this.session = null;
+      });
+      this.session = session;
+      return session;
+    })().finally(() => {
+      this.sessionOpening = null;
+    });
+    return this.sessionOpening;
   }
 
   /** Open a TCP channel from the host to `host:port` (e.g. the proxy's admin API on its loopback). */
@@ -240,6 +285,8 @@ export class SshConnection extends EventEmitter {
   }
 
   private teardown(): void {
+    this.session?.close();
+    this.session = null;
     for (const fail of this.inflight) fail(new NotConnectedError(`Host ${this.options.name}: the connection closed.`));
     this.inflight.clear();
     for (const c of this.chain) {

@@ -17,9 +17,22 @@ describe('channels over one connection', () => {
     await sshd?.stop();
   });
 
+  it('runs scripts through one long-lived shell: binary-safe, exit codes, stderr apart, stdin never eaten', async () => {
+    const c = host.connection;
+    const binary = await c.run("printf 'a\\000b\\nLDHDR 0 0 0\\n\\377'");
+    expect([...binary.stdout]).toEqual([...Buffer.from('a\0b\nLDHDR 0 0 0\n\xff', 'latin1')]);
+    expect(await c.run('echo out; echo err >&2; exit 3')).toEqual({ code: 3, stdout: Buffer.from('out\n'), stderr: 'err\n' });
+    // A command that reads stdin gets /dev/null, not the requests queued behind it.
+    const [eats, after] = await Promise.all([c.run('cat; echo done'), c.run('echo next')]);
+    expect(eats.stdout.toString()).toBe('done\n');
+    expect(after.stdout.toString()).toBe('next\n');
+    const many = await Promise.all(Array.from({ length: 50 }, (_, i) => c.run(`echo ${i}`)));
+    expect(many.map((m) => Number(m.stdout.toString()))).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
+
   it('retries a channel the server refused while it frees a finished session', async () => {
     const outs = await Promise.all(Array.from({ length: 4 }, (_, i) => host.connection.exec(`sleep 0.05; echo ${i}`)));
     expect(outs.map((o) => o.stdout.toString().trim())).toEqual(['0', '1', '2', '3']);
-    expect(host.connection.openChannels).toBe(0);
+    expect(host.connection.openChannels).toBe(1); // only the long-lived shell session stays open
   });
 });
