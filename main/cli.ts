@@ -267,7 +267,7 @@ async function watch(flags: Flags): Promise<number> {
   });
   while (!stop) {
     await engine.poll();
-    await Promise.race([finish, new Promise((ok) => setTimeout(ok, 500))]);
+    await Promise.race([finish, new Promise((ok) => setTimeout(ok, 250))]);
   }
   await engine.close();
   store.close();

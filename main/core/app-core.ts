@@ -19,7 +19,7 @@ export interface AppCoreOptions {
   /** An Electron-ABI build of better-sqlite3 (see the Store). */
   readonly nativeBinding?: string;
   readonly now?: () => Date;
-  /** How often sources are polled; 500 ms keeps a line on screen within a second. */
+  /** How often sources are polled (250 ms: over SSH an idle poll is three requests on one shell session). */
   readonly pollMs?: number;
   /** SSH surroundings and tuning (tests point these at a throwaway sshd). */
   readonly ssh?: EngineOptions['ssh'];
@@ -78,7 +78,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     void done
       .catch((err: unknown) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`))
       .finally(() => {
-        if (running) timer = setTimeout(tick, options.pollMs ?? 500);
+        if (running) timer = setTimeout(tick, options.pollMs ?? 250);
       });
   };
 
