@@ -265,9 +265,12 @@ async function watch(flags: Flags): Promise<number> {
     process.once('SIGINT', end);
     process.once('SIGTERM', end);
   });
+  let wakeUp: (() => void) | null = null;
+  engine.onWake(() => wakeUp?.());
   while (!stop) {
     await engine.poll();
-    await Promise.race([finish, new Promise((ok) => setTimeout(ok, 250))]);
+    await Promise.race([finish, new Promise<void>((ok) => ((wakeUp = ok), setTimeout(ok, 250)))]);
+    wakeUp = null;
   }
   await engine.close();
   store.close();

@@ -67,19 +67,32 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
       engine = new Engine(loaded.config, { store, ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) });
       unsubscribe = engine.subscribe(emit);
+      engine.onWake(wake);
       engine.notifier.consoleUrl = consoleUrl;
       engine.start();
     }
   };
 
+  let wakeRequested = false;
   const tick = (): void => {
+    timer = null;
     if (!running) return;
     const done = engine ? engine.poll() : Promise.resolve();
     void done
       .catch((err: unknown) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`))
       .finally(() => {
-        if (running) timer = setTimeout(tick, options.pollMs ?? 250);
+        if (!running) return;
+        timer = setTimeout(tick, wakeRequested ? 0 : (options.pollMs ?? 250));
+        wakeRequested = false;
       });
+  };
+  // A watched folder changed: poll now (or right after the poll in flight).
+  const wake = (): void => {
+    if (!running) return;
+    if (timer) {
+      clearTimeout(timer);
+      timer = setTimeout(tick, 0);
+    } else wakeRequested = true;
   };
 
   const snapshot = (): Snapshot =>

@@ -60,6 +60,7 @@ export class Engine {
   private prs: readonly PullRequest[] = [];
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
+  private wake: () => void = () => undefined;
   private readonly loops = new Map<string, LoopState>();
   private readonly loopErrors = new Map<string, Problem>();
   private readonly listeners = new Set<EventListener>();
@@ -137,7 +138,11 @@ export class Engine {
     this.started = true;
     for (const h of this.hosts.values()) {
       if (!h.ssh) continue;
-      h.ssh.connection.on('status', () => this.publishHosts());
+      h.ssh.connection.on('status', (status: { state: string }) => {
+        this.publishHosts();
+        // A host that just (re)connected has news waiting: read it now, not on the next tick.
+        if (status.state === 'connected') this.wake();
+      });
       h.ssh.connection.start();
     }
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
@@ -149,9 +154,29 @@ export class Engine {
     this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
   }
 
+  /**
+   * Ask to be woken when a watched folder changes (a loop's runs folder and hot cycles), so the
+   * next poll starts at once instead of on the next tick.
+   */
+  onWake(wake: () => void): void {
+    this.wake = wake;
+  }
+
+  private updateWatches(): void {
+    const byHost = new Map<string, Set<string>>();
+    for (const f of this.followers) {
+      if (!this.isReachable(f.host)) continue;
+      const dirs = byHost.get(f.host) ?? new Set<string>();
+      for (const d of f.hotDirs()) dirs.add(d);
+      byHost.set(f.host, dirs);
+    }
+    for (const [name, h] of this.hosts) h.source?.watch?.([...(byHost.get(name) ?? [])], () => this.wake());
+  }
+
   /** Close every connection (after the poll in flight, if any). */
   async close(): Promise<void> {
     this.started = false;
+    for (const h of this.hosts.values()) h.source?.unwatch?.();
     if (this.tickTimer) clearTimeout(this.tickTimer);
     this.capacity.stop();
     await this.idle();
@@ -231,6 +256,7 @@ export class Engine {
       }
     }
     if (ledgersChanged) this.publishLedgers();
+    this.updateWatches();
     this.publishPrs(now);
     this.publishHosts();
     await this.drills.poll().then(

@@ -53,6 +53,12 @@ export class LoopFollower {
     private readonly store: Store,
   ) {}
 
+  /** The folders where news appears: the runs folder and the hot cycles (watched between polls). */
+  hotDirs(): string[] {
+    const hot = [...this.cycleFiles.keys()].sort().reverse().slice(0, HOT_CYCLES);
+    return [this.config.runs, ...hot.map((d) => posix.join(this.config.runs, d))];
+  }
+
   /** The host the loop runs on. */
   get host(): string {
     return this.config.host;

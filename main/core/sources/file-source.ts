@@ -29,4 +29,11 @@ export interface FileSource {
   read(path: string, offset: number, length: number): Promise<Buffer>;
   /** List a folder with each entry's stat; null when it does not exist. */
   list(path: string): Promise<DirEntry[] | null>;
+  /**
+   * Call `onChange` soon after anything in these folders changes (a hint to poll now; the poll
+   * itself reads what changed). Replaces the previous set; returns nothing — `unwatch` stops it.
+   */
+  watch?(dirs: readonly string[], onChange: () => void): void;
+  /** Stop watching. */
+  unwatch?(): void;
 }

@@ -1,3 +1,4 @@
+import { watch, type FSWatcher } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DirEntry, FileSource, FileStat } from './file-source';
@@ -9,7 +10,38 @@ function isMissing(err: unknown): boolean {
 
 /** Files on this machine (a `local: true` host). */
 export class LocalSource implements FileSource {
+  private watchers = new Map<string, FSWatcher>();
+
   constructor(readonly host: string) {}
+
+  /** inotify (or the platform's equivalent) on each folder: a change is a hint to poll now. */
+  watch(dirs: readonly string[], onChange: () => void): void {
+    const wanted = new Set(dirs);
+    for (const [dir, w] of this.watchers) {
+      if (!wanted.has(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+      }
+    }
+    for (const dir of wanted) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, { persistent: false }, () => onChange());
+        w.on('error', () => {
+          w.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, w);
+      } catch {
+        // A folder that does not exist yet is simply polled until it does.
+      }
+    }
+  }
+
+  unwatch(): void {
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
 
   async stat(path: string): Promise<FileStat | null> {
     try {

@@ -44,10 +44,49 @@ export function parseStatLine(line: string): { name: string; stat: FileStat } | 
  * over exec channels, so only appended bytes cross the link. Works on Linux and macOS runners.
  */
 export class SshSource implements FileSource {
+  private watching: { key: string; stop: (() => void) | null } | null = null;
+
   constructor(
     readonly host: string,
     private readonly connection: SshConnection,
   ) {}
+
+  /**
+   * One watcher channel on the host: a shell loop that stats these folders every 50 ms and prints
+   * a line when anything in them changed, so a poll starts at once instead of on the next tick.
+   */
+  watch(dirs: readonly string[], onChange: () => void): void {
+    const key = [...dirs].sort().join('\0');
+    if (this.watching?.key === key) return;
+    this.unwatch();
+    if (dirs.length === 0) return;
+    const state: { key: string; stop: (() => void) | null } = { key, stop: null };
+    this.watching = state;
+    const each = dirs.map(shellQuote).join(' ');
+    const script =
+      `${STAT_FN}; prev=; while :; do ` +
+      `cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && st "$@"); done 2>/dev/null | cksum); ` +
+      'if [ "$cur" != "$prev" ]; then echo changed; prev=$cur; fi; sleep 0.05 2>/dev/null || sleep 1; done';
+    this.connection
+      .stream(script, () => onChange(), () => {
+        // The link dropped or the watcher was replaced: the next watch() call starts a new one.
+        if (this.watching === state) this.watching = null;
+      })
+      .then(
+        (stop) => {
+          if (this.watching === state) state.stop = stop;
+          else stop();
+        },
+        () => {
+          if (this.watching === state) this.watching = null;
+        },
+      );
+  }
+
+  unwatch(): void {
+    this.watching?.stop?.();
+    this.watching = null;
+  }
 
   async stat(path: string): Promise<FileStat | null> {
     const q = shellQuote(path);

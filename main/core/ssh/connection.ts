@@ -203,6 +203,38 @@ export class SshConnection extends EventEmitter {
     return this.sessionOpening;
   }
 
+  /**
+   * Run a long-lived script and call `onLine` for each line it prints, until the returned
+   * function is called or the link drops (then `onEnd`). It holds one channel while it runs.
+   */
+  async stream(script: string, onLine: (line: string) => void, onEnd: () => void): Promise<() => void> {
+    const release = await this.sessions.acquire();
+    const client = this.client;
+    if (!client || this.current.state !== 'connected') {
+      release();
+      throw new NotConnectedError(this.describe());
+    }
+    let channel: ClientChannel;
+    try {
+      channel = await new Promise<ClientChannel>((resolve, reject) => client.exec(script, (err, ch) => (err ? reject(err) : resolve(ch))));
+    } catch (err) {
+      release();
+      throw err;
+    }
+    let rest = '';
+    channel.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+    channel.stderr.on('data', () => undefined);
+    channel.once('close', () => {
+      release();
+      onEnd();
+    });
+    return () => channel.close();
+  }
+
   /** Open a TCP channel from the host to `host:port` (e.g. the proxy's admin API on its loopback). */
   async forwardOut(host: string, port: number): Promise<{ stream: Duplex; release: () => void }> {
     const release = await this.sessions.acquire();

@@ -1,0 +1,70 @@
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSshd, type TestSshd } from '../../testing/sshd';
+import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
+import { createAppCore, type AppCore } from './app-core';
+
+const DAY = '2026-11-29';
+const NOW = () => new Date('2026-11-29T06:00:00Z');
+
+function setup(hostYaml: string): { file: string; core: AppCore } {
+  const dir = mkdtempSync(join(tmpdir(), 'loopdeck-wake-'));
+  const runs = join(dir, 'runs');
+  mkdirSync(join(runs, DAY), { recursive: true });
+  const file = join(runs, DAY, 'audit.status');
+  writeFileSync(file, 'audit 2026-11-29T00:00:04+00:00 STARTED\n');
+  writeFileSync(join(dir, 'c.yaml'), `hosts:\n  runner: ${hostYaml}\nloops:\n  l: { host: runner, runs: ${JSON.stringify(runs)} }\n`);
+  // A poll interval of a minute: only the watch can make the change show within seconds.
+  const core = createAppCore({ configPath: join(dir, 'c.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, now: NOW, ssh: isolatedSshEnv() });
+  return { file, core };
+}
+
+async function changeShowsWithoutTheTimer(core: AppCore, file: string): Promise<void> {
+  const status = () => core.snapshot().loops[0]?.cycles[0]?.phases[0]?.status;
+  const deadline = Date.now() + 15_000;
+  while (status() !== 'running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(status()).toBe('running');
+  await new Promise((r) => setTimeout(r, 300)); // the watch is armed after the first poll
+  const seen = new Promise<number>((resolve) => {
+    const off = core.subscribe((event) => {
+      if (event === 'loop.updated' && status() === 'ok') {
+        off();
+        resolve(Date.now());
+      }
+    });
+  });
+  const t0 = Date.now();
+  appendFileSync(file, 'audit 2026-11-29T00:41:12+00:00 OK\n');
+  const at = await Promise.race([seen, new Promise<number>((r) => setTimeout(() => r(Infinity), 10_000))]);
+  expect(at - t0).toBeLessThan(10_000);
+}
+
+describe('a change wakes a poll at once', () => {
+  let sshd: TestSshd;
+  beforeAll(async () => {
+    sshd = await startSshd();
+  }, 30_000);
+  afterAll(() => sshd?.stop());
+
+  it('on a local host (fs.watch)', async () => {
+    const { file, core } = setup('{ local: true }');
+    await core.start();
+    try {
+      await changeShowsWithoutTheTimer(core, file);
+    } finally {
+      await core.close();
+    }
+  }, 30_000);
+
+  it('on an SSH host (a watcher channel on the host)', async () => {
+    const { file, core } = setup(sshHostYaml(sshd));
+    await core.start();
+    try {
+      await changeShowsWithoutTheTimer(core, file);
+    } finally {
+      await core.close();
+    }
+  }, 30_000);
+});
