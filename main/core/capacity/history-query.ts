@@ -51,11 +51,14 @@ function errorsOf(r: HistoryRow): Record<string, number> | null {
   return r.errors === null ? null : (JSON.parse(r.errors) as Record<string, number>);
 }
 
+/** Three decimals are more than a chart can show, and keep the answer a third of the size. */
+const r3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+
 /** One chart series from a (proxy, host)'s rows: averages, and rates over the time the counters cover. */
 export function toSeries(rows: readonly HistoryRow[]): Series {
   const statuses = new Set<string>();
   for (const r of rows) for (const k of Object.keys(errorsOf(r) ?? {})) statuses.add(k);
-  const rate = (count: number | null, r: HistoryRow): number | null => (count === null || r.span_ms <= 0 ? null : count / (r.span_ms / 1000));
+  const rate = (count: number | null, r: HistoryRow): number | null => (count === null || r.span_ms <= 0 ? null : r3(count / (r.span_ms / 1000)));
   const errors: Record<string, (number | null)[]> = {};
   for (const s of [...statuses].sort()) {
     errors[s] = rows.map((r) => {
@@ -67,9 +70,9 @@ export function toSeries(rows: readonly HistoryRow[]): Series {
     proxy: rows[0]?.proxy ?? '',
     host: rows[0]?.host ?? '',
     t: rows.map((r) => r.t),
-    slotsBusy: rows.map((r) => avg(r.slots_busy_sum, r.slots_busy_n)),
-    inflight: rows.map((r) => avg(r.inflight_sum, r.inflight_n)),
-    queued: rows.map((r) => avg(r.queued_sum, r.queued_n)),
+    slotsBusy: rows.map((r) => r3(avg(r.slots_busy_sum, r.slots_busy_n))),
+    inflight: rows.map((r) => r3(avg(r.inflight_sum, r.inflight_n))),
+    queued: rows.map((r) => r3(avg(r.queued_sum, r.queued_n))),
     requestRate: rows.map((r) => rate(r.requests, r)),
     errors,
   };
