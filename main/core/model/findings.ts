@@ -1,37 +1,14 @@
 import type { BacklogItem, Finding, FindingStatus, LogOutcome, Severity } from '../../../shared/domain';
+import type { BacklogRecord, FindingRecord, OutcomeRecord } from '../ledgers/ledger-records';
 
 /** A row of an audit section's findings table, as the ledger parser emits it. */
-export interface FindingRow {
-  readonly line: number;
-  readonly section: string;
-  readonly id: string;
-  readonly severity: Severity | null;
-  readonly category: string | null;
-  readonly where: string | null;
-  readonly text: string;
-}
+export type FindingRow = Omit<FindingRecord, 'kind'>;
 
 /** A row of an audit section's backlog table, as the ledger parser emits it. */
-export interface BacklogRow {
-  readonly line: number;
-  readonly section: string;
-  readonly id: string;
-  /** The R ids it covers. */
-  readonly findings: readonly string[];
-  readonly severity: Severity | null;
-  readonly acceptance: string;
-}
+export type BacklogRow = Omit<BacklogRecord, 'kind'>;
 
 /** A row of RELIABILITY_LOG.md, as the ledger parser emits it. */
-export interface OutcomeRow {
-  readonly line: number;
-  readonly id: string;
-  readonly date: string | null;
-  readonly outcome: string;
-  readonly red: number | null;
-  readonly green: number | null;
-  readonly note: string | null;
-}
+export type OutcomeRow = Omit<OutcomeRecord, 'kind'>;
 
 /** What findings and backlog items are derived from: one loop's parsed ledger rows. */
 export interface FindingsInput {
