@@ -68,3 +68,34 @@ describe('a change wakes a poll at once', () => {
     }
   }, 30_000);
 });
+
+describe('the SSH watcher on the host', () => {
+  it('ends by itself once the link is gone, leaving nothing running on the host', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { Store } = await import('./store/store');
+    const { SshSource } = await import('./sources/ssh-source');
+    const { connectTestHost } = await import('../testing/ssh-fixture');
+    const sshd = await startSshd();
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
+    const host = await connectTestHost(sshd, Store.open(':memory:'));
+    const running = (): number => {
+      try {
+        return execFileSync('pgrep', ['-f', `cd "\\$d".*${dir}|${dir}.*cksum`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+      } catch {
+        return 0;
+      }
+    };
+    const source = new SshSource('runner', host.connection);
+    source.watch([dir], () => undefined);
+    const until = async (cond: () => boolean, ms: number): Promise<boolean> => {
+      const end = Date.now() + ms;
+      while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      return cond();
+    };
+    expect(await until(() => running() > 0, 10_000)).toBe(true);
+    sshd.kill(); // the link dies; sshd's own processes with it, the watcher's shell is orphaned
+    expect(await until(() => running() === 0, 10_000)).toBe(true);
+    host.connection.close();
+    await sshd.stop();
+  }, 40_000);
+});

@@ -63,12 +63,15 @@ export class SshSource implements FileSource {
     const state: { key: string; stop: (() => void) | null } = { key, stop: null };
     this.watching = state;
     const each = dirs.map(shellQuote).join(' ');
+    // The `.` every ~20 rounds is a heartbeat: once the link is gone, writing it fails (SIGPIPE)
+    // and the loop ends, so a dropped connection never leaves a watcher running on the host.
     const script =
-      `${STAT_FN}; prev=; while :; do ` +
+      `${STAT_FN}; prev=; n=0; while :; do ` +
       `cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && st "$@"); done 2>/dev/null | cksum); ` +
-      'if [ "$cur" != "$prev" ]; then echo changed; prev=$cur; fi; sleep 0.05 2>/dev/null || sleep 1; done';
+      'if [ "$cur" != "$prev" ]; then echo changed || exit 0; prev=$cur; fi; ' +
+      'n=$((n + 1)); if [ $n -ge 20 ]; then echo . || exit 0; n=0; fi; sleep 0.05 2>/dev/null || sleep 1; done';
     this.connection
-      .stream(script, () => onChange(), () => {
+      .stream(script, (line) => line === 'changed' && onChange(), () => {
         // The link dropped or the watcher was replaced: the next watch() call starts a new one.
         if (this.watching === state) this.watching = null;
       })
