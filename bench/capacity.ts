@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../testing/sshd';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { historyOutput } from '../main/core/capacity/history-query';
@@ -20,19 +20,6 @@ export interface CapacityFixture {
   readonly home: string;
   readonly rows: number;
   readonly fillMs: number;
-}
-
-/** A port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -104,7 +91,7 @@ export async function capacityFixture(): Promise<CapacityFixture> {
   const home = join(dir, 'home');
   mkdirSync(home);
   mkdirSync(join(dir, 'runs'));
-  const port = await closedPort();
+  const port = await freePort(); // nothing listens there: the sources read as down, history still shows
   const names = Array.from({ length: HOSTS }, (_, i) => `llama-${String(i + 1).padStart(2, '0')}`);
   const configPath = join(dir, 'config.yaml');
   writeFileSync(

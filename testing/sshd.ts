@@ -37,7 +37,8 @@ export interface SshdOptions {
   readonly extraConfig?: string;
 }
 
-async function freePort(): Promise<number> {
+/** A free port on 127.0.0.1 (bound, then released): nothing listens there until someone does. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);

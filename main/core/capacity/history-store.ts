@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { UsageRow } from './poll-types';
+import type { Sample, UsageRow } from './poll-types';
 
 /** A minute and ten minutes, in ms: the rollup resolutions. */
 export const MINUTE_MS = 60_000;
@@ -12,20 +12,12 @@ export const RETENTION_MS: Readonly<Record<number, number>> = { 0: 48 * HOUR, [M
 /** How long usage rows are kept. */
 export const USAGE_RETENTION_MS = 30 * DAY;
 
-/** One sample ready to store: gauges, and counter deltas over `spanMs` (0 and null when unknown). */
-export interface StoredSample {
-  readonly proxy: string;
-  readonly host: string;
-  readonly t: number;
-  readonly up: boolean;
-  readonly slotsTotal: number | null;
-  readonly slotsBusy: number | null;
-  readonly inflight: number | null;
-  readonly queued: number | null;
+/** One sample ready to store: the polled gauges, and counter deltas over `spanMs` (0 and null when unknown). */
+export type StoredSample = Omit<Sample, 'counters'> & {
   readonly spanMs: number;
   readonly requests: number | null;
   readonly errors: Readonly<Record<string, number>> | null;
-}
+};
 
 /** A row of `capacity_samples`: a raw sample or a rollup bucket, as sums, counts and peaks. */
 export interface HistoryRow {

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState, type KeyboardEvent, type SyntheticEvent } from 'react';
+import { useRef, useState } from 'react';
 import type { Drill } from '../../../shared/domain';
 import { describeError } from '../client';
 import { formatDuration } from '../lib/format';
 import { navigate } from '../lib/react-hooks';
+import { useModalDialog } from '../lib/modal-dialog';
 import { useDeck } from '../store';
 
 /** The refusal main gives when a loop phase on the drill's host is running. */
@@ -26,26 +27,7 @@ export function DrillDialog({ drill, onClose }: { drill: Drill; onClose: () => v
   const [phaseRunning, setPhaseRunning] = useState(false);
   const [override, setOverride] = useState(false);
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!dialog.open) dialog.showModal();
-    (argNames.length ? dialog.querySelector<HTMLElement>('select') : inputRef.current)?.focus();
-    return () => {
-      if (dialog.open) dialog.close();
-      opener?.focus();
-    };
-    // Opened once per drill (the dialog is keyed by the drill's name).
-  }, []);
-
-  const onCancel = (e: SyntheticEvent) => {
-    e.preventDefault();
-    if (!busy) onClose();
-  };
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') e.stopPropagation();
-  };
+  const { onCancel, onKeyDown } = useModalDialog(ref, () => (argNames.length ? ref.current?.querySelector<HTMLElement>('select') : inputRef.current), onClose, busy);
   const confirmed = confirm === drill.name;
   const canRun = confirmed && !busy && (!phaseRunning || override);
 

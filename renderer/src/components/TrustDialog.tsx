@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState, type KeyboardEvent, type SyntheticEvent } from 'react';
+import { useRef, useState } from 'react';
 import { describeError } from '../client';
 import { HOST_KEY_CHECK_COMMAND } from '../lib/hosts';
+import { useModalDialog } from '../lib/modal-dialog';
 import { useDeck } from '../store';
 
 /** Props of the trust dialog: the host, and the fingerprint the operator was shown when opening it. */
@@ -21,39 +22,7 @@ export function TrustDialog({ host, fingerprint, onClose }: TrustDialogProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!dialog.open) dialog.showModal();
-    cancelRef.current?.focus();
-    return () => {
-      if (dialog.open) dialog.close();
-      opener?.focus();
-    };
-  }, []);
-
-  const onCancel = (e: SyntheticEvent) => {
-    e.preventDefault();
-    if (!busy) onClose();
-  };
-  // Esc belongs to the dialog: it must not also close the phase detail behind it. Tab cycles
-  // within the dialog instead of leaving for the browser's own controls.
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') e.stopPropagation();
-    if (e.key !== 'Tab' || !ref.current) return;
-    const items = [...ref.current.querySelectorAll<HTMLElement>('button:not([disabled]), a[href], input:not([disabled])')];
-    const first = items[0];
-    const last = items[items.length - 1];
-    if (!first || !last) return;
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
-  };
+  const { onCancel, onKeyDown } = useModalDialog(ref, () => cancelRef.current, onClose, busy);
   const onConfirm = async () => {
     setBusy(true);
     setError(null);
