@@ -1,41 +1,78 @@
+import { randomBytes } from 'node:crypto';
 import type { ClientChannel } from 'ssh2';
 import type { ExecResult } from './connection';
 
-const READY = 'LD_SESSION_READY';
-const HEADER = /^LDHDR (\d+) (\d+) (\d+)$/;
+/** A fresh, unguessable marker: it cannot occur in output produced before it was made. */
+function newMarker(): string {
+  return `LD${randomBytes(16).toString('hex')}`;
+}
 
 /**
  * What is sent for one request: the script runs in a subshell (an `exit` in it ends only the
- * subshell) with stdin from /dev/null (it must not eat the requests behind it), its output goes to
- * temp files, and the reply is a header with the rc and both lengths, then the bytes: binary-safe
- * and exactly framed. The temp files are removed at once.
+ * subshell) with stdin from /dev/null (it must not eat the requests behind it); its stdout and
+ * stderr flow straight back, each ended by a line carrying a marker made for this request (stdout's
+ * also carries the exit code). Only the subshell is forked: no temp files, no `wc`, no `cat`.
  */
-export function frameRequest(script: string): string {
+export function frameRequest(script: string, marker: string): string {
   return [
-    'f=$(mktemp) || exit 1',
     '(',
     script,
-    ') </dev/null >"$f" 2>"$f.e"; rc=$?',
-    `printf 'LDHDR %s %s %s\\n' "$rc" "$(wc -c <"$f" | tr -d ' ')" "$(wc -c <"$f.e" | tr -d ' ')"`,
-    'cat "$f" "$f.e"; rm -f "$f" "$f.e"',
+    `) </dev/null; printf '\\n%s %s\\n' ${marker} "$?"; printf '\\n%s\\n' ${marker} >&2`,
     '',
   ].join('\n');
 }
 
 interface Pending {
+  readonly marker: string;
   readonly resolve: (r: ExecResult) => void;
   readonly reject: (e: Error) => void;
 }
 
 /**
+ * Bytes of one stream of the session, cut at the marker lines that end each request. `scanFrom`
+ * keeps a large output from being searched again from its start on every chunk.
+ */
+class MarkedStream {
+  private buffer: Buffer = Buffer.alloc(0);
+  private scanFrom = 0;
+
+  push(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  /**
+   * If the line `\n<marker><suffix>` is complete, take what came before it and the rest of the
+   * marker line (after the marker); otherwise null.
+   */
+  take(marker: string): { body: Buffer; rest: string } | null {
+    const needle = `\n${marker}`;
+    const at = this.buffer.indexOf(needle, this.scanFrom);
+    if (at < 0) {
+      this.scanFrom = Math.max(0, this.buffer.length - needle.length);
+      return null;
+    }
+    const end = this.buffer.indexOf(0x0a, at + needle.length);
+    if (end < 0) return null;
+    const body = Buffer.from(this.buffer.subarray(0, at));
+    const rest = this.buffer.toString('latin1', at + needle.length, end);
+    this.buffer = this.buffer.subarray(end + 1);
+    this.scanFrom = 0;
+    return { body, rest };
+  }
+}
+
+/**
  * One long-lived `sh` on the host, fed scripts over its stdin: the user's login shell and its rc
  * files start once per connection instead of once per command (on a runner whose ~/.bashrc runs
- * pyenv that is 130 ms a command). Requests run one at a time, in order.
+ * pyenv that is 130 ms a command). Requests run one at a time, in order; a request costs one fork.
  */
 export class ShellSession {
-  private buffer: Buffer = Buffer.alloc(0);
-  private ready = false;
-  private readonly queue: Pending[] = [];
+  private readonly out = new MarkedStream();
+  private readonly err = new MarkedStream();
+  /** The stdout part of the request in flight, once its marker line arrived. */
+  private outDone: { body: Buffer; rest: string } | null = null;
+  private readonly ready: { marker: string; out: boolean; err: boolean };
+  private current: Pending | null = null;
   private dead: Error | null = null;
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -43,12 +80,13 @@ export class ShellSession {
     private readonly channel: ClientChannel,
     private readonly onDead: () => void,
   ) {
-    channel.on('data', (chunk: Buffer) => this.onData(chunk));
-    channel.stderr.on('data', () => undefined);
+    channel.on('data', (chunk: Buffer) => (this.out.push(chunk), this.settle()));
+    channel.stderr.on('data', (chunk: Buffer) => (this.err.push(chunk), this.settle()));
     channel.on('close', () => this.fail(new Error('the shell session closed')));
     channel.on('error', (err: Error) => this.fail(err));
-    // Whatever the login shell's rc files print comes before this marker and is skipped.
-    channel.write(`printf '\\n${READY}\\n'\n`);
+    // Whatever the login shell's rc files print comes before these marker lines and is skipped.
+    this.ready = { marker: newMarker(), out: false, err: false };
+    channel.write(`printf '\\n%s\\n' ${this.ready.marker}; printf '\\n%s\\n' ${this.ready.marker} >&2\n`);
   }
 
   /** Whether the session can take requests. */
@@ -63,11 +101,14 @@ export class ShellSession {
         new Promise<ExecResult>((resolve, reject) => {
           if (this.dead) return reject(this.dead);
           const timer = setTimeout(() => this.fail(new Error(`a command did not finish within ${timeoutMs} ms`)), timeoutMs);
-          this.queue.push({
+          const marker = newMarker();
+          this.current = {
+            marker,
             resolve: (r) => (clearTimeout(timer), resolve(r)),
             reject: (e) => (clearTimeout(timer), reject(e)),
-          });
-          this.channel.write(frameRequest(script));
+          };
+          this.channel.write(frameRequest(script, marker));
+          this.settle();
         }),
     );
     this.chain = result.catch(() => undefined);
@@ -79,33 +120,30 @@ export class ShellSession {
     this.fail(new Error('the shell session was closed'));
   }
 
-  private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-    if (!this.ready) {
-      const at = this.buffer.indexOf(`${READY}\n`);
-      if (at < 0) return;
-      this.buffer = this.buffer.subarray(at + READY.length + 1);
-      this.ready = true;
-    }
-    for (;;) {
-      const nl = this.buffer.indexOf(0x0a);
-      if (nl < 0) return;
-      const m = HEADER.exec(this.buffer.toString('latin1', 0, nl));
-      if (!m) return this.fail(new Error('the shell session lost its framing'));
-      const [code, out, err] = [Number(m[1]), Number(m[2]), Number(m[3])];
-      if (this.buffer.length < nl + 1 + out + err) return;
-      const stdout = Buffer.from(this.buffer.subarray(nl + 1, nl + 1 + out));
-      const stderr = this.buffer.toString('utf8', nl + 1 + out, nl + 1 + out + err);
-      this.buffer = this.buffer.subarray(nl + 1 + out + err);
-      this.queue.shift()?.resolve({ code, stdout, stderr });
-    }
+  private settle(): void {
+    if (!this.ready.out) this.ready.out = this.out.take(this.ready.marker) !== null;
+    if (!this.ready.err) this.ready.err = this.err.take(this.ready.marker) !== null;
+    const p = this.current;
+    if (!p || !this.ready.out || !this.ready.err) return;
+    this.outDone ??= this.out.take(p.marker);
+    if (!this.outDone) return;
+    const errDone = this.err.take(p.marker);
+    if (!errDone) return;
+    const m = /^ (\d+)$/.exec(this.outDone.rest);
+    if (!m) return this.fail(new Error('the shell session lost its framing'));
+    const result = { code: Number(m[1]), stdout: this.outDone.body, stderr: errDone.body.toString('utf8') };
+    this.outDone = null;
+    this.current = null;
+    p.resolve(result);
   }
 
   private fail(err: Error): void {
     if (this.dead) return;
     this.dead = err;
-    for (const p of this.queue.splice(0)) p.reject(err);
+    this.current?.reject(err);
+    this.current = null;
     this.channel.removeAllListeners('data');
+    this.channel.stderr.removeAllListeners('data');
     this.channel.end();
     this.channel.close();
     this.onDead();

@@ -19,8 +19,14 @@ describe('channels over one connection', () => {
 
   it('runs scripts through one long-lived shell: binary-safe, exit codes, stderr apart, stdin never eaten', async () => {
     const c = host.connection;
-    const binary = await c.run("printf 'a\\000b\\nLDHDR 0 0 0\\n\\377'");
-    expect([...binary.stdout]).toEqual([...Buffer.from('a\0b\nLDHDR 0 0 0\n\xff', 'latin1')]);
+    // Output that looks like a frame's end (another request's marker line) is just output.
+    const fake = `LD${'0'.repeat(32)} 0`;
+    const binary = await c.run(`printf 'a\\000b\\n${fake}\\n\\377'; printf '\\n${fake}\\n' >&2`);
+    expect([...binary.stdout]).toEqual([...Buffer.from(`a\0b\n${fake}\n\xff`, 'latin1')]);
+    expect(binary.stderr).toBe(`\n${fake}\n`);
+    const big = await c.run('head -c 3000000 /dev/zero');
+    expect(big.stdout.length).toBe(3_000_000);
+    expect(big.stdout.every((b) => b === 0)).toBe(true);
     expect(await c.run('echo out; echo err >&2; exit 3')).toEqual({ code: 3, stdout: Buffer.from('out\n'), stderr: 'err\n' });
     // A command that reads stdin gets /dev/null, not the requests queued behind it.
     const [eats, after] = await Promise.all([c.run('cat; echo done'), c.run('echo next')]);
