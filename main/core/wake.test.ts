@@ -70,32 +70,72 @@ describe('a change wakes a poll at once', () => {
 });
 
 describe('the SSH watcher on the host', () => {
-  it('ends by itself once the link is gone, leaving nothing running on the host', async () => {
+  let sshd: TestSshd;
+  beforeAll(async () => {
+    sshd = await startSshd();
+  }, 30_000);
+  afterAll(() => sshd?.stop());
+
+  const until = async (cond: () => boolean, ms: number): Promise<boolean> => {
+    const end = Date.now() + ms;
+    while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    return cond();
+  };
+
+  it('wakes on a file growing without waiting for its listing, and follows a file created after it started', async () => {
+    const { Store } = await import('./store/store');
+    const { SshSource } = await import('./sources/ssh-source');
+    const { connectTestHost } = await import('../testing/ssh-fixture');
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
+    writeFileSync(join(dir, 'a.log'), 'one\n');
+    const host = await connectTestHost(sshd, Store.open(':memory:'));
+    // Listings 2 s apart: a wake-up sooner than that after an append can only come from tail -F.
+    const source = new SshSource('runner', host.connection, { watchStatMs: 2000 });
+    const wakes: number[] = [];
+    source.watch([dir], () => wakes.push(Date.now()));
+    try {
+      expect(await until(() => wakes.length > 0, 10_000)).toBe(true); // the first listing
+      await new Promise((r) => setTimeout(r, 300)); // the first tail is up
+      const wokeWithin = async (change: () => void, ms: number): Promise<boolean> => {
+        const t0 = Date.now();
+        change();
+        return until(() => wakes.some((t) => t >= t0 && t - t0 < ms), ms);
+      };
+      expect(await wokeWithin(() => appendFileSync(join(dir, 'a.log'), 'two\n'), 1000)).toBe(true);
+      // A new file is found by the next listing (within 2 s), which makes the tail follow it too.
+      const before = wakes.length;
+      writeFileSync(join(dir, 'b.log'), '');
+      expect(await until(() => wakes.length > before, 5000)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await wokeWithin(() => appendFileSync(join(dir, 'b.log'), 'three\n'), 1000)).toBe(true);
+    } finally {
+      source.unwatch();
+      host.connection.close();
+    }
+  }, 40_000);
+
+  it('ends by itself once the link is gone, leaving nothing running on the host (its tails neither)', async () => {
     const { execFileSync } = await import('node:child_process');
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
     const { connectTestHost } = await import('../testing/ssh-fixture');
-    const sshd = await startSshd();
+    const own = await startSshd();
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
-    const host = await connectTestHost(sshd, Store.open(':memory:'));
-    const running = (): number => {
+    writeFileSync(join(dir, 'a.log'), '');
+    const host = await connectTestHost(own, Store.open(':memory:'));
+    const running = (pattern: string): number => {
       try {
-        return execFileSync('pgrep', ['-f', `cd "\\$d".*${dir}|${dir}.*cksum`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+        return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
       } catch {
         return 0;
       }
     };
     const source = new SshSource('runner', host.connection);
     source.watch([dir], () => undefined);
-    const until = async (cond: () => boolean, ms: number): Promise<boolean> => {
-      const end = Date.now() + ms;
-      while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-      return cond();
-    };
-    expect(await until(() => running() > 0, 10_000)).toBe(true);
-    sshd.kill(); // the link dies; sshd's own processes with it, the watcher's shell is orphaned
-    expect(await until(() => running() === 0, 10_000)).toBe(true);
+    expect(await until(() => running(dir) > 0 && running(`^tail -n0 -q -F -- .*${dir}`) > 0, 10_000)).toBe(true);
+    own.kill(); // the link dies; sshd's own processes with it, the watcher's shell is orphaned
+    expect(await until(() => running(dir) === 0, 10_000)).toBe(true);
     host.connection.close();
-    await sshd.stop();
+    await own.stop();
   }, 40_000);
 });

@@ -40,6 +40,59 @@ export function parseStatLine(line: string): { name: string; stat: FileStat } | 
 }
 
 /**
+ * The watcher that runs on the host while folders are watched; it prints `changed` when a poll
+ * should start, and `.` as a heartbeat. Two paths, both stock tools only:
+ *
+ * - **Events**: `tail -n0 -F` over the files in the folders (inotify on Linux, kqueue on BSD and
+ *   macOS) wakes at once when one grows; `head -c1` takes the first byte, so no file content
+ *   crosses the link, and the tail is started again (a tail exits when its reader is gone; an
+ *   older one at the latest on its next write, and every tail follows the kick file below).
+ * - **Listing**: every `statMs` the folders are stat-ed; a difference prints `changed`, and a new or
+ *   vanished name also appends to a private kick file the tails follow, so the next tail follows
+ *   the new file. This path alone remains where `tail -F` cannot run.
+ *
+ * The heartbeat (about once a second) is what ends it once the link is gone: writing fails, the
+ * loop exits, and the exit kicks every tail so they end too. Nothing is left running on the host.
+ */
+export function watcherScript(dirs: readonly string[], statMs: number): string {
+  const each = dirs.map(shellQuote).join(' ');
+  const beats = Math.max(1, Math.round(1000 / statMs));
+  return [
+    STAT_FN,
+    "trap '' PIPE",
+    `k=$(mktemp 2>/dev/null || echo "\${TMPDIR:-/tmp}/loopdeck-kick.$$"); : >"$k"`,
+    `trap 'echo >>"$k"; rm -f "$k"' EXIT`,
+    'events() {',
+    '  while :; do',
+    `    set -- "$k"; for d in ${each}; do for f in "$d"/*; do [ -f "$f" ] && set -- "$@" "$f"; done; done`,
+    '    n=$(tail -n0 -q -F -- "$@" 2>/dev/null | head -c1 | wc -c)',
+    '    [ "$n" -gt 0 ] 2>/dev/null || return 0',
+    '    echo changed || return 0',
+    '  done',
+    '}',
+    'events &',
+    'prev=; names=; n=0',
+    'while :; do',
+    `  cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && { echo "N $d/$*"; st "$@"; }); done 2>/dev/null)`,
+    '  if [ "$cur" != "$prev" ]; then',
+    '    echo changed || exit 0',
+    `    nm=$(printf '%s\\n' "$cur" | grep '^N ')`,
+    '    if [ "$nm" != "$names" ]; then names=$nm; echo >>"$k"; fi',
+    '    prev=$cur',
+    '  fi',
+    `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
+    `  sleep ${(statMs / 1000).toFixed(3)} 2>/dev/null || sleep 1`,
+    'done',
+  ].join('\n');
+}
+
+/** Options of an SshSource. */
+export interface SshSourceOptions {
+  /** How often the watcher lists the watched folders (ms); file growth wakes it at once anyway. */
+  readonly watchStatMs?: number;
+}
+
+/**
  * Files on a host reached over SSH, through the host's one connection: `stat` and `tail | head`
  * over exec channels, so only appended bytes cross the link. Works on Linux and macOS runners.
  */
@@ -49,11 +102,12 @@ export class SshSource implements FileSource {
   constructor(
     readonly host: string,
     private readonly connection: SshConnection,
+    private readonly options: SshSourceOptions = {},
   ) {}
 
   /**
-   * One watcher channel on the host: a shell loop that stats these folders every 50 ms and prints
-   * a line when anything in them changed, so a poll starts at once instead of on the next tick.
+   * One watcher channel on the host (see watcherScript), so a poll starts as soon as a watched
+   * file grows or a folder changes instead of on the next tick.
    */
   watch(dirs: readonly string[], onChange: () => void): void {
     const key = [...dirs].sort().join('\0');
@@ -62,16 +116,9 @@ export class SshSource implements FileSource {
     if (dirs.length === 0) return;
     const state: { key: string; stop: (() => void) | null } = { key, stop: null };
     this.watching = state;
-    const each = dirs.map(shellQuote).join(' ');
-    // The `.` every ~20 rounds is a heartbeat: once the link is gone, writing it fails (SIGPIPE)
-    // and the loop ends, so a dropped connection never leaves a watcher running on the host.
-    const script =
-      `${STAT_FN}; prev=; n=0; while :; do ` +
-      `cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && st "$@"); done 2>/dev/null | cksum); ` +
-      'if [ "$cur" != "$prev" ]; then echo changed || exit 0; prev=$cur; fi; ' +
-      'n=$((n + 1)); if [ $n -ge 20 ]; then echo . || exit 0; n=0; fi; sleep 0.05 2>/dev/null || sleep 1; done';
+    const script = watcherScript(dirs, this.options.watchStatMs ?? 50);
     this.connection
-      .stream(script, (line) => line === 'changed' && onChange(), () => {
+      .stream(`exec sh -c ${shellQuote(script)}`, (line) => line === 'changed' && onChange(), () => {
         // The link dropped or the watcher was replaced: the next watch() call starts a new one.
         if (this.watching === state) this.watching = null;
       })
