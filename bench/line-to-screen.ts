@@ -217,7 +217,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
     const deadline = Date.now() + LOST_MS;
     const pageHas = async (): Promise<boolean> => (await page.evaluate(`window.__paint[${i}] !== undefined`)) as boolean;
     while (Date.now() < deadline && !(watchSeen.has(i) && tailSeen.has(i) && (await pageHas()))) await sleep(20);
-    // A random gap, so appends do not phase-lock with the 500 ms poll timer.
+    // A random gap, so appends do not phase-lock with the 250 ms poll timer.
     await sleep(Math.random() * 250);
     if ((i + 1) % 50 === 0) log(`figure 1: ${i + 1}/${appends}`);
   }

@@ -1,6 +1,6 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Capacity } from '../../../shared/domain';
-import { MINUTE_MS, TEN_MINUTES_MS, type CapacityHistory, type HistoryRow } from './history-store';
+import { MINUTE_MS, TEN_MINUTES_MS, type CapacityHistory, type ChartRow, type ChartRows } from './history-store';
 import { lttbIndices } from './lttb';
 
 /** The chart ranges, in ms. */
@@ -33,49 +33,40 @@ export const SHED_WARNING_RATIO = 2;
 type Series = CommandOutput<'capacity.history'>['series'][number];
 type Input = Pick<CommandInput<'capacity.history'>, 'range' | 'proxy' | 'host'> & { maxPoints?: number };
 
-const avg = (sum: number | null, n: number): number | null => (sum === null || n === 0 ? null : sum / n);
-
-/** Rows grouped by (proxy, host), in time order. */
-function group(rows: readonly HistoryRow[]): HistoryRow[][] {
-  const out = new Map<string, HistoryRow[]>();
-  for (const r of rows) {
-    const key = `${r.proxy}\0${r.host}`;
-    const list = out.get(key) ?? [];
-    list.push(r);
-    out.set(key, list);
-  }
-  return [...out.values()];
-}
-
-function errorsOf(r: HistoryRow): Record<string, number> | null {
-  return r.errors === null ? null : (JSON.parse(r.errors) as Record<string, number>);
-}
-
 /** Three decimals are more than a chart can show, and keep the answer a third of the size. */
-const r3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 /** One chart series from a (proxy, host)'s rows: averages, and rates over the time the counters cover. */
-export function toSeries(rows: readonly HistoryRow[]): Series {
+export function toSeries({ proxy, host, rows }: ChartRows): Series {
+  const n = rows.length;
+  const t = new Array<number>(n);
+  const slotsBusy = new Array<number | null>(n);
+  const inflight = new Array<number | null>(n);
+  const queued = new Array<number | null>(n);
+  const requestRate = new Array<number | null>(n);
+  // Error counts by status, parsed once per row; a status column starts as zeros where a row had
+  // counts but not this status, and null where the row knew nothing.
+  const counts = new Array<Record<string, number> | null>(n);
   const statuses = new Set<string>();
-  for (const r of rows) for (const k of Object.keys(errorsOf(r) ?? {})) statuses.add(k);
-  const rate = (count: number | null, r: HistoryRow): number | null => (count === null || r.span_ms <= 0 ? null : r3(count / (r.span_ms / 1000)));
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as ChartRow;
+    t[i] = r[0];
+    slotsBusy[i] = r[1];
+    inflight[i] = r[2];
+    queued[i] = r[3];
+    requestRate[i] = r[4];
+    const e = r[6] === null ? null : (JSON.parse(r[6]) as Record<string, number>);
+    counts[i] = e;
+    if (e) for (const k in e) statuses.add(k);
+  }
   const errors: Record<string, (number | null)[]> = {};
   for (const s of [...statuses].sort()) {
-    errors[s] = rows.map((r) => {
-      const e = errorsOf(r);
-      return e === null ? null : rate(e[s] ?? 0, r);
+    errors[s] = rows.map((r, i) => {
+      const e = counts[i];
+      return e === null || e === undefined || r[5] <= 0 ? null : r3((e[s] ?? 0) / (r[5] / 1000));
     });
   }
-  return {
-    proxy: rows[0]?.proxy ?? '',
-    host: rows[0]?.host ?? '',
-    t: rows.map((r) => r.t),
-    slotsBusy: rows.map((r) => r3(avg(r.slots_busy_sum, r.slots_busy_n))),
-    inflight: rows.map((r) => r3(avg(r.inflight_sum, r.inflight_n))),
-    queued: rows.map((r) => r3(avg(r.queued_sum, r.queued_n))),
-    requestRate: rows.map((r) => rate(r.requests, r)),
-    errors,
-  };
+  return { proxy, host, t, slotsBusy, inflight, queued, requestRate, errors };
 }
 
 /** Keep at most `maxPoints` of a series, chosen by LTTB on its main line (in-flight, else busy slots). */
@@ -99,18 +90,17 @@ export function downsample(s: Series, maxPoints: number): Series {
  * A gateway whose shed threshold is more than SHED_WARNING_RATIO × the in-flight level at which
  * its errors began: shedding cannot engage before the provider fails (the R40 finding).
  */
-export function shedWarnings(groups: readonly HistoryRow[][], current: readonly Capacity[]): string[] {
+export function shedWarnings(groups: readonly ChartRows[], current: readonly Capacity[]): string[] {
   const warnings: string[] = [];
-  for (const rows of groups) {
-    const first = rows[0];
-    const cap = current.find((c) => c.kind === 'gateway' && c.proxy === first?.proxy && c.host === first?.host);
-    if (!first || !cap || cap.shedThreshold === null) continue;
-    const began = rows.find((r) => Object.values(errorsOf(r) ?? {}).some((v) => v > 0) && (r.inflight_max ?? 0) > 0);
+  for (const { proxy, host, rows } of groups) {
+    const cap = current.find((c) => c.kind === 'gateway' && c.proxy === proxy && c.host === host);
+    if (!cap || cap.shedThreshold === null) continue;
+    const began = rows.find((r) => r[6] !== null && Object.values(JSON.parse(r[6]) as Record<string, number>).some((v) => v > 0) && (r[7] ?? 0) > 0);
     if (!began) continue;
-    const level = began.inflight_max ?? 0;
+    const level = began[7] ?? 0;
     if (cap.shedThreshold > SHED_WARNING_RATIO * level) {
       warnings.push(
-        `Gateway "${cap.proxy}": errors began at about ${Math.round(level)} requests in flight (${new Date(began.t).toISOString()}), ` +
+        `Gateway "${cap.proxy}": errors began at about ${Math.round(level)} requests in flight (${new Date(began[0]).toISOString()}), ` +
           `but its shed threshold is ${cap.shedThreshold}, so load shedding never engages before the provider fails` +
           `${cap.totalShed === 0 ? ' (nothing has been shed)' : ''}. Lower the threshold to about ${Math.round(level)}.`,
       );
@@ -127,8 +117,7 @@ export function historyOutput(store: CapacityHistory, input: Input, now: Date, c
   const candidates = CANDIDATES[input.range];
   const res = candidates.find((r) => RANGE_MS[input.range] / Math.max(r, MIN_SAMPLE_MS) <= OVERSAMPLE * maxPoints) ?? candidates[candidates.length - 1] ?? 0;
   // A bucket starting before `from` still holds samples inside the range.
-  const rows: HistoryRow[] = store.rows(res, res === 0 ? from : Math.floor(from / res) * res, to, input.proxy, input.host);
-  const groups = group(rows);
+  const groups = store.chartRows(res, res === 0 ? from : Math.floor(from / res) * res, to, input.proxy, input.host);
   return {
     from: new Date(from).toISOString(),
     to: now.toISOString(),

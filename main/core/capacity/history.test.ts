@@ -45,6 +45,22 @@ describe('rollups', () => {
     expect(out.series[0]?.inflight).toEqual([3]);
     expect(out.series[0]?.requestRate).toEqual([10 / 20]);
   });
+
+  it('gives one series per (proxy, host), in that order, and filters by proxy and host', () => {
+    const { h } = open();
+    h.record([
+      sample(T0, { proxy: 'xb', host: 'gpu-b', inflight: 1 }),
+      sample(T0, { proxy: 'xb', host: 'gpu-a', inflight: 2 }),
+      sample(T0, { proxy: 'alpha', host: 'gpu-z', inflight: 3 }),
+      sample(T0 + 10_000, { proxy: 'xb', host: 'gpu-a', inflight: 4 }),
+    ]);
+    const all = historyOutput(h, { range: '1h' }, new Date(T0 + 60_000), []);
+    expect(all.series.map((s) => `${s.proxy}/${s.host}`)).toEqual(['alpha/gpu-z', 'xb/gpu-a', 'xb/gpu-b']);
+    expect(all.series[1]?.inflight).toEqual([2, 4]);
+    const one = historyOutput(h, { range: '1h', proxy: 'xb', host: 'gpu-a' }, new Date(T0 + 60_000), []);
+    expect(one.series.map((s) => s.t)).toEqual([[T0, T0 + 10_000]]);
+    expect(historyOutput(h, { range: '1h', host: 'gpu-b' }, new Date(T0 + 60_000), []).series.map((s) => s.proxy)).toEqual(['xb']);
+  });
 });
 
 describe('retention', () => {
