@@ -28,8 +28,13 @@ test.describe('capacity in the demo', () => {
       expect(points).toBeLessThanOrEqual(1000);
       expect(points).toBeGreaterThan(500);
     }
-    await expect(page.locator('[data-testid="capacity-chart-inflight"] svg path.recharts-curve').first()).toBeVisible();
+    const line = page.locator('[data-testid="capacity-chart-inflight"] svg path.cap-line').first();
+    await expect(line).toBeVisible();
+    // The path goes through the points (a move or a line-to each), not a sketch of them.
+    const d = (await line.getAttribute('d')) ?? '';
+    expect((d.match(/[ML]/g) ?? []).length).toBeGreaterThan(500);
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/capacity-7d.png', fullPage: true });
+    await page.locator('.cap-chart-list').screenshot({ path: 'e2e/artifacts/capacity-7d-charts.png' });
   });
 });
