@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LineParser, PhaseRecord } from '../records';
+import type { FileSource } from '../sources/file-source';
 import { LocalSource } from '../sources/local-source';
 import { Store } from '../store/store';
 import { followOnce } from './line-follower';
@@ -141,14 +142,25 @@ describe('followOnce with verifyTail (documents edited in place)', () => {
     expect(texts(store.records(store.file('local', file).id))).toEqual(['row 1', 'ROW 2 (edited)', 'row 3', 'row 4']);
   });
 
-  it('costs only the tail bytes on a plain append', async () => {
+  it('costs only the tail bytes on a plain append, in one read (one request over SSH)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-follow-tail-'));
     const store = Store.open(join(dir, 'db.sqlite'));
     const file = join(dir, 'LOG.md');
-    const src = new LocalSource('local');
+    const reads: [number, number][] = [];
+    const local = new LocalSource('local');
+    const src: FileSource = {
+      host: 'local',
+      stat: (p) => local.stat(p),
+      list: (p) => local.list(p),
+      read: (p, offset, length) => (reads.push([offset, length]), local.read(p, offset, length)),
+    };
     writeFileSync(file, 'x'.repeat(1000) + '\n');
     await followOnce(src, store, file, echo, { verifyTail: true });
     appendFileSync(file, 'appended\n');
-    expect((await followOnce(src, store, file, echo, { verifyTail: true })).bytesRead).toBe(9 + 32);
+    reads.length = 0;
+    const out = await followOnce(src, store, file, echo, { verifyTail: true });
+    expect(out.bytesRead).toBe(9 + 32);
+    expect(reads).toEqual([[1001 - 32, 32 + 9]]);
+    expect(texts(store.records(store.file('local', file).id)).slice(-1)).toEqual(['appended']);
   });
 });

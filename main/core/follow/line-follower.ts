@@ -63,10 +63,13 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
 
   let bytesRead = 0;
   let tail = Buffer.from(row.tail ?? '', 'base64');
+  // What follows the offset, read in the same request as the check of the bytes before it.
+  let ahead: Buffer | null = null;
   if (options.verifyTail && reset === null && identityChanged && row.offset > 0 && tail.length > 0) {
-    const before = await source.read(path, row.offset - tail.length, tail.length);
-    bytesRead += before.length;
-    if (!before.equals(tail)) reset = 'rewritten';
+    const got = await source.read(path, row.offset - tail.length, tail.length + Math.min(Math.max(0, st.size - row.offset), maxBytes));
+    bytesRead += got.length;
+    if (got.subarray(0, tail.length).equals(tail)) ahead = got.subarray(tail.length);
+    else reset = 'rewritten';
   }
   if (reset) tail = Buffer.alloc(0);
 
@@ -82,8 +85,11 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
     // A line longer than the window would never complete: widen the window until it does.
     const remaining = st.size - offset;
     let window = Math.min(remaining, maxBytes);
-    let buf = await source.read(path, offset, window);
-    bytesRead += buf.length;
+    let buf = ahead;
+    if (buf === null) {
+      buf = await source.read(path, offset, window);
+      bytesRead += buf.length;
+    }
     while (buf.lastIndexOf(NEWLINE) < 0 && window < remaining) {
       window = Math.min(remaining, window * 2);
       buf = await source.read(path, offset, window);

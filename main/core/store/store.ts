@@ -98,7 +98,19 @@ function toFileRow(r: RawFileRow): FileRow {
  * one transaction, so a crash or restart resumes exactly where the last commit left off.
  */
 export class Store {
+  /** Prepared statements by SQL text: preparing costs more than running a small one. */
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(private readonly db: Database.Database) {}
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
 
   /** Open (creating and migrating as needed) the database at `file`. */
   static open(file: string, options: StoreOptions = {}): Store {
@@ -119,9 +131,9 @@ export class Store {
 
   /** The row for a followed file, created on first use. */
   file(host: string, path: string): FileRow {
-    const found = this.db.prepare('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
+    const found = this.stmt('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
     if (found) return toFileRow(found);
-    this.db.prepare('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
+    this.stmt('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
     return this.file(host, path);
   }
 
@@ -132,21 +144,21 @@ export class Store {
 
   private applyCommit(fileId: number, c: FileCommit): void {
     if (c.reset) {
-      this.db.prepare('DELETE FROM records WHERE file_id = ?').run(fileId);
-      this.db.prepare('DELETE FROM problems WHERE file_id = ?').run(fileId);
+      this.stmt('DELETE FROM records WHERE file_id = ?').run(fileId);
+      this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId);
     }
     if (c.records.length > 0) {
-      const row = this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
-      const insert = this.db.prepare('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
+      const row = this.stmt('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
+      const insert = this.stmt('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
       let seq = row.s;
       for (const r of c.records) insert.run(fileId, ++seq, r.line, JSON.stringify(r));
     }
     if (c.problems.length > 0) {
-      const insert = this.db.prepare('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
+      const insert = this.stmt('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
       for (const p of c.problems) insert.run(fileId, p.line, p.message);
     }
-    this.db
-      .prepare(
+    this
+      .stmt(
         `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?,
            first_time_ms = CASE WHEN first_time_ms IS NULL OR ? THEN ? ELSE MIN(first_time_ms, ?) END
          WHERE id = ?`,
@@ -156,14 +168,14 @@ export class Store {
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
   records<R = PhaseRecord>(fileId: number): R[] {
-    const rows = this.db.prepare('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
+    const rows = this.stmt('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
     return rows.map((r) => JSON.parse(r.data) as R);
   }
 
   /** Every problem found in the files of a host (or of all hosts), naming file and line. */
   problems(host?: string): Problem[] {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .stmt(
         `SELECT f.path AS source, p.line AS line, p.message AS message FROM problems p JOIN files f ON f.id = p.file_id
          ${host === undefined ? '' : 'WHERE f.host = ?'} ORDER BY f.path, p.line`,
       )
@@ -176,36 +188,36 @@ export class Store {
    * per batch, so a 20,000-finding ledger is stamped in one transaction.
    */
   firstSeen(loop: string, ids: readonly string[], at: string): Map<string, string> {
-    const insert = this.db.prepare('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
+    const insert = this.stmt('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
     this.db.transaction(() => {
       for (const id of ids) insert.run(loop, id, at);
     })();
-    const rows = this.db.prepare('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
+    const rows = this.stmt('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
     return new Map(rows.map((r) => [r.id, r.at]));
   }
 
   /** A small persisted setting. */
   getMeta(key: string): string | null {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   /** Persist a small setting. */
   setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   /** Host keys the operator trusted through Loopdeck for `host:port`. */
   trustedKeys(host: string, port: number): TrustedKey[] {
-    return this.db
-      .prepare('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
+    return this
+      .stmt('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
       .all(host, port) as TrustedKey[];
   }
 
   /** Remember a host key the operator trusted. */
   addTrustedKey(key: TrustedKey): void {
-    this.db
-      .prepare(
+    this
+      .stmt(
         'INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
       .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
