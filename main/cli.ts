@@ -265,11 +265,17 @@ async function watch(flags: Flags): Promise<number> {
     process.once('SIGINT', end);
     process.once('SIGTERM', end);
   });
+  // A wake during a poll is kept for right after it, not lost until the next tick.
   let wakeUp: (() => void) | null = null;
-  engine.onWake(() => wakeUp?.());
+  let woken = false;
+  engine.onWake(() => {
+    woken = true;
+    wakeUp?.();
+  });
   while (!stop) {
+    woken = false;
     await engine.poll();
-    await Promise.race([finish, new Promise<void>((ok) => ((wakeUp = ok), setTimeout(ok, 250)))]);
+    if (!woken) await Promise.race([finish, new Promise<void>((ok) => ((wakeUp = ok), setTimeout(ok, 250)))]);
     wakeUp = null;
   }
   await engine.close();
