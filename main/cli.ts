@@ -266,17 +266,16 @@ async function watch(flags: Flags): Promise<number> {
     process.once('SIGTERM', end);
   });
   // A wake during a poll is kept for right after it, not lost until the next tick.
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const wake: { pending: boolean; now: (() => void) | null } = { pending: false, now: null };
   engine.onWake(() => {
-    woken = true;
-    wakeUp?.();
+    wake.pending = true;
+    wake.now?.();
   });
   while (!stop) {
-    woken = false;
+    wake.pending = false;
     await engine.poll();
-    if (!woken) await Promise.race([finish, new Promise<void>((ok) => ((wakeUp = ok), setTimeout(ok, 250)))]);
-    wakeUp = null;
+    if (!wake.pending) await Promise.race([finish, new Promise<void>((ok) => ((wake.now = ok), setTimeout(ok, 250)))]);
+    wake.now = null;
   }
   await engine.close();
   store.close();
