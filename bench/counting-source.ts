@@ -34,6 +34,14 @@ export class CountingSource implements FileSource {
     return this.inner.host;
   }
 
+  watch(dirs: readonly string[], onChange: () => void): void {
+    this.inner.watch?.(dirs, onChange);
+  }
+
+  unwatch(): void {
+    this.inner.unwatch?.();
+  }
+
   async stat(path: string): Promise<FileStat | null> {
     this.stats += 1;
     const t0 = process.hrtime.bigint();

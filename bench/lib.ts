@@ -224,3 +224,37 @@ export function today(): string {
 export async function pageUntil(page: Page, expression: string, timeoutMs: number, everyMs = 25): Promise<void> {
   await until(async () => Boolean(await page.evaluate(expression)), timeoutMs, `the page: ${expression.slice(0, 120)}`, everyMs);
 }
+
+// In the page: a bare <input> and <button> outside the app, whose handlers only set a text node.
+// Event to two animation frames after that change is the browser's own input-to-paint floor.
+const FLOOR_PROBE = `(() => {
+  const w = window;
+  const box = document.createElement('div');
+  box.style.cssText = 'position:fixed;right:0;bottom:0;z-index:99999;background:#fff';
+  box.innerHTML = '<input id="__floor_in"><button id="__floor_btn">floor</button><span id="__floor_out"></span>';
+  document.body.appendChild(box);
+  const out = box.querySelector('#__floor_out');
+  w.__floor = [];
+  const done = (t0) => { out.textContent = String(Math.random()); const changed = performance.now(); requestAnimationFrame(() => requestAnimationFrame(() => w.__floor.push({ t0, changed, painted: performance.now() }))); };
+  box.querySelector('#__floor_in').addEventListener('input', (e) => done(e.timeStamp));
+  box.querySelector('#__floor_btn').addEventListener('click', (e) => done(e.timeStamp));
+})()`;
+
+/**
+ * The page's input-to-paint floor: `n` keystrokes (or clicks) on a bare control whose handler only
+ * sets a text node, each from the event to two animation frames later (what the figures' probes
+ * measure too). Returns the times in ms.
+ */
+export async function inputToPaintFloor(page: Page, kind: 'key' | 'click', n: number): Promise<number[]> {
+  await page.evaluate(FLOOR_PROBE);
+  if (kind === 'key') await page.locator('#__floor_in').focus();
+  for (let i = 0; i < n; i++) {
+    if (kind === 'key') await page.keyboard.press(i % 2 === 0 ? 'a' : 'Backspace');
+    else await page.locator('#__floor_btn').click();
+    await pageUntil(page, `window.__floor.length > ${i}`, 10_000);
+    await sleep(50);
+  }
+  const results = (await page.evaluate('window.__floor')) as { t0: number; painted: number }[];
+  await page.evaluate(`document.getElementById('__floor_in')?.parentElement?.remove()`);
+  return results.map((r) => r.painted - r.t0);
+}

@@ -11,6 +11,7 @@ import { Store } from './core/store/store';
 import { VERSION } from './core/version';
 import { formatDuration } from './core/config/duration';
 import { startServer } from './serve/server';
+import { PollScheduler, WAKE_GAP_MS } from './core/poll-scheduler';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -256,27 +257,20 @@ async function watch(flags: Flags): Promise<number> {
       console.log(`${new Date().toISOString()} ${loop.name} ${latest ? `${latest.date} ${latest.status}` : '(no cycles)'}`);
     } else console.log(`${new Date().toISOString()} ${event}`);
   });
-  let stop = false;
   const finish = new Promise<void>((ok) => {
-    const end = (): void => {
-      stop = true;
-      ok();
-    };
-    process.once('SIGINT', end);
-    process.once('SIGTERM', end);
+    process.once('SIGINT', ok);
+    process.once('SIGTERM', ok);
   });
-  // A wake during a poll is kept for right after it, not lost until the next tick.
-  const wake: { pending: boolean; now: (() => void) | null } = { pending: false, now: null };
-  engine.onWake(() => {
-    wake.pending = true;
-    wake.now?.();
+  const scheduler = new PollScheduler({
+    poll: () => engine.poll(),
+    intervalMs: 250,
+    minWakeGapMs: WAKE_GAP_MS,
+    onError: (err) => console.error(`loopdeck: poll failed: ${(err as Error).message}`),
   });
-  while (!stop) {
-    wake.pending = false;
-    await engine.poll();
-    if (!wake.pending) await Promise.race([finish, new Promise<void>((ok) => ((wake.now = ok), setTimeout(ok, 250)))]);
-    wake.now = null;
-  }
+  engine.onWake(() => scheduler.wake());
+  scheduler.start();
+  await finish;
+  await scheduler.stop();
   await engine.close();
   store.close();
   return 0;

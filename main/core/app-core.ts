@@ -8,6 +8,7 @@ import { Engine, type EngineOptions } from './engine';
 import { databasePath } from './paths';
 import { Store } from './store/store';
 import { VERSION } from './version';
+import { PollScheduler, WAKE_GAP_MS } from './poll-scheduler';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -52,8 +53,6 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let engine: Engine | null = null;
   let unsubscribe: (() => void) | null = null;
   let demo: DemoRunner | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let running = false;
   let consoleUrl: string | undefined;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
@@ -73,27 +72,14 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     }
   };
 
-  let wakeRequested = false;
-  const tick = (): void => {
-    timer = null;
-    if (!running) return;
-    const done = engine ? engine.poll() : Promise.resolve();
-    void done
-      .catch((err: unknown) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`))
-      .finally(() => {
-        if (!running) return;
-        timer = setTimeout(tick, wakeRequested ? 0 : (options.pollMs ?? 250));
-        wakeRequested = false;
-      });
-  };
+  const scheduler = new PollScheduler({
+    poll: () => engine?.poll() ?? Promise.resolve(),
+    intervalMs: options.pollMs ?? 250,
+    minWakeGapMs: WAKE_GAP_MS,
+    onError: (err) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`),
+  });
   // A watched folder changed: poll now (or right after the poll in flight).
-  const wake = (): void => {
-    if (!running) return;
-    if (timer) {
-      clearTimeout(timer);
-      timer = setTimeout(tick, 0);
-    } else wakeRequested = true;
-  };
+  const wake = (): void => scheduler.wake();
 
   const snapshot = (): Snapshot =>
     engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
@@ -143,12 +129,10 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     },
     start: async () => {
       await open(options.configPath, options.dataDir);
-      running = true;
-      tick();
+      scheduler.start();
     },
     close: async () => {
-      running = false;
-      if (timer) clearTimeout(timer);
+      await scheduler.stop();
       await demo?.stop();
       await engine?.close();
       unsubscribe?.();

@@ -1,0 +1,78 @@
+/**
+ * The engine's wake gap (ms): a burst of appends on a busy transcript becomes at most 20 polls a
+ * second, each reading everything appended so far, while a line after a quiet spell is read at once.
+ */
+export const WAKE_GAP_MS = 50;
+
+/** How a PollScheduler runs. */
+export interface PollSchedulerOptions {
+  /** One poll; a failure goes to `onError` and the schedule goes on. */
+  readonly poll: () => Promise<void>;
+  /** Poll this often when nothing wakes it (ms). */
+  readonly intervalMs: number;
+  /**
+   * A wake sooner than this after the previous woken poll began waits for it (ms): a burst of
+   * appends costs one poll, not one each, and an append after a quiet spell is read at once.
+   */
+  readonly minWakeGapMs: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+/**
+ * Runs polls one at a time: every `intervalMs`, and soon after `wake()` (a watched folder
+ * changed). A wake during a poll is kept for right after it; wakes are coalesced.
+ */
+export class PollScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private polling: Promise<void> | null = null;
+  private woken = false;
+  /** When the last poll started by a wake began (ms, performance clock). */
+  private lastWokenAt = -Infinity;
+
+  constructor(private readonly options: PollSchedulerOptions) {}
+
+  /** Poll now, then on schedule. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.run(false);
+  }
+
+  /** Stop polling; resolves once the poll in flight, if any, has finished. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.polling;
+  }
+
+  /** Something changed: poll soon (right after the poll in flight, if any). */
+  wake(): void {
+    if (!this.running) return;
+    this.woken = true;
+    if (this.polling) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const woken = this.woken;
+    const delay = woken ? Math.max(0, this.lastWokenAt + this.options.minWakeGapMs - performance.now()) : this.options.intervalMs;
+    this.timer = setTimeout(() => this.run(woken), delay);
+  }
+
+  private run(woken: boolean): void {
+    this.timer = null;
+    if (!this.running) return;
+    if (woken) this.lastWokenAt = performance.now();
+    this.woken = false;
+    this.polling = this.options
+      .poll()
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => {
+        this.polling = null;
+        if (this.running) this.schedule();
+      });
+  }
+}
