@@ -109,7 +109,8 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
         problems.push(...out.result.problems);
         start = nl + 1;
       }
-      tail = Buffer.concat([tail, buf.subarray(0, consumed)]).subarray(-TAIL_BYTES);
+      // The last TAIL_BYTES consumed (copied: the window may be megabytes).
+      tail = consumed >= TAIL_BYTES ? Buffer.from(buf.subarray(consumed - TAIL_BYTES, consumed)) : Buffer.concat([tail, buf.subarray(0, consumed)]).subarray(-TAIL_BYTES);
     }
   }
   const more = st.size - offset > maxBytes;
