@@ -78,3 +78,39 @@ describe('loopdeck check', () => {
     expect(r.stdout).toMatch(/OK — 1 host\(s\), 1 loop\(s\)/);
   });
 });
+
+describe('loopdeck watch', () => {
+  it('prints each change as it lands and stops cleanly on SIGTERM', async () => {
+    const { spawn } = await import('node:child_process');
+    const fx = createRunnerFixture();
+    const day = new Date().toISOString().slice(0, 10);
+    fx.write(day, 'audit.status', `audit ${new Date(Date.now() - 60_000).toISOString()} STARTED\n`);
+    const child = spawn(process.execPath, [BIN, 'watch', '--json', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: { event: string; payload: { loop?: { cycles: { phases: { name: string; status: string }[] }[] } } }[] = [];
+    let rest = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const parts = (rest + chunk.toString()).split('\n');
+      rest = parts.pop() ?? '';
+      for (const p of parts) if (p.trim()) lines.push(JSON.parse(p) as (typeof lines)[number]);
+    });
+    const auditStatus = (): string | undefined =>
+      lines
+        .filter((l) => l.event === 'loop.updated')
+        .at(-1)
+        ?.payload.loop?.cycles[0]?.phases.find((p) => p.name === 'audit')?.status;
+    const until = async (cond: () => boolean): Promise<boolean> => {
+      const end = Date.now() + 20_000;
+      while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      return cond();
+    };
+    try {
+      expect(await until(() => auditStatus() === 'running')).toBe(true);
+      fx.append(day, 'audit.status', `audit ${new Date().toISOString()} OK\n`);
+      expect(await until(() => auditStatus() === 'ok')).toBe(true);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 40_000);
+});
