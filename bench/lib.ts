@@ -9,7 +9,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The `loopdeck` CLI, run the way a user runs it (node + tsx, no build step). */
-export const LOOPDECK_BIN = join(ROOT, 'bin', 'loopdeck.mjs');
+/** The CLI as `npm start` runs it: bundled by scripts/build-cli.mjs (run.ts builds it first). */
+export const LOOPDECK_BIN = join(ROOT, 'out', 'cli', 'loopdeck.mjs');
 
 /** One figure of the benchmark: a measurement, its same-run baseline, and the target. */
 export interface Figure {

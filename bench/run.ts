@@ -98,6 +98,8 @@ async function main(): Promise<number> {
 
   const needsBrowser = ['1', '4', '5', '6'].some((id) => only.has(id));
   if (needsBrowser) ensureRenderer(runNotes);
+  // The spawned loopdeck processes run the bundle npm start runs, built from the sources now.
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const sshd = await startSshd();
   onCleanup(async () => {
     await sshd.stop();

@@ -37,7 +37,9 @@ if (electronBinary() && process.env.LOOPDECK_SERVE !== '1') {
           'Install it later with `node node_modules/electron/install.js` to get the desktop app.',
   );
   run(npx, ['vite', 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']);
-  const child = spawn(process.execPath, [join(root, 'bin', 'loopdeck.mjs'), 'serve', ...args], { cwd: root, stdio: 'inherit' });
+  // The CLI bundled (out/cli/loopdeck.mjs) starts ~200 ms sooner than the sources through tsx.
+  run(process.execPath, [join(root, 'scripts', 'build-cli.mjs')]);
+  const child = spawn(process.execPath, [join(root, 'out', 'cli', 'loopdeck.mjs'), 'serve', ...args], { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code) => process.exit(code ?? 0));
 }
