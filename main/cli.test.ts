@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
 import { createRunnerFixture } from './testing/runner-fixture';
+import { until } from './testing/until';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
@@ -98,15 +99,10 @@ describe('loopdeck watch', () => {
         .filter((l) => l.event === 'loop.updated')
         .at(-1)
         ?.payload.loop?.cycles[0]?.phases.find((p) => p.name === 'audit')?.status;
-    const until = async (cond: () => boolean): Promise<boolean> => {
-      const end = Date.now() + 20_000;
-      while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      return cond();
-    };
     try {
-      expect(await until(() => auditStatus() === 'running')).toBe(true);
+      await until(() => auditStatus() === 'running', 20_000, 'audit running');
       fx.append(day, 'audit.status', `audit ${new Date().toISOString()} OK\n`);
-      expect(await until(() => auditStatus() === 'ok')).toBe(true);
+      await until(() => auditStatus() === 'ok', 20_000, 'audit ok after the append');
     } finally {
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
 import { createAppCore, type AppCore } from './app-core';
+import { holdsWithin, until } from '../testing/until';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T06:00:00Z');
@@ -76,12 +77,6 @@ describe('the SSH watcher on the host', () => {
   }, 30_000);
   afterAll(() => sshd?.stop());
 
-  const until = async (cond: () => boolean, ms: number): Promise<boolean> => {
-    const end = Date.now() + ms;
-    while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    return cond();
-  };
-
   it('wakes on a file growing without waiting for its listing, and follows a file created after it started', async () => {
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
@@ -94,18 +89,18 @@ describe('the SSH watcher on the host', () => {
     const wakes: number[] = [];
     source.watch([dir], () => wakes.push(Date.now()));
     try {
-      expect(await until(() => wakes.length > 0, 10_000)).toBe(true); // the first listing
+      await until(() => wakes.length > 0, 10_000, 'the first listing');
       await new Promise((r) => setTimeout(r, 300)); // the first tail is up
       const wokeWithin = async (change: () => void, ms: number): Promise<boolean> => {
         const t0 = Date.now();
         change();
-        return until(() => wakes.some((t) => t >= t0 && t - t0 < ms), ms);
+        return holdsWithin(() => wakes.some((t) => t >= t0 && t - t0 < ms), ms);
       };
       expect(await wokeWithin(() => appendFileSync(join(dir, 'a.log'), 'two\n'), 1000)).toBe(true);
       // A new file is found by the next listing (within 2 s), which makes the tail follow it too.
       const before = wakes.length;
       writeFileSync(join(dir, 'b.log'), '');
-      expect(await until(() => wakes.length > before, 5000)).toBe(true);
+      await until(() => wakes.length > before, 5000, 'the listing to find b.log');
       await new Promise((r) => setTimeout(r, 300));
       expect(await wokeWithin(() => appendFileSync(join(dir, 'b.log'), 'three\n'), 1000)).toBe(true);
     } finally {
@@ -132,9 +127,9 @@ describe('the SSH watcher on the host', () => {
     };
     const source = new SshSource('runner', host.connection);
     source.watch([dir], () => undefined);
-    expect(await until(() => running(dir) > 0 && running(`^tail -n0 -q -F -- .*${dir}`) > 0, 10_000)).toBe(true);
+    await until(() => running(dir) > 0 && running(`^tail -n0 -q -F -- .*${dir}`) > 0, 10_000, 'the watcher and its tail on the host');
     own.kill(); // the link dies; sshd's own processes with it, the watcher's shell is orphaned
-    expect(await until(() => running(dir) === 0, 10_000)).toBe(true);
+    await until(() => running(dir) === 0, 10_000, 'nothing of the watcher left on the host');
     host.connection.close();
     await own.stop();
   }, 40_000);

@@ -9,14 +9,7 @@ import type { DrillRun } from '../../../shared/domain';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
 import { createAppCore, type AppCore } from '../app-core';
-
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { until } from '../../testing/until';
 
 interface Setup {
   readonly dir: string;

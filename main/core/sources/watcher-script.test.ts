@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
+import { until } from '../../testing/until';
 import { watcherScript } from './ssh-source';
 
 /** The watcher script run by a local sh, as sshd would run it; `changed` lines are timestamped. */
@@ -17,12 +18,6 @@ function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.en
   });
   return { child, wakes };
 }
-
-const until = async (cond: () => boolean, ms: number): Promise<boolean> => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
 
 describe('the watcher script', () => {
   const children: ChildProcess[] = [];
@@ -41,12 +36,12 @@ describe('the watcher script', () => {
     writeFileSync(join(watched, 'a.log'), '');
     const { child, wakes } = run([watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
     children.push(child);
-    expect(await until(() => wakes.length > 0, 5000)).toBe(true); // the first listing
+    await until(() => wakes.length > 0, 5000, 'the first listing');
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
     appendFileSync(join(watched, 'a.log'), 'x\n');
     // With the 5 s listing this would take up to 5 s; the fallback lists every 50 ms.
-    expect(await until(() => wakes.some((t) => t >= t0), 2000)).toBe(true);
+    await until(() => wakes.some((t) => t >= t0), 2000, 'a wake after the append');
   }, 15_000);
 
   it('copes with names that need quoting (spaces, quotes, a leading dash)', async () => {
@@ -56,10 +51,10 @@ describe('the watcher script', () => {
     writeFileSync(join(watched, '-odd name.log'), '');
     const { child, wakes } = run([watched], 5000);
     children.push(child);
-    expect(await until(() => wakes.length > 0, 5000)).toBe(true);
+    await until(() => wakes.length > 0, 5000, 'the first listing');
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
     appendFileSync(join(watched, '-odd name.log'), 'x\n');
-    expect(await until(() => wakes.some((t) => t >= t0), 2000)).toBe(true); // tail -F, not the 5 s listing
+    await until(() => wakes.some((t) => t >= t0), 2000, 'a wake after the append'); // tail -F, not the 5 s listing
   }, 15_000);
 });

@@ -7,14 +7,7 @@ import { isolatedSshEnv } from '../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { Store } from '../store/store';
 import { SshHost } from './ssh-host';
-
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { until } from '../../testing/until';
 
 describe('SSH authentication and ProxyJump against a real sshd', () => {
   let sshd: TestSshd;

@@ -13,6 +13,7 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { createAppCore, type AppCore } from '../app-core';
 import { Store } from '../store/store';
 import { httpGet } from './http-over-ssh';
+import { until } from '../../testing/until';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T12:00:00Z');
@@ -34,14 +35,6 @@ function setup(sshd: TestSshd, trusted: boolean): Setup {
     `hosts:\n  runner: ${sshHostYaml(sshd, trusted)}\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n`,
   );
   return { dir, runs, configPath, dataDir: join(dir, 'data') };
-}
-
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 function core(s: Setup): AppCore {

@@ -9,16 +9,9 @@ import { Store } from '../store/store';
 import { connectTestHost } from '../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import type { SshHost } from './ssh-host';
+import { until } from '../../testing/until';
 
 const STAMP = 'audit 2026-11-30T00:00:04+00:00 STARTED\n';
-
-async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The lines followed so far: the detail records after the first stamp, in order. */
 function followed(store: Store, path: string): string[] {
