@@ -175,22 +175,27 @@ export class SshConnection extends EventEmitter {
     }
   }
 
+  /**
+   * Open an exec channel that stays open (the shell session, the watcher): it holds one of the
+   * connection's session slots until the caller calls `release`, once the channel has closed.
+   */
+  private async holdChannel(command: string): Promise<{ channel: ClientChannel; release: () => void }> {
+    const release = await this.sessions.acquire();
+    try {
+      const client = this.client;
+      if (!client || this.current.state !== 'connected') throw new NotConnectedError(this.describe());
+      const channel = await new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, ch) => (err ? reject(err) : resolve(ch))));
+      return { channel, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
   private shellSession(): Promise<ShellSession> {
     if (this.session?.alive) return Promise.resolve(this.session);
     this.sessionOpening ??= (async () => {
-      const release = await this.sessions.acquire();
-      const client = this.client;
-      if (!client || this.current.state !== 'connected') {
-        release();
-        throw new NotConnectedError(this.describe());
-      }
-      let channel: ClientChannel;
-      try {
-        channel = await new Promise<ClientChannel>((resolve, reject) => client.exec('exec sh', (err, ch) => (err ? reject(err) : resolve(ch))));
-      } catch (err) {
-        release();
-        throw err;
-      }
+      const { channel, release } = await this.holdChannel('exec sh');
       const session: ShellSession = new ShellSession(channel, () => {
         release();
         if (this.session === session) this.session = null;
@@ -208,19 +213,7 @@ export class SshConnection extends EventEmitter {
    * function is called or the link drops (then `onEnd`). It holds one channel while it runs.
    */
   async stream(script: string, onLine: (line: string) => void, onEnd: () => void): Promise<() => void> {
-    const release = await this.sessions.acquire();
-    const client = this.client;
-    if (!client || this.current.state !== 'connected') {
-      release();
-      throw new NotConnectedError(this.describe());
-    }
-    let channel: ClientChannel;
-    try {
-      channel = await new Promise<ClientChannel>((resolve, reject) => client.exec(script, (err, ch) => (err ? reject(err) : resolve(ch))));
-    } catch (err) {
-      release();
-      throw err;
-    }
+    const { channel, release } = await this.holdChannel(script);
     let rest = '';
     channel.on('data', (chunk: Buffer) => {
       const lines = (rest + chunk.toString('utf8')).split('\n');
