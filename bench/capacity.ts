@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { freePort } from '../testing/sshd';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -6,7 +6,7 @@ import { historyOutput } from '../main/core/capacity/history-query';
 import { CapacityHistory, MINUTE_MS, TEN_MINUTES_MS } from '../main/core/capacity/history-store';
 import { databasePath } from '../main/core/paths';
 import { Store } from '../main/core/store/store';
-import { figure, inputToPaintFloor, log, median, msSince, notMeasurable, pageUntil, round, sleep, startServe, tempDir, type Figure } from './lib';
+import { figure, inputToPaintFloor, writeLocalConfig, log, median, msSince, notMeasurable, pageUntil, round, sleep, startServe, tempDir, type Figure } from './lib';
 
 const HOSTS = 20;
 const SAMPLE_MS = 10_000;
@@ -90,24 +90,12 @@ export async function capacityFixture(): Promise<CapacityFixture> {
   const dataDir = join(dir, 'data');
   const home = join(dir, 'home');
   mkdirSync(home);
-  mkdirSync(join(dir, 'runs'));
   const port = await freePort(); // nothing listens there: the sources read as down, history still shows
   const names = Array.from({ length: HOSTS }, (_, i) => `llama-${String(i + 1).padStart(2, '0')}`);
-  const configPath = join(dir, 'config.yaml');
-  writeFileSync(
-    configPath,
-    [
-      'hosts:',
-      '  runner: { local: true }',
-      'loops:',
-      '  reliability:',
-      '    host: runner',
-      `    runs: ${JSON.stringify(join(dir, 'runs'))}`,
-      'proxies:',
-      ...names.map((n) => `  ${n}: { host: runner, kind: llama-server, url: "http://127.0.0.1:${port}", every: 10s }`),
-      '',
-    ].join('\n'),
-  );
+  const configPath = writeLocalConfig(dir, [], [
+    'proxies:',
+    ...names.map((n) => `  ${n}: { host: runner, kind: llama-server, url: "http://127.0.0.1:${port}", every: 10s }`),
+  ]);
   const t0 = process.hrtime.bigint();
   const rows = fill(databasePath(dataDir), names, Date.now());
   const fillMs = msSince(t0);

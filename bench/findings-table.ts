@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { figure, inputToPaintFloor, log, pageUntil, percentile, round, sleep, startServe, tempDir, type Figure } from './lib';
+import { figure, inputToPaintFloor, writeLocalConfig, log, pageUntil, percentile, round, sleep, startServe, tempDir, type Figure } from './lib';
 
 /** Digit runs typed after `file-`: each keystroke (and each Backspace) changes the count. */
 const RUNS = ['1234', '5678', '9012', '3456', '7890', '2468'];
@@ -33,23 +33,8 @@ export async function findingsTable(browser: Browser, ledgerText: string): Promi
   const dir = tempDir('findings');
   const repo = join(dir, 'repo');
   mkdirSync(repo);
-  mkdirSync(join(dir, 'runs'));
   writeFileSync(join(repo, 'RELIABILITY_AUDIT.md'), ledgerText);
-  const configPath = join(dir, 'config.yaml');
-  writeFileSync(
-    configPath,
-    [
-      'hosts:',
-      '  runner: { local: true }',
-      'loops:',
-      '  reliability:',
-      '    host: runner',
-      `    runs: ${JSON.stringify(join(dir, 'runs'))}`,
-      `    dir: ${JSON.stringify(repo)}`,
-      '    ledgers: { audit: RELIABILITY_AUDIT.md }',
-      '',
-    ].join('\n'),
-  );
+  const configPath = writeLocalConfig(dir, [`    dir: ${JSON.stringify(repo)}`, '    ledgers: { audit: RELIABILITY_AUDIT.md }']);
   const home = join(dir, 'home');
   mkdirSync(home);
   const served = await startServe(['--config', configPath, '--data', join(dir, 'data')], { HOME: home });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -258,4 +258,18 @@ export async function inputToPaintFloor(page: Page, kind: 'key' | 'click', n: nu
   const results = (await page.evaluate('window.__floor')) as { t0: number; painted: number }[];
   await page.evaluate(`document.getElementById('__floor_in')?.parentElement?.remove()`);
   return results.map((r) => r.painted - r.t0);
+}
+
+/**
+ * A config with the runner on this machine and one loop (`reliability`) whose runs folder is
+ * `<dir>/runs` (created): `loopLines` are added to the loop, `extra` after it.
+ */
+export function writeLocalConfig(dir: string, loopLines: readonly string[] = [], extra: readonly string[] = []): string {
+  mkdirSync(join(dir, 'runs'), { recursive: true });
+  const configPath = join(dir, 'config.yaml');
+  writeFileSync(
+    configPath,
+    ['hosts:', '  runner: { local: true }', 'loops:', '  reliability:', '    host: runner', `    runs: ${JSON.stringify(join(dir, 'runs'))}`, ...loopLines, ...extra, ''].join('\n'),
+  );
+  return configPath;
 }

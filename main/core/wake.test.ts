@@ -42,13 +42,14 @@ async function changeShowsWithoutTheTimer(core: AppCore, file: string): Promise<
   expect(at - t0).toBeLessThan(10_000);
 }
 
-describe('a change wakes a poll at once', () => {
-  let sshd: TestSshd;
-  beforeAll(async () => {
-    sshd = await startSshd();
-  }, 30_000);
-  afterAll(() => sshd?.stop());
+// One sshd for the file (the test that kills its sshd starts its own).
+let sshd: TestSshd;
+beforeAll(async () => {
+  sshd = await startSshd();
+}, 30_000);
+afterAll(() => sshd?.stop());
 
+describe('a change wakes a poll at once', () => {
   it('on a local host (fs.watch)', async () => {
     const { file, core } = setup('{ local: true }');
     await core.start();
@@ -71,12 +72,6 @@ describe('a change wakes a poll at once', () => {
 });
 
 describe('the SSH watcher on the host', () => {
-  let sshd: TestSshd;
-  beforeAll(async () => {
-    sshd = await startSshd();
-  }, 30_000);
-  afterAll(() => sshd?.stop());
-
   it('wakes on a file growing without waiting for its listing, and follows a file created after it started', async () => {
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
