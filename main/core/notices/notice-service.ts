@@ -2,6 +2,7 @@ import type { Notice, NoticePriority } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
+import type { NoticeRow } from './schema';
 
 /** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
 export interface NoticeSink {
@@ -33,26 +34,12 @@ export interface NoticeServiceOptions {
   readonly log?: (message: string) => void;
 }
 
-interface Row {
-  key: string;
-  priority: number;
-  source: string;
-  title: string;
-  message: string;
-  url: string | null;
-  url_title: string | null;
-  created_at: string;
-  acknowledged_at: string | null;
-  snoozed_until: string | null;
-  last_sent_at: string | null;
-  sends: number;
-}
 
 /** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
 const LIST_LIMIT = 500;
 const REVIEW_KEY = 'lastReviewedAt';
 
-function toNotice(r: Row): Notice {
+function toNotice(r: NoticeRow): Notice {
   return {
     key: r.key,
     priority: r.priority as NoticePriority,
@@ -116,7 +103,7 @@ export class NoticeService {
 
   /** The stored notices, newest first. */
   list(): Notice[] {
-    const rows = this.store.sql.prepare('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as Row[];
+    const rows = this.store.sql.prepare('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as NoticeRow[];
     return rows.map(toNotice);
   }
 
@@ -159,7 +146,7 @@ export class NoticeService {
     const { retryMs, expireMs } = emergencyTiming(this.notify);
     const rows = this.store.sql
       .prepare('SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (sends = 0 OR priority = 2 OR snoozed_until IS NOT NULL)')
-      .all() as Row[];
+      .all() as NoticeRow[];
     let changed = false;
     for (const r of rows) {
       if (r.snoozed_until !== null) {
@@ -201,8 +188,8 @@ export class NoticeService {
     return at;
   }
 
-  private row(key: string): Row {
-    const row = this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as Row | undefined;
+  private row(key: string): NoticeRow {
+    const row = this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
     if (!row) throw new Error(`No notice with key ${JSON.stringify(key)}: it may have been raised by another Loopdeck data folder; refresh the list.`);
     return row;
   }

@@ -3,6 +3,7 @@ import type { Store } from '../store/store';
 import type { NoticeSink, RemoteAck } from './notice-service';
 import { truncate } from './notice-text';
 import { emergencyTiming, type NotifyConfig } from './notify-config';
+import type { NoticeRow } from './schema';
 
 /** Where Pushover's API lives unless `notify.pushover.baseUrl` says otherwise. */
 export const PUSHOVER_BASE_URL = 'https://api.pushover.net';
@@ -20,21 +21,6 @@ export interface PushoverSinkOptions {
   readonly backoffMs?: number;
 }
 
-interface Row {
-  key: string;
-  priority: number;
-  title: string;
-  message: string;
-  url: string | null;
-  url_title: string | null;
-  created_at: string;
-  acknowledged_at: string | null;
-  snoozed_until: string | null;
-  pushover_owed: 'alert' | 'quiet' | null;
-  pushover_receipt: string | null;
-  pushover_receipt_state: 'open' | 'acknowledged' | 'expired' | 'cancelled' | 'gone' | null;
-  pushover_error: string | null;
-}
 
 interface ApiAnswer {
   status?: number;
@@ -116,7 +102,7 @@ export class PushoverSink implements NoticeSink {
       for (const { key } of owed) await this.send(key);
     }
     const acks: RemoteAck[] = [];
-    const open = this.store.sql.prepare("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as Row[];
+    const open = this.store.sql.prepare("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[];
     const poll = now.getTime() - this.lastPollAt >= this.pollMs;
     if (poll) this.lastPollAt = now.getTime();
     for (const row of open) {
@@ -139,18 +125,18 @@ export class PushoverSink implements NoticeSink {
     }
   }
 
-  private row(key: string): Row | undefined {
-    return this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as Row | undefined;
+  private row(key: string): NoticeRow | undefined {
+    return this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
   }
 
-  private set(key: string, fields: Partial<Pick<Row, 'pushover_owed' | 'pushover_receipt' | 'pushover_receipt_state' | 'pushover_error'>>): void {
+  private set(key: string, fields: Partial<Pick<NoticeRow, 'pushover_owed' | 'pushover_receipt' | 'pushover_receipt_state' | 'pushover_error'>>): void {
     const names = Object.keys(fields);
     if (names.length === 0) return;
     const sql = `UPDATE notices SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE key = ?`;
     this.store.sql.prepare(sql).run(...names.map((n) => fields[n as keyof typeof fields] ?? null), key);
   }
 
-  private form(row: Row): URLSearchParams {
+  private form(row: NoticeRow): URLSearchParams {
     const cfg = this.cfg as NonNullable<PushoverSink['cfg']>;
     const priority = row.pushover_owed === 'quiet' ? Math.min(row.priority, -1) : row.priority;
     const form = new URLSearchParams({
@@ -216,7 +202,7 @@ export class PushoverSink implements NoticeSink {
     this.log(`Pushover send of notice ${key} failed (${why}); it stays owed and is retried.`);
   }
 
-  private async cancel(row: Row): Promise<void> {
+  private async cancel(row: NoticeRow): Promise<void> {
     const cfg = this.cfg as NonNullable<PushoverSink['cfg']>;
     try {
       const { json } = await this.call('POST', `/1/receipts/${encodeURIComponent(row.pushover_receipt ?? '')}/cancel.json`, new URLSearchParams({ token: cfg.token }));
@@ -227,7 +213,7 @@ export class PushoverSink implements NoticeSink {
     }
   }
 
-  private async poll(row: Row): Promise<RemoteAck | null> {
+  private async poll(row: NoticeRow): Promise<RemoteAck | null> {
     const cfg = this.cfg as NonNullable<PushoverSink['cfg']>;
     try {
       const path = `/1/receipts/${encodeURIComponent(row.pushover_receipt ?? '')}.json?token=${encodeURIComponent(cfg.token)}`;

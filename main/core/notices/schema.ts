@@ -26,3 +26,23 @@ CREATE TABLE notices (
 );
 CREATE INDEX notices_created ON notices (created_at);
 `;
+
+/** A row of `notices`, as SQLite returns it (`SELECT *`). */
+export interface NoticeRow {
+  key: string;
+  priority: number;
+  source: string;
+  title: string;
+  message: string;
+  url: string | null;
+  url_title: string | null;
+  created_at: string;
+  acknowledged_at: string | null;
+  snoozed_until: string | null;
+  last_sent_at: string | null;
+  sends: number;
+  pushover_owed: 'alert' | 'quiet' | null;
+  pushover_receipt: string | null;
+  pushover_receipt_state: 'open' | 'acknowledged' | 'expired' | 'cancelled' | 'gone' | null;
+  pushover_error: string | null;
+}
