@@ -50,18 +50,11 @@ beforeAll(async () => {
 afterAll(() => sshd?.stop());
 
 describe('a change wakes a poll at once', () => {
-  it('on a local host (fs.watch)', async () => {
-    const { file, core } = setup('{ local: true }');
-    await core.start();
-    try {
-      await changeShowsWithoutTheTimer(core, file);
-    } finally {
-      await core.close();
-    }
-  }, 30_000);
-
-  it('on an SSH host (a watcher channel on the host)', async () => {
-    const { file, core } = setup(sshHostYaml(sshd));
+  it.each([
+    ['a local host (fs.watch)', () => '{ local: true }'],
+    ['an SSH host (a watcher channel on the host)', () => sshHostYaml(sshd)],
+  ])('on %s', async (_, hostYaml) => {
+    const { file, core } = setup(hostYaml());
     await core.start();
     try {
       await changeShowsWithoutTheTimer(core, file);
