@@ -1,4 +1,4 @@
-import { shellQuote } from '../sources/ssh-source';
+import { shellQuote } from '../sources/remote-shell';
 
 /** Everything the launch script needs; every value is quoted into the script, never spliced. */
 export interface LaunchSpec {

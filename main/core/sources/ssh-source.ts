@@ -1,96 +1,10 @@
 import type { SshConnection } from '../ssh/connection';
 import type { DirEntry, FileSource, FileStat } from './file-source';
-
-/** Quote a value for a POSIX shell: one single-quoted word, whatever it contains. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * A `st` shell function that stats its arguments on GNU (Linux) or BSD (macOS) userlands alike,
- * printing `inode|size|mtime|birth|type|name` a line. Only stock tools: nothing is installed.
- */
-const STAT_FN =
-  "if stat -c %i / >/dev/null 2>&1; then st() { stat -c '%i|%s|%Y|%W|%F|%n' -- \"$@\"; }; " +
-  "else st() { stat -f '%i|%z|%m|%B|%HT|%N' -- \"$@\"; }; fi";
+import { parseStatLine, shellQuote, STAT_FN } from './remote-shell';
+import { watcherScript } from './watcher-script';
 
 /** Exit code our scripts use for "no such file or folder". */
 const MISSING = 3;
-
-/** Parse one `st` line; null when it is not one. */
-export function parseStatLine(line: string): { name: string; stat: FileStat } | null {
-  const parts = line.split('|');
-  if (parts.length < 6) return null;
-  const [ino, size, mtime, birth, type] = parts;
-  const name = parts.slice(5).join('|');
-  const sizeN = Number(size);
-  const mtimeN = Number(mtime);
-  if (!/^\d+$/.test(ino ?? '') || !Number.isFinite(sizeN) || !Number.isFinite(mtimeN)) return null;
-  const birthN = Number(birth);
-  return {
-    name,
-    stat: {
-      ino: ino ?? '',
-      size: sizeN,
-      mtimeMs: mtimeN * 1000,
-      birthtimeMs: Number.isFinite(birthN) && birthN > 0 ? birthN * 1000 : null,
-      isDirectory: /^directory$/i.test(type ?? ''),
-    },
-  };
-}
-
-/** How often the watcher lists the folders when `tail -F` cannot wake it (ms). */
-export const FALLBACK_STAT_MS = 50;
-
-/**
- * The watcher that runs on the host while folders are watched; it prints `changed` when a poll
- * should start, and `.` as a heartbeat. Two paths, both stock tools only:
- *
- * - **Events**: `tail -n0 -F` over the files in the folders (inotify on Linux, kqueue on BSD and
- *   macOS) wakes at once when one grows; `head -c1` takes the first byte, so no file content
- *   crosses the link, and the tail is started again (a tail exits when its reader is gone; an
- *   older one at the latest on its next write, and every tail follows the kick file below).
- * - **Listing**: every `statMs` the folders are stat-ed; a difference prints `changed`, and a new or
- *   vanished name also appends to a private kick file the tails follow, so the next tail follows
- *   the new file. Where `tail -F` cannot run this path alone remains, every FALLBACK_STAT_MS.
- *   (Listing is what costs: every 50 ms it takes ~11% of a core here, every 250 ms ~3%, while a
- *   tail restarted on each of 50 appends a second adds ~2%.)
- *
- * The heartbeat (about once a second) is what ends it once the link is gone: writing fails, the
- * loop exits, and the exit kicks every tail so they end too. Nothing is left running on the host.
- */
-export function watcherScript(dirs: readonly string[], statMs: number): string {
-  const each = dirs.map(shellQuote).join(' ');
-  const beats = Math.max(1, Math.round(1000 / statMs));
-  return [
-    STAT_FN,
-    "trap '' PIPE",
-    `k=$(mktemp 2>/dev/null || echo "\${TMPDIR:-/tmp}/loopdeck-kick.$$"); : >"$k"`,
-    `trap 'echo >>"$k"; rm -f "$k" "$k.off"' EXIT`,
-    'events() {',
-    '  while :; do',
-    `    set -- "$k"; for d in ${each}; do for f in "$d"/*; do [ -f "$f" ] && set -- "$@" "$f"; done; done`,
-    // `changed` is printed as soon as the first byte comes, not once the tail has exited (that
-    // takes up to ~20 ms more); the group's status says what happened: 3 no tail, 4 link gone.
-    '    tail -n0 -q -F -- "$@" 2>/dev/null | { n=$(head -c1 | wc -c); [ "$n" -gt 0 ] 2>/dev/null || exit 3; echo changed || exit 4; }',
-    '    case $? in 3) : >"$k.off"; return 0 ;; 4) return 0 ;; esac',
-    '  done',
-    '}',
-    'events &',
-    'prev=; names=; n=0',
-    'while :; do',
-    `  cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && { echo "N $d/$*"; st "$@"; }); done 2>/dev/null)`,
-    '  if [ "$cur" != "$prev" ]; then',
-    '    echo changed || exit 0',
-    `    nm=$(printf '%s\\n' "$cur" | grep '^N ')`,
-    '    if [ "$nm" != "$names" ]; then names=$nm; echo >>"$k"; fi',
-    '    prev=$cur',
-    '  fi',
-    `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
-    `  if [ -e "$k.off" ]; then sleep ${(Math.min(statMs, FALLBACK_STAT_MS) / 1000).toFixed(3)} 2>/dev/null || sleep 1; else sleep ${(statMs / 1000).toFixed(3)} 2>/dev/null || sleep 1; fi`,
-    'done',
-  ].join('\n');
-}
 
 /** Options of an SshSource. */
 export interface SshSourceOptions {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import { until } from '../../testing/until';
-import { watcherScript } from './ssh-source';
+import { watcherScript } from './watcher-script';
 
 /** The watcher script run by a local sh, as sshd would run it; `changed` lines are timestamped. */
 function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[] } {
