@@ -99,6 +99,12 @@ describe('derivePullRequests: wrapper stamps', () => {
     ]);
   });
 
+  it('takes only https URLs from a stamp and its detail', () => {
+    const reason = `wrapper stamp 2 PR(s) green, ready to merge: ${PR(88)} javascript:alert(1) file:///etc/passwd`;
+    const cycles = [deliverCycle('2026-08-23', { status: 'ready', reason, detail: ['see data:text/html,x/pull/3 and http://h/pull/4'] })];
+    expect(prs(cycles).map((p) => p.url)).toEqual([PR(88)]);
+  });
+
   it('reads the FORMATS.md deliver stamp through the real parsers and derivePhase', () => {
     const status = `deliver 2026-08-23T10:02:11-04:00 2 PR(s) green, ready to merge: ${PR(88)} ${PR(89)}\n`;
     const log = `NIGHTLY DELIVER INCOMPLETE: loop=${LOOP} check=ci/test pr=${PR(87)}\n`;
@@ -215,6 +221,14 @@ describe('parseDeliverRecord', () => {
       expect.stringContaining('"loop"'),
     ]);
     expect(problems.every((p) => p.source === 'd.json' && p.line === null)).toBe(true);
+  });
+
+  it('refuses a url that is not https, naming the field', () => {
+    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,x', 'http://github.com/a/b/pull/1']) {
+      const { record, problems } = parseDeliverRecord(JSON.stringify({ pr: 1, url }), 'd.json');
+      expect(record?.url).toBeNull();
+      expect(problems.map((p) => p.message)).toEqual([expect.stringContaining('"url" should be an https URL')]);
+    }
   });
 
   it('accepts a PR number written as a string', () => {

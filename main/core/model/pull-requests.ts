@@ -1,4 +1,5 @@
 import type { Cycle, Phase, Problem, PullRequest } from '../../../shared/domain';
+import { isPrUrl } from './pr-url';
 
 /** The loop's deliver record (FORMATS.md §2.6); a field missing or of the wrong type is null. */
 export interface DeliverRecord {
@@ -71,9 +72,14 @@ export function parseDeliverRecord(text: string, source: string): { record: Deli
     problem(`field "updated_at" is not a date: ${JSON.stringify(v)}`);
     return null;
   })();
-  const url = str('url');
+  const url = ((): string | null => {
+    const v = str('url')?.trim() ?? null;
+    if (v === null || isPrUrl(v)) return v;
+    problem(`field "url" should be an https URL, got ${JSON.stringify(v)}; not taken as the PR's link`);
+    return null;
+  })();
   return {
-    record: { loop: str('loop'), branch: str('branch'), pr, url: url === null ? null : url.trim(), status, check: str('check'), updatedAt },
+    record: { loop: str('loop'), branch: str('branch'), pr, url, status, check: str('check'), updatedAt },
     problems,
   };
 }
@@ -84,10 +90,10 @@ export function prNumber(url: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-const URL_RE = /https?:\/\/[^\s<>"'`]+/g;
+const URL_RE = /https:\/\/[^\s<>"'`]+/gi;
 
 function urlsIn(text: string): string[] {
-  return (text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:)\]}>]+$/, ''));
+  return (text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:)\]}>]+$/, '')).filter(isPrUrl);
 }
 
 /** One piece of evidence about one PR URL. */

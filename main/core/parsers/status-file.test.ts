@@ -93,6 +93,13 @@ describe('statusFileParser', () => {
     expect(problems[0]?.message).toContain(why);
   });
 
+  it('reports a green stamp naming a PR URL that is not https, and keeps the stamp', () => {
+    const line = 'deliver 2026-08-23T10:02:11-04:00 2 PR(s) green, ready to merge: https://github.com/a/b/pull/1 javascript:alert(1)';
+    const { records, problems } = parseLines(statusFileParser, `${line}\n`, SRC);
+    expect(records).toHaveLength(1);
+    expect(problems).toEqual([{ source: SRC, line: 1, message: expect.stringContaining('"javascript:alert(1)", not an https URL') }]);
+  });
+
   it('a stamp without an offset is not a stamp', () => {
     const { records, problems } = parseLines(statusFileParser, 'audit 2026-08-23T00:00:04 OK\n', SRC);
     expect(records).toEqual([]);

@@ -1,5 +1,6 @@
 import type { LineParser, LineParseResult } from '../records';
 import { EMPTY_RESULT, cleanLine, quote } from './lines';
+import { isPrUrl } from '../model/pr-url';
 
 /** Parser state for `<phase>.status`: whether a stamp has been seen (detail lines need one). */
 export interface StatusState {
@@ -57,7 +58,12 @@ export const statusFileParser: LineParser<StatusState> = {
       if (status === '') {
         return { state, result: problem(source, lineNo, `stamp for ${quote(phase)} has no STATUS after the time; line skipped`) };
       }
-      return { state: state.stamped ? state : { stamped: true }, result: { records: [{ kind: 'stamp', line: lineNo, phase, at, status }], problems: [] } };
+      // A green deliver stamp lists its PRs; only https URLs are PRs (the model skips the rest).
+      const listed = /ready to merge:?(.*)$/i.exec(status)?.[1]?.trim().split(/\s+/).filter((u) => u !== '') ?? [];
+      const problems = listed
+        .filter((u) => !isPrUrl(u))
+        .map((u) => ({ source, line: lineNo, message: `stamp names ${quote(u)}, not an https URL; not taken as a PR` }));
+      return { state: state.stamped ? state : { stamped: true }, result: { records: [{ kind: 'stamp', line: lineNo, phase, at, status }], problems } };
     }
     if (!state.stamped) {
       return {

@@ -45,6 +45,25 @@ describe('transcriptParser', () => {
     expect(records).toEqual([{ kind: 'verdict', line: 1, verdict: expect.objectContaining({ ...expected, line }) }]);
   });
 
+  it.each([
+    ['javascript:alert(1)'],
+    ['file:///etc/passwd'],
+    ['data:text/html,<script>x</script>'],
+    ['http://github.com/acme/radon/pull/7'],
+    ['https://'],
+  ])('takes only https URLs as PRs: %s is a problem, not a PR', (bad) => {
+    const good = 'https://github.com/acme/radon/pull/88';
+    const ready = `NIGHTLY DELIVER READY: loop=reliability prs=2 ${good} ${bad}`;
+    const incomplete = `NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci pr=${bad}`;
+    const { records, problems } = parseLines(transcriptParser, `${ready}\n${incomplete}\n`, SRC);
+    expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.urls : null))).toEqual([[good], []]);
+    expect(problems).toEqual([
+      { source: SRC, line: 1, message: expect.stringContaining('not an https URL') },
+      { source: SRC, line: 2, message: expect.stringContaining('not an https URL') },
+    ]);
+    expect(problems[0]?.message).toContain(bad);
+  });
+
   it('keeps the line verbatim without its \\r, and strips a BOM on line 1', () => {
     const { records } = parseLines(transcriptParser, `\uFEFF${NOOP_AUDIT}\r\n${READY}\r\n`, SRC);
     expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.line : null))).toEqual([NOOP_AUDIT, READY]);

@@ -2,6 +2,7 @@ import type { Verdict } from '../../../shared/domain';
 import { fenceChange, type OpenFence } from './fences';
 import type { LineParser, LineParseResult } from '../records';
 import { EMPTY_RESULT, cleanLine, quote } from './lines';
+import { isPrUrl } from '../model/pr-url';
 
 export type { OpenFence } from './fences';
 
@@ -83,7 +84,11 @@ export const transcriptParser: LineParser<TranscriptState> = {
     const v = parseVerdict(line);
     if (v === null) return { state, result: EMPTY_RESULT };
     if (typeof v === 'string') return { state, result: malformed(source, lineNo, line, v) };
-    return { state, result: { records: [{ kind: 'verdict', line: lineNo, verdict: v }], problems: [] } };
+    // Only https URLs make a PR; anything else is reported and left out of the verdict.
+    const bad = v.urls.filter((u) => !isPrUrl(u));
+    const verdict = bad.length === 0 ? v : { ...v, urls: v.urls.filter(isPrUrl) };
+    const problems = bad.map((u) => ({ source, line: lineNo, message: `verdict line names ${quote(u)}, not an https URL; not taken as a PR` }));
+    return { state, result: { records: [{ kind: 'verdict', line: lineNo, verdict }], problems } };
   },
 };
 
