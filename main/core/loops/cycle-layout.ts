@@ -20,7 +20,10 @@ const CYCLE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Whether a folder name is a cycle's (`YYYY-MM-DD`). */
 export function isCycleFolder(name: string): boolean {
-  return CYCLE_DATE.test(name) && !Number.isNaN(Date.parse(`${name}T00:00:00Z`));
+  if (!CYCLE_DATE.test(name)) return false;
+  // Date.parse takes 2026-02-30 (as 2 March): the day must survive the round trip.
+  const t = Date.parse(`${name}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === name;
 }
 
 function escapeRegex(s: string): string {
