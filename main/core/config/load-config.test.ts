@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from './load-config';
+import { ConfigError, loadConfig, MAX_CONFIG_BYTES, parseConfig } from './load-config';
 import { formatDuration, parseDuration } from './duration';
 
 const FULL = `
@@ -70,6 +70,34 @@ describe('loadConfig', () => {
     const bad = await loadConfig(join(dir, 'bad.yaml'));
     expect(bad.state).toBe('invalid');
     if (bad.state === 'invalid') expect(bad.error.message).toContain('bad.yaml:1: loops');
+  });
+});
+
+describe('loadConfig: hostile files', () => {
+  const bomb = [
+    'a: &a ["x","x","x","x","x","x","x","x","x"]',
+    ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`),
+    'hosts: { runner: { local: true } }',
+    '',
+  ].join('\n');
+
+  it('names the file of a YAML alias bomb instead of throwing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-cfg-'));
+    const file = join(dir, 'bomb.yaml');
+    writeFileSync(file, bomb);
+    expect(() => parseConfig(file, bomb)).toThrow(ConfigError);
+    const out = await loadConfig(file);
+    expect(out.state).toBe('invalid');
+    if (out.state === 'invalid') expect(out.error.message).toMatch(new RegExp(`${file}: cannot be read as YAML: .*alias`, 'i'));
+  });
+
+  it('refuses a config file larger than a config can be, naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-cfg-'));
+    const file = join(dir, 'huge.yaml');
+    writeFileSync(file, `# ${'x'.repeat(MAX_CONFIG_BYTES)}\n`);
+    const out = await loadConfig(file);
+    expect(out.state).toBe('invalid');
+    if (out.state === 'invalid') expect(out.error.message).toContain(`${file}: `);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
@@ -10,6 +10,9 @@ export function defaultConfigPath(): string {
   const base = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return join(base, 'loopdeck', 'config.yaml');
 }
+
+/** The largest config file read: a hand-written config is a few kilobytes. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** A config file that exists but cannot be used; the message names the file, line and key path. */
 export class ConfigError extends Error {
@@ -85,7 +88,14 @@ export function parseConfig(file: string, text: string): Config {
       }),
     );
   }
-  const raw: unknown = doc.toJS() ?? {};
+  let raw: unknown;
+  try {
+    // yaml refuses a document whose aliases expand past maxAliasCount (a "billion laughs" bomb)
+    // with a ReferenceError: that is a bad config, named as such, not a crash.
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (err) {
+    throw new ConfigError(file, [`${file}: cannot be read as YAML: ${(err as Error).message.split('\n')[0]}`]);
+  }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(
@@ -104,6 +114,11 @@ export function parseConfig(file: string, text: string): Config {
 export async function loadConfig(file: string): Promise<LoadedConfig> {
   let text: string;
   try {
+    const st = await stat(file);
+    if (st.isFile() && st.size > MAX_CONFIG_BYTES) {
+      const error = new ConfigError(file, [`${file}: ${st.size} bytes is more than a config may be (${MAX_CONFIG_BYTES}); not read.`]);
+      return { state: 'invalid', path: file, error };
+    }
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
@@ -113,7 +128,7 @@ export async function loadConfig(file: string): Promise<LoadedConfig> {
   try {
     return { state: 'loaded', path: file, config: parseConfig(file, text) };
   } catch (err) {
-    if (err instanceof ConfigError) return { state: 'invalid', path: file, error: err };
-    throw err;
+    const error = err instanceof ConfigError ? err : new ConfigError(file, [`${file}: ${(err as Error).message.split('\n')[0]}`]);
+    return { state: 'invalid', path: file, error };
   }
 }
