@@ -241,7 +241,6 @@ export class Engine {
             now,
           }),
         };
-        ledgersChanged = (await this.ledgerFollowers.get(follower.name)?.poll(now)) || ledgersChanged;
         this.loopErrors.delete(follower.name);
         const before = this.loops.get(follower.name);
         if (JSON.stringify(before) !== JSON.stringify(state)) {
@@ -253,6 +252,14 @@ export class Engine {
         // poll after the reconnect resumes from the committed offsets.
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
         this.loopErrors.set(follower.name, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
+      }
+      // The ledgers are read even when the runs folder could not be, and apart from it.
+      try {
+        ledgersChanged = (await this.ledgerFollowers.get(follower.name)?.poll(now)) || ledgersChanged;
+        this.loopErrors.delete(`${follower.name} ledgers`);
+      } catch (err) {
+        if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
+        this.loopErrors.set(`${follower.name} ledgers`, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
       }
     }
     if (ledgersChanged) this.publishLedgers();

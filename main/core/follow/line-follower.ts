@@ -1,15 +1,24 @@
 import type { Problem } from '../../../shared/domain';
 import type { LineParser, PhaseRecord } from '../records';
-import type { FileSource, FileStat } from '../sources/file-source';
+import { FileReadError, notRegularMessage, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 
 /** The most bytes one poll reads from one file: a huge backlog is taken in several polls. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The longest line kept (1 MiB): the first MAX_LINE_BYTES of a longer line are parsed as the line,
+ * the rest is skipped up to its newline and reported, so one runaway line cannot fill the store.
+ */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
 /** What one poll of a followed file did. */
 export interface FollowOutcome {
-  /** `absent`: the file does not exist (yet); it is waited for. */
-  readonly presence: 'absent' | 'present';
+  /**
+   * `absent`: the file does not exist (yet); it is waited for. `refused`: it is there but was not
+   * read (not a regular file, permission denied); `problem` says why, and the store shows it.
+   */
+  readonly presence: 'absent' | 'present' | 'refused';
   /** Records or the file's identity changed, so derived state must be recomputed. */
   readonly changed: boolean;
   /** Why the position was reset, if it was. */
@@ -18,6 +27,8 @@ export interface FollowOutcome {
   readonly lines: number;
   /** More complete lines are waiting than one poll reads (a backlog): poll again. */
   readonly more: boolean;
+  /** Why a `refused` file was not read. */
+  readonly problem?: string;
 }
 
 /** How to follow one file. */
@@ -38,12 +49,22 @@ const NEWLINE = 0x0a;
 /** How many bytes before the offset `verifyTail` compares. */
 export const TAIL_BYTES = 32;
 
+const ABSENT: FollowOutcome = { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0, more: false };
+
+/** Record why a file that is there was not read (shown as its problem); what was read before stays. */
+export function refuseFile(store: Store, host: string, path: string, message: string): FollowOutcome {
+  store.setFileError(store.file(host, path).id, message);
+  return { presence: 'refused', changed: false, reset: null, bytesRead: 0, lines: 0, more: false, problem: message };
+}
+
 /**
  * Read what was appended to one file since its durable offset, parse the complete lines, and
  * commit the records with the new (inode, offset) in one transaction. A torn last line waits for
- * its newline; a smaller file with the same inode was truncated and a new inode was replaced
- * (an atomic rename): both are read again from 0, and what was read before is forgotten. With
- * `verifyTail`, a file whose bytes before the offset changed was rewritten, and is read again too.
+ * its newline (and is not read again until the file changes); a smaller file with the same inode
+ * was truncated and a new inode was replaced (an atomic rename): both are read again from 0, and
+ * what was read before is forgotten. With `verifyTail`, a file whose bytes before the offset
+ * changed was rewritten, and is read again too. A path that is not a regular file, or cannot be
+ * read, is refused as a problem of that file; a file that is gone takes its problems with it.
  */
 export async function followOnce<S, R extends { readonly line: number } = PhaseRecord>(
   source: FileSource,
@@ -52,14 +73,38 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
   parser: LineParser<S, R>,
   options: FollowOptions = {},
 ): Promise<FollowOutcome> {
+  try {
+    const st = options.stat === undefined ? await source.stat(path) : options.stat;
+    if (st === null) {
+      store.clearProblems(source.host, path);
+      return ABSENT;
+    }
+    if (st.kind !== 'file') return refuseFile(store, source.host, path, notRegularMessage(path, st.kind));
+    return await readAppended(source, store, path, parser, st, options);
+  } catch (err) {
+    if (err instanceof FileReadError) return refuseFile(store, source.host, path, err.message);
+    throw err;
+  }
+}
+
+async function readAppended<S, R extends { readonly line: number }>(
+  source: FileSource,
+  store: Store,
+  path: string,
+  parser: LineParser<S, R>,
+  st: FileStat,
+  options: FollowOptions,
+): Promise<FollowOutcome> {
   const maxBytes = options.maxBytes ?? MAX_READ_BYTES;
-  const st = options.stat === undefined ? await source.stat(path) : options.stat;
-  if (st === null || st.isDirectory) return { presence: 'absent', changed: false, reset: null, bytesRead: 0, lines: 0, more: false };
   const row = store.file(source.host, path);
+  if (row.error !== null) store.setFileError(row.id, null);
   let reset: FollowOutcome['reset'] = null;
   if (row.ino !== null && row.ino !== st.ino) reset = 'replaced';
   else if (st.size < row.offset) reset = 'truncated';
   const identityChanged = reset !== null || row.ino === null || row.size !== st.size || row.mtimeMs !== st.mtimeMs;
+  const readBefore = Math.max(row.readTo, row.offset);
+  // Unchanged since a read that reached its end (a torn last line still waiting for its newline).
+  if (!identityChanged && readBefore >= st.size) return { presence: 'present', changed: false, reset: null, bytesRead: 0, lines: 0, more: false };
 
   let bytesRead = 0;
   let tail = Buffer.from(row.tail ?? '', 'base64');
@@ -76,45 +121,71 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
   const offset = reset ? 0 : row.offset;
   let state = (reset || row.parserState === null ? parser.initial() : row.parserState) as S;
   let lineNo = reset ? 0 : row.lineNo;
+  let longLine = reset ? false : row.longLine;
   const firstTimeMs = Math.min(st.mtimeMs, st.birthtimeMs ?? st.mtimeMs);
 
   let consumed = 0;
+  let seen = 0;
   const records: R[] = [];
   const problems: Problem[] = [];
   if (st.size > offset) {
-    // A line longer than the window would never complete: widen the window until it does.
     const remaining = st.size - offset;
-    let window = Math.min(remaining, maxBytes);
     let buf = ahead;
     if (buf === null) {
-      buf = await source.read(path, offset, window);
+      buf = await source.read(path, offset, Math.min(remaining, maxBytes));
       bytesRead += buf.length;
     }
-    while (buf.lastIndexOf(NEWLINE) < 0 && window < remaining) {
-      window = Math.min(remaining, window * 2);
-      buf = await source.read(path, offset, window);
-      bytesRead += buf.length;
+    // A line longer than the window would never complete: widen the window, but only until it
+    // holds one line of the longest kept; what is longer is cut there.
+    const widest = Math.min(remaining, Math.max(maxBytes, MAX_LINE_BYTES + 1));
+    while (!longLine && buf.length < widest && buf.indexOf(NEWLINE) < 0) {
+      const more = await source.read(path, offset + buf.length, Math.min(widest, Math.max(buf.length * 2, 64 * 1024)) - buf.length);
+      if (more.length === 0) break;
+      bytesRead += more.length;
+      buf = Buffer.concat([buf, more]);
     }
-    const end = buf.lastIndexOf(NEWLINE);
-    if (end >= 0) {
-      consumed = end + 1;
-      let start = 0;
-      while (start < consumed) {
-        const nl = buf.indexOf(NEWLINE, start);
-        const text = buf.toString('utf8', start, nl);
-        lineNo += 1;
-        const out = parser.line(state, text, lineNo, path);
-        state = out.state;
-        records.push(...out.result.records);
-        problems.push(...out.result.problems);
-        start = nl + 1;
+    seen = buf.length;
+    let pos = 0;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(NEWLINE, pos);
+      if (longLine) {
+        // The rest of a line too long to keep: skipped up to its newline.
+        if (nl < 0) {
+          pos = buf.length;
+          break;
+        }
+        longLine = false;
+        pos = nl + 1;
+        continue;
       }
+      const end = nl < 0 ? buf.length : nl;
+      // A torn last line waits for its newline, unless it is already too long to keep.
+      if (nl < 0 && end - pos <= MAX_LINE_BYTES) break;
+      lineNo += 1;
+      const out = parser.line(state, buf.toString('utf8', pos, Math.min(end, pos + MAX_LINE_BYTES)), lineNo, path);
+      state = out.state;
+      records.push(...out.result.records);
+      problems.push(...out.result.problems);
+      if (end - pos > MAX_LINE_BYTES) {
+        const size = nl < 0 ? `more than ${end - pos}` : `${end - pos}`;
+        problems.push({ source: path, line: lineNo, message: `Line ${lineNo} is ${size} bytes, longer than the ${MAX_LINE_BYTES} (1 MiB) a line may be: its first 1 MiB was read, the rest skipped.` });
+      }
+      if (nl < 0) {
+        longLine = true;
+        pos = buf.length;
+        break;
+      }
+      pos = nl + 1;
+    }
+    consumed = pos;
+    if (consumed > 0) {
       // The last TAIL_BYTES consumed (copied: the window may be megabytes).
       tail = consumed >= TAIL_BYTES ? Buffer.from(buf.subarray(consumed - TAIL_BYTES, consumed)) : Buffer.concat([tail, buf.subarray(0, consumed)]).subarray(-TAIL_BYTES);
     }
   }
-  const more = st.size - offset > maxBytes;
-  if (!identityChanged && consumed === 0) {
+  const readTo = offset + seen;
+  const more = st.size > readTo;
+  if (!identityChanged && consumed === 0 && readTo <= readBefore) {
     return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0, more };
   }
   store.commit(row.id, {
@@ -127,6 +198,8 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
     mtimeMs: st.mtimeMs,
     firstTimeMs,
     tail: options.verifyTail ? tail.toString('base64') : null,
+    readTo,
+    longLine,
     records,
     problems,
   });

@@ -61,7 +61,10 @@ export class LedgerFollower {
     });
   }
 
-  /** Read what changed; true when the loop's ledgers or deliver record changed. */
+  /**
+   * Read what changed; true when the loop's ledgers or deliver record changed, and on the first
+   * poll: what was stored before a restart is news to whoever shows it.
+   */
   async poll(now: Date): Promise<boolean> {
     let changed = false;
     this.behind = false;
@@ -77,8 +80,9 @@ export class LedgerFollower {
       });
       changed ||= out.changed;
     }
-    if (changed || this.current === EMPTY) this.current = this.derive(now);
-    return changed;
+    const first = this.current === EMPTY;
+    if (changed || first) this.current = this.derive(now);
+    return changed || first;
   }
 
   private records(path: string): LedgerRecord[] {

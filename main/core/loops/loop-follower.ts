@@ -1,13 +1,13 @@
 import { posix } from 'node:path';
 import type { Cycle, LoopState, Phase } from '../../../shared/domain';
 import type { LoopConfig } from '../config/schema';
-import { followOnce } from '../follow/line-follower';
+import { followOnce, refuseFile } from '../follow/line-follower';
 import { derivePhase, deriveCycle, type PhaseEvidence } from '../model/phase-status';
 import { rcFileParser } from '../parsers/rc-file';
 import { statusFileParser } from '../parsers/status-file';
 import { transcriptParser } from '../parsers/transcript';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../records';
-import type { FileSource, FileStat } from '../sources/file-source';
+import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
 
@@ -43,6 +43,8 @@ export class LoopFollower {
   /** The phase files last seen in each cycle folder, by date. */
   private readonly cycleFiles = new Map<string, PhaseFile[]>();
   private polls = 0;
+  /** A cycle's listing changed since problems were last pruned. */
+  private listingChanged = true;
   /** The last poll left a backlog unread in some file (a huge transcript takes several polls). */
   behind = false;
 
@@ -84,17 +86,47 @@ export class LoopFollower {
     const cold = this.polls++ % COLD_EVERY === 0;
     this.behind = false;
     await Promise.all(dates.map((date, i) => (i < HOT_CYCLES || cold || !this.cycleFiles.has(date) ? this.readCycle(date) : undefined)));
-    for (const date of [...this.cycleFiles.keys()]) if (!dates.includes(date)) this.cycleFiles.delete(date);
+    for (const date of [...this.cycleFiles.keys()]) {
+      if (dates.includes(date)) continue;
+      this.cycleFiles.delete(date);
+      this.listingChanged = true;
+    }
+    if (cold || this.listingChanged) this.pruneProblems(dates);
     const cycles = dates.map((date) => this.deriveCycleAt(date, now));
     return { name: this.name, host: this.config.host, cycles, deadman: null };
   }
 
+  /** Files deleted, or of cycles no longer followed, take their problems with them. */
+  private pruneProblems(dates: readonly string[]): void {
+    this.listingChanged = false;
+    const keep = new Set<string>();
+    for (const date of dates) {
+      const dir = posix.join(this.config.runs, date);
+      keep.add(dir);
+      for (const f of this.cycleFiles.get(date) ?? []) keep.add(posix.join(dir, f.name));
+    }
+    this.store.pruneProblems(this.source.host, posix.join(this.config.runs, '/'), keep);
+  }
+
   private async readCycle(date: string): Promise<void> {
     const dir = posix.join(this.config.runs, date);
-    const entries = ((await this.source.list(dir)) ?? []).filter((e) => !e.isDirectory);
+    let listed;
+    try {
+      listed = (await this.source.list(dir)) ?? [];
+    } catch (err) {
+      // A cycle folder that cannot be listed is that cycle's problem: it keeps what was read.
+      if (!(err instanceof FileReadError)) throw err;
+      refuseFile(this.store, this.source.host, dir, err.message);
+      return;
+    }
+    this.store.clearProblems(this.source.host, dir);
+    const entries = listed.filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
+    // Each file is followed on its own: one that cannot be read is a problem of its phase only.
     await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
+    const before = this.cycleFiles.get(date);
+    if (!before || before.length !== files.length || before.some((f, i) => f.name !== files[i]?.name)) this.listingChanged = true;
     this.cycleFiles.set(date, files);
   }
 

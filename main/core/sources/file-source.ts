@@ -1,3 +1,10 @@
+/**
+ * What kind of thing a path is (symbolic links followed). Only a `file` is ever opened: a named
+ * pipe blocks whoever opens it, a device or socket is not a log, and `broken-link` is a symbolic
+ * link that cannot be followed (a loop, or a target that cannot be reached).
+ */
+export type FileKind = 'file' | 'directory' | 'fifo' | 'socket' | 'device' | 'broken-link' | 'other';
+
 /** What a source reports about a file: identity, length and times. */
 export interface FileStat {
   /** Inode number as text (it may exceed 2^53 on some file systems). */
@@ -6,7 +13,43 @@ export interface FileStat {
   readonly mtimeMs: number;
   /** Creation time where the file system reports one, else null. */
   readonly birthtimeMs: number | null;
+  readonly kind: FileKind;
+  /** Same as `kind === 'directory'`. */
   readonly isDirectory: boolean;
+}
+
+/** How a message names a kind of path that is not a regular file ("a named pipe (FIFO)"). */
+export function describeKind(kind: FileKind): string {
+  switch (kind) {
+    case 'file':
+      return 'a regular file';
+    case 'directory':
+      return 'a directory';
+    case 'fifo':
+      return 'a named pipe (FIFO)';
+    case 'socket':
+      return 'a socket';
+    case 'device':
+      return 'a device';
+    case 'broken-link':
+      return 'a symbolic link that cannot be followed';
+    default:
+      return 'not a regular file';
+  }
+}
+
+/** The message for a path that is there but is not a regular file, so it is not read. */
+export function notRegularMessage(path: string, kind: FileKind): string {
+  return kind === 'other' ? `${path} is not a regular file; not read.` : `${path} is ${describeKind(kind)}, not a regular file; not read.`;
+}
+
+/**
+ * A file (or folder) that exists but cannot be read: permission denied, a symbolic-link loop, not
+ * a regular file. Followers report it as a problem of that file and go on with the others; any
+ * other error (a dropped link) stops the poll as before.
+ */
+export class FileReadError extends Error {
+  override readonly name = 'FileReadError';
 }
 
 /** One entry of a folder listing, with its stat: one round trip lists and stats a folder. */

@@ -1,11 +1,37 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { constants, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DirEntry, FileSource, FileStat } from './file-source';
+import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat } from './file-source';
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** A file-system error about this one path (EACCES, ELOOP, EISDIR…), as opposed to a bug. */
+function isFileError(err: unknown): boolean {
+  return typeof (err as NodeJS.ErrnoException).code === 'string';
+}
+
+function kindOf(st: BigIntStats): FileKind {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isFIFO()) return 'fifo';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
+  return 'other';
+}
+
+function toStat(st: BigIntStats, kind: FileKind = kindOf(st)): FileStat {
+  const birth = Number(st.birthtimeMs);
+  return {
+    ino: st.ino.toString(),
+    size: Number(st.size),
+    mtimeMs: Number(st.mtimeMs),
+    birthtimeMs: birth > 0 ? birth : null,
+    kind,
+    isDirectory: kind === 'directory',
+  };
 }
 
 /** Files on this machine (a `local: true` host). */
@@ -45,28 +71,36 @@ export class LocalSource implements FileSource {
 
   async stat(path: string): Promise<FileStat | null> {
     try {
-      const st = await stat(path, { bigint: true });
-      const birth = Number(st.birthtimeMs);
-      return {
-        ino: st.ino.toString(),
-        size: Number(st.size),
-        mtimeMs: Number(st.mtimeMs),
-        birthtimeMs: birth > 0 ? birth : null,
-        isDirectory: st.isDirectory(),
-      };
+      return toStat(await stat(path, { bigint: true }));
     } catch (err) {
       if (isMissing(err)) return null;
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') {
+        // A symbolic link that loops is there (a listing shows it) but leads nowhere.
+        const link = await lstat(path, { bigint: true }).catch(() => null);
+        if (link) return toStat(link, 'broken-link');
+      }
+      if (isFileError(err)) throw new FileReadError(`Cannot stat ${path}: ${(err as Error).message}`, { cause: err });
       throw err;
     }
   }
 
+  /**
+   * Opened non-blocking, and checked to be a regular file once open: a named pipe put where a
+   * file was expected would otherwise block a libuv thread in open() for good.
+   */
   async read(path: string, offset: number, length: number): Promise<Buffer> {
-    const fh = await open(path, 'r');
+    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: unknown) => {
+      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+    });
     try {
+      const kind = kindOf(await fh.stat({ bigint: true }));
+      if (kind !== 'file') throw new FileReadError(notRegularMessage(path, kind));
       const buf = Buffer.alloc(length);
       let got = 0;
       while (got < length) {
-        const { bytesRead } = await fh.read(buf, got, length - got, offset + got);
+        const { bytesRead } = await fh.read(buf, got, length - got, offset + got).catch((err: unknown) => {
+          throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+        });
         if (bytesRead === 0) break;
         got += bytesRead;
       }
@@ -82,11 +116,16 @@ export class LocalSource implements FileSource {
       names = await readdir(path);
     } catch (err) {
       if (isMissing(err)) return null;
+      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
       throw err;
     }
     const out: DirEntry[] = [];
     for (const name of names) {
-      const st = await this.stat(join(path, name));
+      // One entry that cannot be stat-ed is that entry's problem (its follower says so), not the folder's.
+      const st = await this.stat(join(path, name)).catch((err: unknown) => {
+        if (err instanceof FileReadError) return null;
+        throw err;
+      });
       if (st) out.push({ name, isDirectory: st.isDirectory, stat: st });
     }
     return out;

@@ -1,10 +1,14 @@
 import type { SshConnection } from '../ssh/connection';
-import type { DirEntry, FileSource, FileStat } from './file-source';
+import { FileReadError, type DirEntry, type FileSource, type FileStat } from './file-source';
 import { parseStatLine, shellQuote, STAT_FN } from './remote-shell';
 import { watcherScript } from './watcher-script';
 
 /** Exit code our scripts use for "no such file or folder". */
 const MISSING = 3;
+/** Exit code of a read whose path is not a regular file (a named pipe would block `tail`). */
+const NOT_REGULAR = 4;
+/** Exit code of a read whose file this account may not read (`tail` would print nothing and exit 0). */
+const UNREADABLE = 5;
 
 /** Options of an SshSource. */
 export interface SshSourceOptions {
@@ -67,16 +71,19 @@ export class SshSource implements FileSource {
     if (out.code === MISSING) return null;
     const parsed = parseStatLine(out.stdout.toString('utf8').split('\n')[0] ?? '');
     if (out.code !== 0 || !parsed) {
-      throw new Error(`Host ${this.host}: cannot stat ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
+      throw new FileReadError(`Host ${this.host}: cannot stat ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     }
     return parsed.stat;
   }
 
   async read(path: string, offset: number, length: number): Promise<Buffer> {
     if (length <= 0) return Buffer.alloc(0);
-    const out = await this.connection.run(`tail -c +${offset + 1} -- ${shellQuote(path)} | head -c ${length}`);
+    const q = shellQuote(path);
+    const out = await this.connection.run(`[ -f ${q} ] || exit ${NOT_REGULAR}; [ -r ${q} ] || exit ${UNREADABLE}; tail -c +${offset + 1} -- ${q} | head -c ${length}`);
+    if (out.code === NOT_REGULAR) throw new FileReadError(`Host ${this.host}: ${path} is not a regular file; not read.`);
+    if (out.code === UNREADABLE) throw new FileReadError(`Host ${this.host}: cannot read ${path}: permission denied.`);
     if (out.code !== 0 && out.stdout.length === 0) {
-      throw new Error(`Host ${this.host}: cannot read ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
+      throw new FileReadError(`Host ${this.host}: cannot read ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     }
     return out.stdout.subarray(0, length);
   }
@@ -85,7 +92,7 @@ export class SshSource implements FileSource {
     const script = `${STAT_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set -- *; [ -e "$1" ] || exit 0; st "$@" 2>/dev/null; exit 0`;
     const out = await this.connection.run(script);
     if (out.code === MISSING) return null;
-    if (out.code !== 0) throw new Error(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
+    if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: DirEntry[] = [];
     for (const line of out.stdout.toString('utf8').split('\n')) {
       const parsed = parseStatLine(line);

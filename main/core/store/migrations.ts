@@ -69,4 +69,21 @@ export const MIGRATIONS: readonly string[] = [
   CAPACITY_MIGRATION,
   NOTICES_MIGRATION,
   DRILLS_MIGRATION,
+  // 8: bounded problems, unreadable files, and long or torn lines. At most 20 problems are kept per
+  //    file and the rest only counted (problems_dropped; what an older Loopdeck stored past 20 is
+  //    dropped and counted here); `error` says why a file that is there was not read (a named
+  //    pipe, permission denied); `read_to` is how far the last read reached, so a torn last line
+  //    that has not grown is not read again; `long_line` is 1 while the offset is inside a line
+  //    longer than a line may be, whose rest is skipped.
+  `
+  ALTER TABLE files ADD COLUMN problems_dropped INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE files ADD COLUMN error TEXT;
+  ALTER TABLE files ADD COLUMN read_to INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE files ADD COLUMN long_line INTEGER NOT NULL DEFAULT 0;
+  UPDATE files SET problems_dropped = (SELECT COUNT(*) - 20 FROM problems p WHERE p.file_id = files.id)
+    WHERE id IN (SELECT file_id FROM problems GROUP BY file_id HAVING COUNT(*) > 20);
+  DELETE FROM problems WHERE rowid IN (
+    SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY rowid) AS n FROM problems) WHERE n > 20
+  );
+  `,
 ];

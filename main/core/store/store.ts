@@ -20,7 +20,16 @@ export interface FileRow {
   readonly firstTimeMs: number | null;
   /** Base64 of the last bytes before `offset`, for documents checked for in-place rewrites. */
   readonly tail: string | null;
+  /** How far the last read reached (offset plus a torn last line): an unchanged file is not read again. */
+  readonly readTo: number;
+  /** The offset is inside a line longer than MAX_LINE_BYTES, whose rest is skipped up to its newline. */
+  readonly longLine: boolean;
+  /** Why the file was not read on the last try (see setFileError), else null. */
+  readonly error: string | null;
 }
+
+/** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
+export const MAX_PROBLEMS_PER_FILE = 20;
 
 /** Any parsed record: it knows its line; the rest is the parser's business. */
 export interface LineRecord {
@@ -40,6 +49,12 @@ export interface FileCommit {
   readonly mtimeMs: number;
   readonly firstTimeMs: number;
   readonly tail?: string | null;
+  /** See FileRow.readTo; defaults to `offset`. */
+  readonly readTo?: number;
+  /** See FileRow.longLine. */
+  readonly longLine?: boolean;
+  /** Forget the file's problems (not its records): a new version of a document replaces the old one's. */
+  readonly resetProblems?: boolean;
   readonly records: readonly LineRecord[];
   readonly problems: readonly Problem[];
 }
@@ -75,6 +90,9 @@ interface RawFileRow {
   mtime_ms: number | null;
   first_time_ms: number | null;
   tail: string | null;
+  read_to: number;
+  long_line: number;
+  error: string | null;
 }
 
 function toFileRow(r: RawFileRow): FileRow {
@@ -90,6 +108,9 @@ function toFileRow(r: RawFileRow): FileRow {
     mtimeMs: r.mtime_ms,
     firstTimeMs: r.first_time_ms,
     tail: r.tail ?? null,
+    readTo: r.read_to,
+    longLine: r.long_line === 1,
+    error: r.error ?? null,
   };
 }
 
@@ -100,6 +121,9 @@ function toFileRow(r: RawFileRow): FileRow {
 export class Store {
   /** Prepared statements by SQL text: preparing costs more than running a small one. */
   private readonly statements = new Map<string, Database.Statement>();
+  /** Bumped whenever a problem is added or removed: problems() is re-read only then. */
+  private problemsVersion = 0;
+  private readonly problemsCache = new Map<string, { version: number; problems: readonly Problem[] }>();
 
   private constructor(private readonly db: Database.Database) {}
 
@@ -143,10 +167,13 @@ export class Store {
   }
 
   private applyCommit(fileId: number, c: FileCommit): void {
-    if (c.reset) {
-      this.stmt('DELETE FROM records WHERE file_id = ?').run(fileId);
-      this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId);
+    if (c.reset) this.stmt('DELETE FROM records WHERE file_id = ?').run(fileId);
+    if (c.reset || c.resetProblems) {
+      const gone = this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
+      const counted = this.stmt('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;
+      if (gone + counted > 0) this.problemsVersion++;
     }
+    if (this.stmt('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
     if (c.records.length > 0) {
       const row = this.stmt('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
       const insert = this.stmt('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
@@ -154,16 +181,69 @@ export class Store {
       for (const r of c.records) insert.run(fileId, ++seq, r.line, JSON.stringify(r));
     }
     if (c.problems.length > 0) {
+      // A junk file of a million lines is twenty problems and a count, not a million rows.
+      const kept = (this.stmt('SELECT COUNT(*) AS n FROM problems WHERE file_id = ?').get(fileId) as { n: number }).n;
+      const room = Math.max(0, MAX_PROBLEMS_PER_FILE - kept);
       const insert = this.stmt('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
-      for (const p of c.problems) insert.run(fileId, p.line, p.message);
+      for (const p of c.problems.slice(0, room)) insert.run(fileId, p.line, p.message);
+      const over = c.problems.length - Math.min(room, c.problems.length);
+      if (over > 0) this.stmt('UPDATE files SET problems_dropped = problems_dropped + ? WHERE id = ?').run(over, fileId);
+      this.problemsVersion++;
     }
     this
       .stmt(
-        `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?,
+        `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?,
            first_time_ms = CASE WHEN first_time_ms IS NULL OR ? THEN ? ELSE MIN(first_time_ms, ?) END
          WHERE id = ?`,
       )
-      .run(c.ino, c.offset, c.lineNo, JSON.stringify(c.parserState ?? null), c.size, c.mtimeMs, c.tail ?? null, c.reset ? 1 : 0, c.firstTimeMs, c.firstTimeMs, fileId);
+      .run(
+        c.ino,
+        c.offset,
+        c.lineNo,
+        JSON.stringify(c.parserState ?? null),
+        c.size,
+        c.mtimeMs,
+        c.tail ?? null,
+        c.readTo ?? c.offset,
+        c.longLine ? 1 : 0,
+        c.reset ? 1 : 0,
+        c.firstTimeMs,
+        c.firstTimeMs,
+        fileId,
+      );
+  }
+
+  /**
+   * Say why a file that is there was not read (not a regular file, permission denied), shown as
+   * its problem until it is read again; null clears it. What was read from it before is kept.
+   */
+  setFileError(fileId: number, message: string | null): void {
+    if (this.stmt('UPDATE files SET error = ? WHERE id = ? AND error IS NOT ?').run(message, fileId, message).changes > 0) this.problemsVersion++;
+  }
+
+  /** Forget the problems of a file that is gone (deleted, or no longer followed); its records stay. */
+  clearProblems(host: string, path: string): void {
+    const row = this.stmt('SELECT id FROM files WHERE host = ? AND path = ?').get(host, path) as { id: number } | undefined;
+    if (row) this.clearProblemsOf(row.id);
+  }
+
+  /** Forget the problems of every file under `prefix` on `host` that is not in `keep` (files no longer listed). */
+  pruneProblems(host: string, prefix: string, keep: ReadonlySet<string>): void {
+    const rows = this
+      .stmt(
+        `SELECT id, path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?
+           AND (error IS NOT NULL OR problems_dropped > 0 OR EXISTS (SELECT 1 FROM problems p WHERE p.file_id = files.id))`,
+      )
+      .all(host, prefix, prefix) as { id: number; path: string }[];
+    for (const r of rows) if (!keep.has(r.path)) this.clearProblemsOf(r.id);
+  }
+
+  private clearProblemsOf(fileId: number): void {
+    this.db.transaction(() => {
+      const gone = this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
+      const flags = this.stmt('UPDATE files SET problems_dropped = 0, error = NULL WHERE id = ? AND (problems_dropped > 0 OR error IS NOT NULL)').run(fileId).changes;
+      if (gone + flags > 0) this.problemsVersion++;
+    })();
   }
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
@@ -172,15 +252,29 @@ export class Store {
     return rows.map((r) => JSON.parse(r.data) as R);
   }
 
-  /** Every problem found in the files of a host (or of all hosts), naming file and line. */
+  /**
+   * Every problem found in the files of a host (or of all hosts), naming file and line: per file,
+   * why it was not read, its first MAX_PROBLEMS_PER_FILE problems and how many more there were.
+   * Read from SQLite again only after a problem was added or removed.
+   */
   problems(host?: string): Problem[] {
+    const key = host ?? '\0all';
+    const cached = this.problemsCache.get(key);
+    if (cached && cached.version === this.problemsVersion) return [...cached.problems];
+    const where = host === undefined ? '' : 'AND f.host = ?';
     const rows = this
       .stmt(
-        `SELECT f.path AS source, p.line AS line, p.message AS message FROM problems p JOIN files f ON f.id = p.file_id
-         ${host === undefined ? '' : 'WHERE f.host = ?'} ORDER BY f.path, p.line`,
+        `SELECT source, line, message FROM (
+           SELECT f.path AS source, NULL AS line, f.error AS message, 0 AS k, 0 AS r FROM files f WHERE f.error IS NOT NULL ${where}
+           UNION ALL
+           SELECT f.path, p.line, p.message, 1, p.rowid FROM problems p JOIN files f ON f.id = p.file_id WHERE 1 ${where}
+           UNION ALL
+           SELECT f.path, NULL, '… and ' || f.problems_dropped || ' more problems in this file', 2, 0 FROM files f WHERE f.problems_dropped > 0 ${where}
+         ) ORDER BY source, k, line, r`,
       )
-      .all(...(host === undefined ? [] : [host])) as Problem[];
-    return rows;
+      .all(...(host === undefined ? [] : [host, host, host])) as Problem[];
+    this.problemsCache.set(key, { version: this.problemsVersion, problems: rows });
+    return [...rows];
   }
 
   /**
