@@ -6,13 +6,14 @@ import { startSshd } from '../testing/sshd';
 import { bytesRead } from './bytes-read';
 import { capacityChart, capacityFixture } from './capacity';
 import { findingsTable } from './findings-table';
+import { historyCost } from './history-cost';
 import { ledgerParsing } from './ledger';
 import { launchChromium, log, onCleanup, ROOT, round, runCleanups, type Figure } from './lib';
 import { lineToScreen } from './line-to-screen';
 import { coldStartFigure, footprintFigure } from './start-footprint';
 import { sqliteIngest } from './sqlite-ingest';
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7'] as const;
+const ALL = ['1', '2', '3', '4', '5', '6', '7', '8'] as const;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -128,6 +129,7 @@ async function main(): Promise<number> {
     if (browser) await step('6', () => coldStartFigure(browser, fx));
   }
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
+  await step('8', () => historyCost(quick));
 
   const order = (id: string): number => Number.parseFloat(id) + (id.charCodeAt(1) || 0) / 1000;
   figures.sort((a, b) => order(a.id) - order(b.id) || a.id.localeCompare(b.id));

@@ -1,0 +1,294 @@
+/**
+ * Figure 8, cost versus history: serve mode following a generated local loop with 30, 120 and
+ * 365 days of cycles and 5k, 20k and 60k findings; idle CPU, CPU and event bytes per appended
+ * transcript line, RSS, and the event bytes one appended ledger section causes.
+ */
+import { appendFileSync } from 'node:fs';
+import { connectCounter, type EventTally } from './event-counter';
+import { generateHistory, type HistoryFixture } from './history-gen';
+import { appendedSection } from './ledger-gen';
+import { cpuMs, figure, log, round, rssMb, sleep, stamp, startServe, tempDir, until, type Figure } from './lib';
+
+interface Size {
+  readonly days: number;
+  readonly findings: number;
+  /** Transcript lines in each finished cycle (a year's cycles are shorter, as the issue has it). */
+  readonly linesPerCycle: number;
+}
+
+const SIZES: readonly Size[] = [
+  { days: 30, findings: 5_000, linesPerCycle: 400 },
+  { days: 120, findings: 20_000, linesPerCycle: 250 },
+  { days: 365, findings: 60_000, linesPerCycle: 100 },
+];
+const LINES_PER_SECOND = 20;
+const SETTLE_MS = 3000;
+/** After the last appended line, the window stays open this long for its processing and events. */
+const TAIL_MS = 2000;
+const SECTION_ROWS = 50;
+
+interface SnapshotLike {
+  readonly loops: readonly { name: string; cycles: readonly { date: string; phases: readonly { name: string; status: string }[] }[] }[];
+  readonly findings: readonly { id: string }[];
+}
+
+/** Serve has read everything: every finding, every followed cycle, today's remediate running. */
+function loaded(s: SnapshotLike, fx: HistoryFixture, findings: number): boolean {
+  const loop = s.loops.find((l) => l.name === 'reliability');
+  if (!loop || s.findings.length !== findings || loop.cycles.length !== fx.followed) return false;
+  const newest = loop.cycles.find((c) => c.date === fx.today);
+  const oldest = loop.cycles[loop.cycles.length - 1];
+  const running = newest?.phases.find((p) => p.name === 'remediate')?.status === 'running';
+  return running && (oldest?.phases.every((p) => p.status !== 'pending') ?? false);
+}
+
+/** Objects anywhere in `value` whose `id` is one of `ids` (the findings an event carries, whatever its shape). */
+function findingsIn(value: unknown, ids: ReadonlySet<string>, out = new Map<string, unknown>()): unknown[] {
+  if (Array.isArray(value)) for (const v of value) findingsIn(v, ids, out);
+  else if (value !== null && typeof value === 'object') {
+    const id = (value as { id?: unknown }).id;
+    if (typeof id === 'string' && ids.has(id)) out.set(id, value);
+    else for (const v of Object.values(value)) findingsIn(v, ids, out);
+  }
+  return [...out.values()];
+}
+
+/** CPU ms of the serve process over a window, and the window's wall time. */
+async function cpuOver(pid: number, run: () => Promise<void>): Promise<{ cpuMs: number; wallMs: number }> {
+  const c0 = cpuMs(pid) ?? Number.NaN;
+  const t0 = performance.now();
+  await run();
+  const c1 = cpuMs(pid) ?? Number.NaN;
+  return { cpuMs: c1 - c0, wallMs: performance.now() - t0 };
+}
+
+/** One history size's measurements. */
+export interface HistoryResult {
+  readonly days: number;
+  readonly followedCycles: number;
+  readonly findings: number;
+  readonly transcriptLines: number;
+  readonly runsMb: number;
+  readonly generateMs: number;
+  readonly loadMs: number;
+  readonly idleCpuPct: number;
+  readonly idleEventBytesPerS: number;
+  readonly linesAppended: number;
+  readonly appendWindowMs: number;
+  readonly appendCpuMs: number;
+  readonly cpuPerLineMs: number;
+  readonly eventBytesPerLine: number;
+  readonly appendEvents: EventTally;
+  readonly rssMb: number | null;
+  readonly sectionEventBytes: number;
+  readonly sectionEvents: EventTally;
+  readonly sectionFindingsJsonBytes: number | null;
+  readonly sectionRatio: number | null;
+  /** Times serve dropped the counting client in each window (what it sent then went unseen). */
+  readonly drops: { readonly idle: number; readonly append: number; readonly section: number };
+  readonly rssAfterSectionMb: number | null;
+}
+
+async function measure(size: Size, idleS: number, appendS: number): Promise<HistoryResult> {
+  const dir = tempDir(`history-${size.days}`);
+  const g0 = performance.now();
+  const fx = generateHistory(dir, size.days, size.findings, size.linesPerCycle);
+  const generateMs = performance.now() - g0;
+  log(`figure 8: ${size.days} days (${fx.followed} followed), ${size.findings} findings, ${fx.transcriptLines} transcript lines generated in ${round(generateMs / 1000, 1)} s`);
+
+  const served = await startServe(['--config', fx.configPath, '--data', fx.dataDir], { HOME: fx.home });
+  try {
+    const client = await connectCounter(served.url);
+    // Ask for a snapshot when serve has been quiet for a second, else every 5 s (tens of MB at 60k).
+    let seenFindings = -1;
+    let seenCycles = -1;
+    let snapAt = 0;
+    let failedInARow = 0;
+    try {
+      await until(
+        async () => {
+          if (Date.now() - client.lastFrameAt < 1000 && Date.now() - snapAt < 5000) return false;
+          snapAt = Date.now();
+          let snap: SnapshotLike;
+          try {
+            snap = (await client.invoke('state.snapshot')) as SnapshotLike;
+            failedInARow = 0;
+          } catch (err) {
+            if (++failedInARow >= 3) throw new Error(`state.snapshot failed 3 times in a row: ${(err as Error).message}`, { cause: err });
+            return false;
+          }
+          seenFindings = snap.findings.length;
+          seenCycles = snap.loops.find((l) => l.name === 'reliability')?.cycles.length ?? -1;
+          return loaded(snap, fx, size.findings);
+        },
+        240_000,
+        `serve to read ${size.days} days and ${size.findings} findings`,
+        1000,
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message} (last snapshot: ${seenFindings} findings, ${seenCycles} cycles)`, { cause: err });
+    }
+    const loadMs = Date.now() - served.spawnedAt;
+    log(`figure 8: ${size.days} days read in ${round(loadMs / 1000, 1)} s; settling, then ${idleS} s idle`);
+    await sleep(SETTLE_MS);
+
+    client.reset();
+    const idle = await cpuOver(served.pid, () => sleep(idleS * 1000));
+    const idleRate = idle.cpuMs / idle.wallMs;
+    const idleEventBytesPerS = (client.bytes * 1000) / idle.wallMs;
+    const idleDrops = client.drops;
+
+    const lines = Math.round(LINES_PER_SECOND * appendS);
+    client.reset();
+    const append = await cpuOver(served.pid, async () => {
+      const t0 = Date.now();
+      for (let i = 0; i < lines; i += 1) {
+        const wait = t0 + (i * 1000) / LINES_PER_SECOND - Date.now();
+        if (wait > 0) await sleep(wait);
+        appendFileSync(fx.hotLog, `[${stamp(new Date())}] tick ${i}: tool_use Read web/lib/file-${i}.ts (${(i * 37) % 500} lines)\n`);
+      }
+      await sleep(TAIL_MS);
+    });
+    const appendBytes = client.bytes;
+    const appendEvents = client.tally();
+    const appendDrops = client.drops;
+    const cpuPerLineMs = (append.cpuMs - idleRate * append.wallMs) / lines;
+    const rss = rssMb(served.pid);
+
+    // One ledger section of 50 findings; count events until the last of them has been sent and
+    // serve has been quiet for two seconds.
+    const first = size.findings;
+    const lastId = `"R-${first + SECTION_ROWS - 1}"`;
+    const ids = new Set(Array.from({ length: SECTION_ROWS }, (_, i) => `R-${first + i}`));
+    let carrying: string | null = null;
+    client.reset();
+    client.onFrame = (text) => {
+      if (carrying === null && text.includes(lastId)) carrying = text;
+    };
+    appendFileSync(fx.auditPath, appendedSection(1, first, SECTION_ROWS));
+    await until(() => carrying !== null || client.drops > 0, 120_000, `an event carrying R-${first + SECTION_ROWS - 1}`, 20);
+    await until(() => Date.now() - client.lastFrameAt > 2000, 30_000, 'serve to fall quiet after the ledger section', 50);
+    client.onFrame = null;
+    const sectionEventBytes = client.bytes;
+    const sectionEvents = client.tally();
+    const sectionDrops = client.drops;
+    const rssAfterSection = rssMb(served.pid);
+    // The 50 findings as serve shapes them: from the event that carried them, else a snapshot.
+    let sectionFindings = carrying === null ? [] : findingsIn(JSON.parse(carrying), ids);
+    if (sectionFindings.length !== SECTION_ROWS) {
+      const snap = (await client.invoke('state.snapshot').catch(() => null)) as SnapshotLike | null;
+      sectionFindings = snap ? snap.findings.filter((f) => ids.has(f.id)) : [];
+    }
+    const sectionFindingsJsonBytes = sectionFindings.length === SECTION_ROWS ? Buffer.byteLength(JSON.stringify(sectionFindings)) : null;
+    client.close();
+
+    const r: HistoryResult = {
+      days: size.days,
+      followedCycles: fx.followed,
+      findings: size.findings,
+      transcriptLines: fx.transcriptLines,
+      runsMb: round(fx.runsBytes / 1e6, 1),
+      generateMs: round(generateMs, 0),
+      loadMs,
+      idleCpuPct: round(idleRate * 100, 2),
+      idleEventBytesPerS: round(idleEventBytesPerS, 0),
+      linesAppended: lines,
+      appendWindowMs: round(append.wallMs, 0),
+      appendCpuMs: append.cpuMs,
+      cpuPerLineMs: round(cpuPerLineMs, 2),
+      eventBytesPerLine: round(appendBytes / lines, 0),
+      appendEvents,
+      rssMb: rss === null ? null : round(rss, 0),
+      sectionEventBytes,
+      sectionEvents,
+      sectionFindingsJsonBytes,
+      sectionRatio: sectionFindingsJsonBytes === null ? null : round(sectionEventBytes / sectionFindingsJsonBytes, 2),
+      drops: { idle: idleDrops, append: appendDrops, section: sectionDrops },
+      rssAfterSectionMb: rssAfterSection === null ? null : round(rssAfterSection, 0),
+    };
+    log(
+      `figure 8: ${size.days} days: idle ${r.idleCpuPct} % of a core, ${r.cpuPerLineMs} ms CPU and ${r.eventBytesPerLine} event bytes per line, RSS ${r.rssMb} MB, section ${r.sectionEventBytes} B for ${sectionFindingsJsonBytes} B of findings`,
+    );
+    return r;
+  } finally {
+    await served.stop();
+  }
+}
+
+const label = (r: HistoryResult): string => `${r.days} d`;
+
+/** Figure 8: cost versus history, the 365-day figure against the 30-day one measured in the same run. */
+export async function historyCost(quick: boolean): Promise<Figure[]> {
+  const idleS = quick ? 5 : 20;
+  const appendS = quick ? 8 : 30;
+  const results: HistoryResult[] = [];
+  const failures: string[] = [];
+  for (const size of SIZES) {
+    try {
+      results.push(await measure(size, idleS, appendS));
+    } catch (err) {
+      const message = `${size.days} days: ${(err as Error).message}`;
+      log(`figure 8 failed at ${message}`);
+      failures.push(message);
+    }
+  }
+  const small = results.find((r) => r.days === SIZES[0]?.days) ?? null;
+  const large = results.find((r) => r.days === SIZES[SIZES.length - 1]?.days) ?? null;
+  const all = results.length === SIZES.length;
+  const capped = results.filter((r) => r.followedCycles < r.days);
+  const dropped = results.filter((r) => r.drops.idle + r.drops.append + r.drops.section > 0);
+  const notes = [
+    ...failures.map((f) => `not measured: ${f}`),
+    ...dropped.map((r) => `${label(r)}: serve dropped the counting client (idle ${r.drops.idle}, appends ${r.drops.append}, section ${r.drops.section} times): bytes it sent then were not received`),
+    ...(capped.length ? [`the config schema caps loops.*.cycles at ${capped[0]?.followedCycles}: ${capped.map((r) => `${r.days} d follows ${r.followedCycles} cycles`).join(', ')}`] : []),
+  ];
+  const per = (f: (r: HistoryResult) => number | null, unit: string): string => results.map((r) => `${label(r)} ${f(r)} ${unit}`).join(', ');
+  const row = (id: string, name: string, unit: string, pick: (r: HistoryResult) => number | null, target: string, pass: boolean | null, extraNotes: string[] = []): Figure =>
+    figure({
+      id,
+      name,
+      value: large ? pick(large) : null,
+      unit,
+      baseline: small ? pick(small) : null,
+      baselineLabel: `${SIZES[0]?.days}-day history, same run`,
+      target,
+      pass,
+      details: { sizes: results.map((r) => ({ days: r.days, findings: r.findings, value: pick(r) })) },
+      notes: [per(pick, unit), ...extraNotes, ...notes],
+    });
+  const ratio = (pick: (r: HistoryResult) => number | null): number | null => {
+    const a = small ? pick(small) : null;
+    const b = large ? pick(large) : null;
+    return a !== null && b !== null && a > 0 ? b / a : null;
+  };
+  const idleRatio = ratio((r) => r.idleCpuPct);
+  const lineRatio = ratio((r) => r.cpuPerLineMs);
+  const windowNote = `${LINES_PER_SECOND} lines/s for ${appendS} s (+${TAIL_MS / 1000} s tail), the idle rate over the same time subtracted; idle measured over ${idleS} s`;
+  return [
+    figure({
+      ...row('8a', `Serve idle CPU vs history (${SIZES.map((s) => `${s.days} d/${s.findings / 1000}k`).join(', ')})`, '% core', (r) => r.idleCpuPct, '≤ 0.5 % of a core; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.idleCpuPct <= 0.5) && idleRatio !== null && idleRatio <= 1.2 : null),
+      details: { results, idleSeconds: idleS, appendSeconds: appendS, linesPerSecond: LINES_PER_SECOND, failures },
+    }),
+    row('8b', 'Serve CPU per appended transcript line', 'ms', (r) => r.cpuPerLineMs, '≤ 1 ms; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.cpuPerLineMs <= 1) && lineRatio !== null && lineRatio <= 1.2 : null, [windowNote]),
+    row('8c', 'Event bytes per appended transcript line', 'B', (r) => r.eventBytesPerLine, '≤ 2 KB', all ? results.every((r) => r.eventBytesPerLine <= 2048 && r.drops.append === 0) : null, [
+      `idle event bytes/s: ${per((r) => r.idleEventBytesPerS, 'B/s')}`,
+    ]),
+    row('8d', 'Serve RSS after the appends', 'MB', (r) => r.rssMb, 'info', null, [`after the ledger section: ${per((r) => r.rssAfterSectionMb, 'MB')}`]),
+    figure({
+      id: '8e',
+      name: `Event bytes for one appended ledger section of ${SECTION_ROWS} findings (${SIZES[SIZES.length - 1]?.days} d)`,
+      value: large?.sectionEventBytes ?? null,
+      unit: 'B',
+      baseline: large?.sectionFindingsJsonBytes ?? null,
+      baselineLabel: `JSON of those ${SECTION_ROWS} findings`,
+      target: '≤ 2 × its findings',
+      pass: all ? results.every((r) => r.sectionRatio !== null && r.sectionRatio <= 2 && r.drops.section === 0) : null,
+      details: { sizes: results.map((r) => ({ days: r.days, findings: r.findings, eventBytes: r.sectionEventBytes, findingsJsonBytes: r.sectionFindingsJsonBytes, ratio: r.sectionRatio, events: r.sectionEvents })) },
+      notes: [
+        `event bytes / findings JSON: ${per((r) => r.sectionRatio, '×')}`,
+        ...(small && large && small.sectionEventBytes > 0 ? [`365 d / 30 d: ${round(large.sectionEventBytes / small.sectionEventBytes, 2)}×`] : []),
+        ...notes,
+      ],
+    }),
+  ];
+}
