@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +52,22 @@ describe('loopdeck snapshot', () => {
     const remediate = SnapshotSchema.parse(JSON.parse(late.stdout)).loops[0]?.cycles[0]?.phases[1];
     expect(remediate?.status).toBe('incomplete');
     expect(remediate?.reason).toMatch(/gates.*suite/);
+  });
+
+  it('shows the stored findings again after a restart, before any ledger changes', async () => {
+    const clone = mkdtempSync(join(tmpdir(), 'loopdeck-clone-'));
+    const rows = Array.from({ length: 30 }, (_, i) => `| R-${100 + i} | P1 | resources | a.py:${i} | finding ${i} |`);
+    writeFileSync(join(clone, 'RELIABILITY_AUDIT.md'), `## Delta audit 2026-08-20\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${rows.join('\n')}\n`);
+    const fx = createRunnerFixture(`    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md }\n`);
+    fx.write('2026-08-23', 'audit.status', 'audit 2026-08-23T00:00:04-04:00 STARTED\n');
+    const snapshot = async () => {
+      const r = await loopdeck('snapshot', '--config', fx.configPath, '--data', fx.dataDir, '--now', '2026-08-23T09:00:00Z', '--json');
+      expect(r.stderr).toBe('');
+      return SnapshotSchema.parse(JSON.parse(r.stdout));
+    };
+    expect((await snapshot()).findings).toHaveLength(30);
+    // Same data folder, nothing changed: what was stored is shown, not an empty ledger.
+    expect((await snapshot()).findings).toHaveLength(30);
   });
 
   it('exits non-zero naming the loop when a source cannot be read', async () => {

@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -146,6 +147,19 @@ describe('a loop with ledgers and a deliver record', () => {
     expect(third.findings.find((f) => f.id === 'R-101')?.firstSeenAt).toBe(firstSeen); // first-seen survives the re-read
     // Within the grace period after the 00:00 fire the loop is only late.
     expect(third.loops[0]?.deadman?.state).toBe('late');
+  });
+});
+
+describe('a loop with a ledger it cannot read', () => {
+  it('still reads the cycles and the other ledgers, and names the ledger in a problem', async () => {
+    const fx = fixture();
+    const log = join(fx.clone, 'RELIABILITY_LOG.md');
+    rmSync(log);
+    execFileSync('ln', ['-s', 'RELIABILITY_LOG.md', log]); // a link to itself: ELOOP, for root too
+    const snap = await snapshotAt(fx, '2026-08-24T12:00:00Z');
+    expect(snap.loops[0]?.cycles[0]?.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ready']);
+    expect(snap.findings.find((f) => f.id === 'R-101')).toMatchObject({ severity: 'P0', status: 'open' });
+    expect(snap.problems.find((p) => p.source === log)?.message).toMatch(/RELIABILITY_LOG\.md is a symbolic link that cannot be followed/);
   });
 });
 

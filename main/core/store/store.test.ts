@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations';
-import { Store } from './store';
+import { MAX_PROBLEMS_PER_FILE, Store } from './store';
 
 describe('Store', () => {
   it('upgrades a database created by an earlier schema without losing what it holds', () => {
@@ -25,6 +25,29 @@ describe('Store', () => {
     expect(store.records(row.id)).toEqual([{ kind: 'done', line: 1 }]);
     store.setMeta('lastReviewedAt', '2026-11-30T07:00:00.000Z');
     expect(store.getMeta('lastReviewedAt')).toBe('2026-11-30T07:00:00.000Z');
+    store.close();
+  });
+
+  it('trims the problems an older Loopdeck stored past the cap to 20 and a count, on upgrade', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    // The schema just before problems were capped.
+    Store.open(file, { migrateTo: MIGRATIONS.findIndex((m) => m.includes('problems_dropped')) }).close();
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO files (host, path) VALUES ('local', '/r/junk.rc'), ('local', '/r/fine.rc')").run();
+    const insert = raw.prepare('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
+    raw.transaction(() => {
+      for (let i = 1; i <= 5000; i++) insert.run(1, i, `junk ${i}`);
+      insert.run(2, 3, 'one problem');
+    })();
+    raw.close();
+    const store = Store.open(file);
+    const problems = store.problems();
+    expect(problems).toHaveLength(MAX_PROBLEMS_PER_FILE + 2);
+    expect(problems.slice(0, 2)).toEqual([
+      { source: '/r/fine.rc', line: 3, message: 'one problem' },
+      { source: '/r/junk.rc', line: 1, message: 'junk 1' },
+    ]);
+    expect(problems.at(-1)).toEqual({ source: '/r/junk.rc', line: null, message: '… and 4980 more problems in this file' });
     store.close();
   });
 

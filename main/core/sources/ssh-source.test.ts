@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSshd, type TestSshd } from '../../../testing/sshd';
+import { followOnce } from '../follow/line-follower';
+import { statusFileParser } from '../parsers/status-file';
+import type { SshHost } from '../ssh/ssh-host';
+import { Store } from '../store/store';
+import { connectTestHost } from '../../testing/ssh-fixture';
+import { parseFileType, parseStatLine } from './remote-shell';
+import { SshSource } from './ssh-source';
+
+describe('parseFileType', () => {
+  it.each([
+    ['regular file', 'file'],
+    ['regular empty file', 'file'],
+    ['Regular File', 'file'],
+    ['directory', 'directory'],
+    ['Directory', 'directory'],
+    ['fifo', 'fifo'],
+    ['FIFO File', 'fifo'],
+    ['socket', 'socket'],
+    ['Socket', 'socket'],
+    ['character special file', 'device'],
+    ['Character Device', 'device'],
+    ['block special file', 'device'],
+    ['Block Device', 'device'],
+    ['symbolic link', 'broken-link'],
+    ['weird new thing', 'other'],
+  ] as const)('reads %j as %s (GNU %%F and BSD %%HT)', (type, kind) => {
+    expect(parseFileType(type)).toBe(kind);
+    expect(parseStatLine(`12|0|1700000000|0|${type}|x`)?.stat.kind).toBe(kind);
+  });
+});
+
+describe('SshSource over a real OpenSSH sshd', () => {
+  let sshd: TestSshd;
+  let store: Store;
+  let host: SshHost;
+  let source: SshSource;
+  let dir: string;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    dir = mkdtempSync(join(tmpdir(), 'loopdeck-remote-kinds-'));
+    store = Store.open(join(dir, 'loopdeck.db'));
+    host = await connectTestHost(sshd, store);
+    source = new SshSource('runner', host.connection);
+  }, 30_000);
+
+  afterAll(async () => {
+    host?.connection.close();
+    store?.close();
+    await sshd?.stop();
+  });
+
+  it('stats and lists file kinds, following symbolic links', async () => {
+    const day = join(dir, 'day');
+    mkdirSync(day);
+    writeFileSync(join(day, 'audit.status'), 'x\n');
+    execFileSync('mkfifo', [join(day, 'deliver.log')]);
+    execFileSync('ln', ['-s', 'audit.status', join(day, 'audit.log')]);
+    mkdirSync(join(day, 'sub'));
+    expect((await source.stat(join(day, 'deliver.log')))?.kind).toBe('fifo');
+    expect((await source.stat(join(day, 'audit.log')))?.kind).toBe('file');
+    const kinds = Object.fromEntries(((await source.list(day)) ?? []).map((e) => [e.name, e.stat.kind]));
+    expect(kinds).toEqual({ 'audit.status': 'file', 'audit.log': 'file', 'deliver.log': 'fifo', sub: 'directory' });
+  });
+
+  it('refuses a named pipe as a problem naming it instead of blocking the poll', async () => {
+    const path = join(dir, 'remediate.status');
+    execFileSync('mkfifo', [path]);
+    const out = await followOnce(source, store, path, statusFileParser);
+    expect(out.presence).toBe('refused');
+    expect(store.problems()).toContainEqual({ source: path, line: null, message: `${path} is a named pipe (FIFO), not a regular file; not read.` });
+    // The read itself refuses too (a pipe put in place after the stat): it does not hang.
+    await expect(source.read(path, 0, 10)).rejects.toThrow(/not a regular file/);
+  }, 30_000);
+});
