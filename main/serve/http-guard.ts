@@ -6,7 +6,7 @@ export const TOKEN_COOKIE = 'loopdeck_token';
 
 /** Why a request was refused, with the status to answer. */
 export interface Refusal {
-  readonly status: 401 | 403;
+  readonly status: 400 | 401 | 403;
   readonly message: string;
 }
 
@@ -16,14 +16,28 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | null {
+/** Decode %-escapes, or null when they are malformed (decodeURIComponent throws on those). */
+export function decodeOrNull(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every value of the token cookie, decoded; `null` stands for one that does not decode. A page on
+ * another 127.0.0.1 port can set a cookie of the same name (cookies ignore ports), so all count.
+ */
+function cookieTokens(req: IncomingMessage): (string | null)[] {
   const header = req.headers.cookie;
-  if (!header) return null;
+  if (!header) return [];
+  const found: (string | null)[] = [];
   for (const part of header.split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
+    if (k === TOKEN_COOKIE) found.push(decodeOrNull(v.join('=')));
   }
-  return null;
+  return found;
 }
 
 /**
@@ -49,8 +63,11 @@ export class HttpGuard {
     }
     const query = url.searchParams.get('token');
     if (query !== null && safeEqual(query, this.token)) return { via: 'query' };
-    const cookie = cookieToken(req);
-    if (cookie !== null && safeEqual(cookie, this.token)) return { via: 'cookie' };
+    const cookies = cookieTokens(req);
+    if (cookies.some((c) => c !== null && safeEqual(c, this.token))) return { via: 'cookie' };
+    if (cookies.includes(null)) {
+      return { status: 400, message: `Loopdeck cannot read the ${TOKEN_COOKIE} cookie (bad %-encoding): open the full URL that \`loopdeck serve\` printed.` };
+    }
     return {
       status: 401,
       message: 'Loopdeck needs its access token: open the full URL (with ?token=…) that `loopdeck serve` printed.',

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WsRequestSchema, type EventName } from '../../shared/contract';
 import { dispatch, type Handlers } from '../rpc/dispatch';
-import { HttpGuard } from './http-guard';
+import { decodeOrNull, HttpGuard } from './http-guard';
 
 /** What serve mode needs from the core. */
 export interface ServedCore {
@@ -26,6 +26,11 @@ export interface ServeOptions {
   readonly rendererDir?: string;
   /** The access token; random per run by default. */
   readonly token?: string;
+  /**
+   * A client whose unsent output passes this many bytes is dropped (it resyncs with a snapshot
+   * when it reconnects) rather than buffered without bound; 8 MiB by default.
+   */
+  readonly maxBufferedBytes?: number;
 }
 
 /** A running serve-mode server. */
@@ -62,9 +67,41 @@ function send(res: ServerResponse, status: number, text: string, headers: Record
   res.end(`${text}\n`);
 }
 
+/** The largest frame a client may send: requests are small. */
+const MAX_FRAME_BYTES = 1024 * 1024;
+/** Requests of one client being answered at once; past it, its socket is not read until some finish. */
+const MAX_IN_FLIGHT = 16;
+
+/** The request target as a URL, or null when it does not parse (`new URL` throws on `http://[/`). */
+function targetOf(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://placeholder');
+  } catch {
+    return null;
+  }
+}
+
+/** Refuse an upgrade with a bare HTTP answer and drop the socket. */
+function refuseUpgrade(socket: Socket, status: number): void {
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  socket.destroySoon();
+}
+
+/** How long a closed client gets to answer the close before its socket is destroyed. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Close a client, and end it for sure: a hostile peer need not answer the close (ws waits 30 s). */
+function closeClient(ws: WebSocket, code?: number, reason?: string): void {
+  if (code !== undefined) ws.close(code, reason);
+  setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+}
+
 function serveStatic(rendererDir: string, pathname: string, res: ServerResponse, extra: Record<string, string>): void {
   const root = resolve(rendererDir);
-  const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+  const decoded = pathname === '/' ? 'index.html' : decodeOrNull(pathname);
+  if (decoded === null) return send(res, 400, 'Bad request: the path has malformed %-escapes.', extra);
+  const rel = decoded.replace(/^\/+/, '');
   const file = resolve(join(root, rel));
   if (file !== root && !file.startsWith(root + sep)) return send(res, 404, 'Not found.');
   if (!existsSync(join(root, 'index.html'))) {
@@ -76,7 +113,10 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
     'cache-control': rel === 'index.html' ? 'no-store' : 'private, max-age=3600',
     ...extra,
   });
-  createReadStream(file).pipe(res);
+  const stream = createReadStream(file);
+  // Gone or unreadable between the check and the read: end the answer, never the process.
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
 }
 
 /**
@@ -94,10 +134,13 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     'x-frame-options': 'DENY',
     'cross-origin-opener-policy': 'same-origin',
   };
+
+  const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   let guard: HttpGuard | null = null;
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = targetOf(req);
+    if (!url) return send(res, 400, 'Bad request: the request target does not parse as a URL.', security);
     if (!guard) return send(res, 503, 'Starting.');
     const verdict = guard.check(req, url);
     if ('status' in verdict) return send(res, verdict.status, verdict.message, security);
@@ -105,43 +148,73 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     const extra: Record<string, string> = { ...security };
     if (verdict.via === 'query') extra['set-cookie'] = guard.cookie();
     serveStatic(rendererDir, url.pathname, res, extra);
+  };
+
+  // Whatever a request holds, it gets an answer (400 if nothing better) and the process lives on.
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    try {
+      answer(req, res);
+    } catch {
+      if (res.headersSent) res.destroy();
+      else send(res, 400, 'Bad request.', security);
+    }
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
-    const verdict = guard?.check(req, url) ?? { status: 403 as const, message: 'Starting.' };
-    if (url.pathname !== '/ws' || 'status' in verdict) {
-      const status = 'status' in verdict ? verdict.status : 404;
-      socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\nconnection: close\r\n\r\n`);
-      return;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // Until ws takes the socket over, nothing else listens for its errors (a reset would be fatal).
+    socket.on('error', () => socket.destroy());
+    try {
+      const url = targetOf(req);
+      if (!url) return refuseUpgrade(socket, 400);
+      const verdict = guard?.check(req, url) ?? { status: 403 as const, message: 'Starting.' };
+      if ('status' in verdict) return refuseUpgrade(socket, verdict.status);
+      if (url.pathname !== '/ws') return refuseUpgrade(socket, 404);
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    } catch {
+      refuseUpgrade(socket, 400);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
+
+  /** Send a frame, or drop a client that has stopped reading: it resyncs when it reconnects. */
+  const deliver = (ws: WebSocket, frame: () => string): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > maxBuffered) return void ws.terminate();
+    ws.send(frame());
+    if (ws.bufferedAmount > maxBuffered) ws.terminate();
+  };
 
   wss.on('connection', (ws: WebSocket) => {
+    // A malformed or oversized frame: ws has already sent 1002/1007/1009 and is closing this
+    // client; make sure it ends, and keep serving the others.
+    ws.on('error', () => closeClient(ws));
+    let inFlight = 0;
     ws.on('message', (data) => {
       let frame: unknown;
       try {
         frame = JSON.parse(String(data));
       } catch {
-        ws.close(1008, 'frames are JSON');
+        closeClient(ws, 1008, 'frames are JSON');
         return;
       }
       const request = WsRequestSchema.safeParse(frame);
       if (!request.success) {
-        ws.close(1008, 'expected {id, name, input}');
+        closeClient(ws, 1008, 'expected {id, name, input}');
         return;
       }
-      void dispatch(options.core.handlers, request.data.name, request.data.input).then((result) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'result', id: request.data.id, result }));
-      });
+      if (++inFlight >= MAX_IN_FLIGHT) ws.pause();
+      void dispatch(options.core.handlers, request.data.name, request.data.input)
+        .then((result) => deliver(ws, () => JSON.stringify({ type: 'result', id: request.data.id, result })))
+        .catch(() => ws.terminate())
+        .finally(() => {
+          if (inFlight-- === MAX_IN_FLIGHT) ws.resume();
+        });
     });
   });
 
   const unsubscribe = options.core.subscribe((event, payload) => {
-    const frame = JSON.stringify({ type: 'event', event, payload });
-    for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(frame);
+    let frame: string | null = null;
+    for (const client of wss.clients) deliver(client, () => (frame ??= JSON.stringify({ type: 'event', event, payload })));
   });
 
   await new Promise<void>((ok, fail) => {
