@@ -6,6 +6,7 @@ import { pollCrossbar } from './crossbar';
 import { gatewayAdapter } from './gateway';
 import { CapacityHistory, type StoredSample } from './history-store';
 import { historyOutput } from './history-query';
+import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
 import { isErrorStatus } from './usage-rows';
@@ -55,6 +56,13 @@ function deltas(cur: Counters, prev: Counters): { requests: number; errors: Reco
   const errors: Record<string, number> = {};
   for (const [s, v] of Object.entries(cur.errors)) errors[s] = d(v, prev.errors[s]);
   return { requests: d(cur.requests, prev.requests), errors };
+}
+
+/** What an adapter returned, cut to the per-poll limits (the adapters cut and say so; this is the backstop). */
+function bounded(result: PollResult): PollResult {
+  const { capacity, samples, usage } = result;
+  if (capacity.length <= MAX_HOSTS_PER_PROXY && samples.length <= MAX_HOSTS_PER_PROXY && usage.length <= MAX_USAGE_ROWS_PER_POLL) return result;
+  return { capacity: capacity.slice(0, MAX_HOSTS_PER_PROXY), samples: samples.slice(0, MAX_HOSTS_PER_PROXY), usage: usage.slice(-MAX_USAGE_ROWS_PER_POLL) };
 }
 
 /** Counts of newly seen usage rows for one host, as counter deltas. */
@@ -144,7 +152,7 @@ export class CapacityService {
           result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
         }
       }
-      this.apply(name, cfg, this.expandDown(name, result), now);
+      this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
     } finally {
       this.busy.delete(name);
     }
@@ -181,7 +189,7 @@ export class CapacityService {
         spanMs = s.t - prev.t;
       }
       if (s.counters || (s.up && usageKnown)) this.counters.set(k, { t: s.t, counters: s.counters });
-      return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors };
+      return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors: boundErrors(errors) };
     });
     this.hist.record(stored);
 

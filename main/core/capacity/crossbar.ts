@@ -1,4 +1,5 @@
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
+import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, proxyKey } from './limits';
 import { parsePrometheus, type PromPoint } from './prometheus';
 import {
   blankCapacity,
@@ -34,25 +35,45 @@ function upValue(v: unknown): boolean | null {
   return null;
 }
 
-/** Host views from `/_crossbar/hosts`: an array, `{hosts: [...]}`, or an object keyed by name. */
-function hostList(body: unknown): Array<[string, Record<string, unknown>]> {
+/** A host view with its name (clipped to MAX_TEXT). */
+type HostEntry = [string, Record<string, unknown>];
+
+/**
+ * Host views from `/_crossbar/hosts`: an array, `{hosts: [...]}`, or an object keyed by name.
+ * Keeps the first MAX_HOSTS_PER_PROXY and counts how many were listed.
+ */
+function hostList(body: unknown): { hosts: HostEntry[]; listed: number } {
   const o = obj(body);
   const list = Array.isArray(body) ? body : Array.isArray(o?.hosts) ? (o?.hosts as unknown[]) : null;
+  const hosts: HostEntry[] = [];
+  let listed = 0;
+  const add = (name: string, v: Record<string, unknown>): void => {
+    listed++;
+    if (hosts.length < MAX_HOSTS_PER_PROXY) hosts.push([clip(name), v]);
+  };
   if (list) {
-    return list.flatMap((h, i) => {
+    list.forEach((h, i) => {
       const v = obj(h);
-      if (!v) return [];
-      const name = pick(v, ['name', 'host', 'id'])?.value;
-      return [[typeof name === 'string' ? name : `host-${i}`, v] as [string, Record<string, unknown>]];
+      const name = v ? pick(v, ['name', 'host', 'id'])?.value : undefined;
+      if (v) add(typeof name === 'string' ? name : `host-${i}`, v);
     });
+    return { hosts, listed };
   }
-  if (o) return Object.entries(o).flatMap(([k, v]) => (obj(v) ? [[k, obj(v) as Record<string, unknown>] as [string, Record<string, unknown>]] : []));
+  if (o) {
+    for (const [k, raw] of Object.entries(o)) {
+      const v = obj(raw);
+      if (v) add(k, v);
+    }
+    return { hosts, listed };
+  }
   throw new Error('hosts is neither a JSON array nor an object');
 }
 
-function models(v: Record<string, unknown>, hostSlots: number | null, gauges: Map<string, { inflight?: number; queued?: number }>, host: string): ModelCapacity[] {
-  const m = obj(v.models) ?? {};
-  return Object.entries(m).map(([id, raw]) => {
+/** A host's models, the first MAX_MODELS_PER_HOST of them, and how many it listed. */
+function models(v: Record<string, unknown>, hostSlots: number | null, gauges: Map<string, { inflight?: number; queued?: number }>, host: string): { models: ModelCapacity[]; listed: number } {
+  const entries = Object.entries(obj(v.models) ?? {});
+  const models = entries.slice(0, MAX_MODELS_PER_HOST).map(([rawId, raw]): ModelCapacity => {
+    const id = clip(rawId);
     const mv = obj(raw) ?? {};
     const g = gauges.get(`${host}\0${id}`);
     return {
@@ -63,6 +84,7 @@ function models(v: Record<string, unknown>, hostSlots: number | null, gauges: Ma
       queued: int(pick(mv, QUEUED_KEYS)?.value) ?? g?.queued ?? null,
     };
   });
+  return { models, listed: entries.length };
 }
 
 /** Per-host cumulative counters and per-(host, model) gauges from crossbar's Prometheus text. */
@@ -70,7 +92,7 @@ function fromMetrics(points: readonly PromPoint[]): { counters: Map<string, Coun
   const counters = new Map<string, { requests: number; errors: Record<string, number> }>();
   const gauges = new Map<string, { inflight?: number; queued?: number }>();
   for (const p of points) {
-    const host = p.labels.host ?? '';
+    const host = clip(p.labels.host ?? '');
     if (p.name === 'crossbar_requests_total') {
       const c = counters.get(host) ?? { requests: 0, errors: {} };
       c.requests += p.value;
@@ -78,7 +100,7 @@ function fromMetrics(points: readonly PromPoint[]): { counters: Map<string, Coun
       if (status !== null && isErrorStatus(status)) c.errors[status] = (c.errors[status] ?? 0) + p.value;
       counters.set(host, c);
     } else if (p.name === 'crossbar_inflight' || p.name === 'crossbar_queued') {
-      const key = `${host}\0${p.labels.model ?? ''}`;
+      const key = `${host}\0${clip(p.labels.model ?? '')}`;
       const g = gauges.get(key) ?? {};
       if (p.name === 'crossbar_inflight') g.inflight = p.value;
       else g.queued = p.value;
@@ -97,9 +119,10 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
   } catch (e) {
     return downResult(proxy, 'crossbar', now, (e as Error).message);
   }
-  let hosts: Array<[string, Record<string, unknown>]>;
+  let hosts: HostEntry[];
+  let listed: number;
   try {
-    hosts = hostList(hostsBody);
+    ({ hosts, listed } = hostList(hostsBody));
   } catch (e) {
     return downResult(proxy, 'crossbar', now, `${label}/_crossbar/hosts: ${(e as Error).message}`);
   }
@@ -109,11 +132,13 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
   }
   const proxyMissing: string[] = [];
   const notes: string[] = [];
+  if (listed > hosts.length) notes.push(`${proxyKey(proxy)}: crossbar listed ${listed} hosts; showing the first ${hosts.length} (Loopdeck polls at most ${MAX_HOSTS_PER_PROXY} hosts per proxy)`);
   let usage: UsageRow[] = [];
   try {
     const parsed = parseUsageRows(await getJson(get, label, '/_crossbar/usage'));
     usage = parsed.rows;
     if (parsed.skipped) notes.push(`${parsed.skipped} usage rows without a time were skipped`);
+    if (parsed.dropped) notes.push(`${proxyKey(proxy)}: usage listed ${parsed.rows.length + parsed.dropped} rows; kept the newest ${parsed.rows.length} this poll`);
   } catch (e) {
     proxyMissing.push('usage');
     if (!(e instanceof FetchError && e.status === 404)) notes.push((e as Error).message);
@@ -135,12 +160,14 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
     const missing = [...proxyMissing, ...CROSSBAR_HOST_FIELDS.filter((f) => f !== 'inflight' && f !== 'queued' && (v[f] === undefined || v[f] === null) && !(f === 'up' && pick(v, UP_KEYS)))];
     const up = upValue(pick(v, UP_KEYS)?.value) ?? false;
     const slotsTotal = int(pick(v, ['slots', 'total_slots', 'parallel'])?.value);
-    const ms = models(v, slotsTotal, metrics.gauges, host);
+    const { models: ms, listed: modelsListed } = models(v, slotsTotal, metrics.gauges, host);
+    const hostNotes = modelsListed > ms.length ? [`${proxyKey(proxy)}: host "${host}" listed ${modelsListed} models; showing the first ${ms.length}`] : [];
     const inflight = int(pick(v, INFLIGHT_KEYS)?.value) ?? sumKnown(ms, 'inflight');
     const queued = int(pick(v, QUEUED_KEYS)?.value) ?? sumKnown(ms, 'queued');
     if (inflight === null) missing.push('inflight');
     if (queued === null) missing.push('queued');
-    const hostErr = typeof v.error === 'string' && v.error ? v.error : null;
+    const hostErr = typeof v.error === 'string' && v.error ? clip(v.error, MAX_ERROR_TEXT) : null;
+    const errors = hostErr ? [`proxy "${proxy}": host "${host}": ${hostErr}`, ...hostNotes] : [...notes, ...hostNotes];
     const slotsBusy = inflight === null ? null : slotsTotal === null ? inflight : Math.min(inflight, slotsTotal);
     const counters = haveMetrics ? (metrics.counters.get(host) ?? { requests: 0, errors: {} }) : null;
     capacity.push({
@@ -153,7 +180,7 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
       nCtx: int(pick(v, ['n_ctx', 'nCtx'])?.value),
       models: ms,
       missing,
-      error: hostErr ? `proxy "${proxy}": host "${host}": ${hostErr}` : notes.length ? notes.join('; ') : null,
+      error: errors.length ? errors.join('; ') : null,
     });
     samples.push({ proxy, host, t: now.getTime(), up, slotsTotal, slotsBusy, inflight, queued, counters });
   }

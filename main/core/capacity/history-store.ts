@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { boundErrors } from './limits';
 import type { Sample, UsageRow } from './poll-types';
 
 /** A minute and ten minutes, in ms: the rollup resolutions. */
@@ -78,7 +79,7 @@ function mergeErrors(a: string | null, b: string | null): string | null {
   if (a === null || b === null) return a ?? b;
   const out = JSON.parse(a) as Record<string, number>;
   for (const [k, v] of Object.entries(JSON.parse(b) as Record<string, number>)) out[k] = (out[k] ?? 0) + v;
-  return JSON.stringify(out);
+  return JSON.stringify(boundErrors(out));
 }
 
 /** Fold row `b` into bucket `a` (or start the bucket): sums and counts add, peaks take the max. */

@@ -1,4 +1,5 @@
 import type { ModelCapacity } from '../../../shared/domain';
+import { clip, MAX_SLOTS_PER_HOST, parseJsonBounded, proxyKey } from './limits';
 import { gauge, parsePrometheus } from './prometheus';
 import { blankCapacity, downResult, errorLabel, excerpt, FetchError, getJson, getText, int, obj, type Adapter, type GetReply } from './poll-types';
 
@@ -26,7 +27,7 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   }
   let healthJson: Record<string, unknown> | null;
   try {
-    healthJson = obj(JSON.parse(health.body));
+    healthJson = obj(parseJsonBounded(health.body));
   } catch {
     healthJson = null;
   }
@@ -61,7 +62,11 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
     if (typeof props.build_info !== 'string') missing.push('props.build_info');
   }
   const slotsBody = await optional('slots', () => getJson(get, label, '/slots'));
-  const slots = Array.isArray(slotsBody) ? slotsBody.map(obj).filter((s): s is Record<string, unknown> => s !== null) : null;
+  const slotList = Array.isArray(slotsBody) ? (slotsBody as unknown[]) : null;
+  if (slotList && slotList.length > MAX_SLOTS_PER_HOST) {
+    notes.push(`${proxyKey(proxy)}: /slots listed ${slotList.length} slots; counting the first ${MAX_SLOTS_PER_HOST} (Loopdeck's limit per server)`);
+  }
+  const slots = slotList ? slotList.slice(0, MAX_SLOTS_PER_HOST).map(obj).filter((s): s is Record<string, unknown> => s !== null) : null;
   if (slotsBody !== null && !slots) notes.push(`${label}/slots is not a JSON array`);
   // Older servers say `state` (0 idle, 1 processing) instead of `is_processing`.
   const busyOf = (s: Record<string, unknown>): boolean => (typeof s.is_processing === 'boolean' ? s.is_processing : int(s.state) !== null && int(s.state) !== 0);
@@ -86,7 +91,7 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   const total = slotsTotal ?? (slots ? slots.length : null);
   // n_ctx as the server reports it (props' default slot settings, else a slot's own).
   const nCtx = nCtxProps ?? slotCtx;
-  const model: ModelCapacity = { id: modelId(props), nCtx, slots: total, inflight, queued };
+  const model: ModelCapacity = { id: clip(modelId(props)), nCtx, slots: total, inflight, queued };
   return {
     capacity: [
       {

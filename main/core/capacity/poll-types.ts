@@ -1,4 +1,5 @@
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './limits';
 
 /** What a GET answered: the status and the whole body. */
 export interface GetReply {
@@ -111,7 +112,8 @@ export function pick(o: Record<string, unknown>, keys: readonly string[]): { key
 
 /** A short, printable excerpt of a body for an error message. */
 export function excerpt(body: string): string {
-  const flat = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  // Only the head: the tag-stripping regex is quadratic on a long run of unclosed `<`.
+  const flat = body.slice(0, 2000).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat || '(empty body)';
 }
 
@@ -149,6 +151,10 @@ export async function getText(get: Getter, label: string, path: string): Promise
 /** GET a path and decode its JSON body; a FetchError on anything else. */
 export async function getJson(get: Getter, label: string, path: string): Promise<unknown> {
   const body = await getText(get, label, path);
+  // JSON.parse of megabytes of `[` builds as many nested arrays; refuse deep answers unparsed.
+  if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
+    throw new FetchError(`${label}${path} answered JSON nested deeper than ${MAX_JSON_DEPTH} levels; refused unparsed (an admin API answers a few levels deep)`, 200);
+  }
   try {
     return JSON.parse(body) as unknown;
   } catch {
