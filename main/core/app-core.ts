@@ -111,6 +111,14 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'drills.cancel': async ({ runId }) => ({ cancelled: await requireEngine().drills.cancel(runId) }),
     'drills.output': ({ runId, from }) => requireEngine().drills.output(runId, from),
     'demo.start': async () => {
+      // Only from the first-run screen: any client of serve mode could otherwise swap demo data
+      // in for every client while a real config is loaded.
+      if (!demo && loaded.state !== 'missing') {
+        throw new Error(
+          `the demo starts only from the first-run screen, and a config is ${loaded.state} at ${loaded.path}` +
+            (loaded.state === 'loaded' ? '.' : ' (fix or move it away to see the first-run screen).'),
+        );
+      }
       if (!demo) {
         demo = await startDemo();
         await open(demo.configPath, join(demo.dir, 'data'));
