@@ -105,7 +105,9 @@ export class LoopFollower {
       keep.add(dir);
       for (const f of this.cycleFiles.get(date) ?? []) keep.add(posix.join(dir, f.name));
     }
-    this.store.pruneProblems(this.source.host, posix.join(this.config.runs, '/'), keep);
+    const prefix = posix.join(this.config.runs, '/');
+    // Only what lies in cycle folders is this follower's to judge (a deliver record may sit beside them).
+    this.store.pruneProblems(this.source.host, prefix, (path) => keep.has(path) || !isCycleFolder(path.slice(prefix.length).split('/')[0] ?? ''));
   }
 
   private async readCycle(date: string): Promise<void> {

@@ -227,15 +227,15 @@ export class Store {
     if (row) this.clearProblemsOf(row.id);
   }
 
-  /** Forget the problems of every file under `prefix` on `host` that is not in `keep` (files no longer listed). */
-  pruneProblems(host: string, prefix: string, keep: ReadonlySet<string>): void {
+  /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
+  pruneProblems(host: string, prefix: string, keep: (path: string) => boolean): void {
     const rows = this
       .stmt(
         `SELECT id, path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?
            AND (error IS NOT NULL OR problems_dropped > 0 OR EXISTS (SELECT 1 FROM problems p WHERE p.file_id = files.id))`,
       )
       .all(host, prefix, prefix) as { id: number; path: string }[];
-    for (const r of rows) if (!keep.has(r.path)) this.clearProblemsOf(r.id);
+    for (const r of rows) if (!keep(r.path)) this.clearProblemsOf(r.id);
   }
 
   private clearProblemsOf(fileId: number): void {
