@@ -1,0 +1,37 @@
+/**
+ * A stand-in for the app that only keeps an SSH link with the folder watcher on it, for tests
+ * that kill "the app" many times (starting it takes a fraction of `loopdeck serve`'s time).
+ * Usage: node --import tsx main/testing/watch-driver.ts '{"port":…,"user":…,"key":…,"knownHosts":…,"dirs":[…]}'
+ * It prints `connected` once the link is up and the watcher was asked for, then runs until killed.
+ */
+import { SshSource } from '../core/sources/ssh-source';
+import { SshHost } from '../core/ssh/ssh-host';
+import { Store } from '../core/store/store';
+import { isolatedSshEnv } from './ssh-fixture';
+
+interface DriverArgs {
+  readonly port: number;
+  readonly user: string;
+  readonly key: string;
+  readonly knownHosts: string;
+  readonly dirs: readonly string[];
+}
+
+const args = JSON.parse(process.argv[2] ?? '{}') as DriverArgs;
+const host = new SshHost(
+  'runner',
+  { ssh: `${args.user}@127.0.0.1:${args.port}`, identityFile: args.key, knownHosts: args.knownHosts },
+  { store: Store.open(':memory:'), ...isolatedSshEnv() },
+);
+host.connection.start();
+await host.connection.ready(30_000);
+const source = new SshSource('runner', host.connection);
+source.watch(args.dirs, () => undefined);
+console.log('connected');
+const stop = (): void => {
+  source.unwatch();
+  host.connection.close();
+  process.exit(0);
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
