@@ -77,6 +77,8 @@ export interface HistoryResult {
   readonly appendWindowMs: number;
   readonly appendCpuMs: number;
   readonly cpuPerLineMs: number;
+  /** All the window's CPU over the lines, idle not subtracted. */
+  readonly grossCpuPerLineMs: number;
   readonly eventBytesPerLine: number;
   readonly appendEvents: EventTally;
   readonly rssMb: number | null;
@@ -196,6 +198,7 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
       appendWindowMs: round(append.wallMs, 0),
       appendCpuMs: append.cpuMs,
       cpuPerLineMs: round(cpuPerLineMs, 2),
+      grossCpuPerLineMs: round(append.cpuMs / lines, 2),
       eventBytesPerLine: round(appendBytes / lines, 0),
       appendEvents,
       rssMb: rss === null ? null : round(rss, 0),
@@ -269,7 +272,10 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
       ...row('8a', `Serve idle CPU vs history (${SIZES.map((s) => `${s.days} d/${s.findings / 1000}k`).join(', ')})`, '% core', (r) => r.idleCpuPct, '≤ 0.5 % of a core; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.idleCpuPct <= 0.5) && idleRatio !== null && idleRatio <= 1.2 : null),
       details: { results, idleSeconds: idleS, appendSeconds: appendS, linesPerSecond: LINES_PER_SECOND, failures },
     }),
-    row('8b', 'Serve CPU per appended transcript line', 'ms', (r) => r.cpuPerLineMs, '≤ 1 ms; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.cpuPerLineMs <= 1) && lineRatio !== null && lineRatio <= 1.2 : null, [windowNote]),
+    row('8b', 'Serve CPU per appended transcript line', 'ms', (r) => r.cpuPerLineMs, '≤ 1 ms; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.cpuPerLineMs <= 1) && lineRatio !== null && lineRatio <= 1.2 : null, [
+      windowNote,
+      `without the idle rate subtracted: ${per((r) => r.grossCpuPerLineMs, 'ms')} (while idle polls are slow, appends ride on polls that run anyway, so the marginal figure can fall as history grows)`,
+    ]),
     row('8c', 'Event bytes per appended transcript line', 'B', (r) => r.eventBytesPerLine, '≤ 2 KB', all ? results.every((r) => r.eventBytesPerLine <= 2048 && r.drops.append === 0) : null, [
       `idle event bytes/s: ${per((r) => r.idleEventBytesPerS, 'B/s')}`,
     ]),
