@@ -22,7 +22,7 @@ export interface ServeOptions {
   readonly host?: string;
   /** Port; 0 picks a free one. */
   readonly port?: number;
-  /** The built renderer; `out/renderer` of this checkout by default. */
+  /** The built renderer; `$LOOPDECK_RENDERER_DIR`, else `out/renderer` of this checkout. */
   readonly rendererDir?: string;
   /** The access token; random per run by default. */
   readonly token?: string;
@@ -126,7 +126,7 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
 export async function startServer(options: ServeOptions): Promise<Served> {
   const bindHost = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
+  const rendererDir = options.rendererDir ?? (process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
   const security = {
     'content-security-policy': CSP,
     'x-content-type-options': 'nosniff',

@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng, httpRequest, pool, throwAt, wsFrame } from '../testing/fuzz-wire';
+import { rawExchange } from '../testing/raw-wire';
+import { createRunnerFixture } from '../testing/runner-fixture';
+import { connectWsBridge } from './ws-bridge';
+
+const BIN = fileURLToPath(new URL('../../bin/loopdeck.mjs', import.meta.url));
+const SEED = Number(process.env.LOOPDECK_FUZZ_SEED ?? 20261129);
+const WIDTH = 20;
+
+function rssKiB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]);
+}
+
+/** The upgrade request (with or without the token) and then the frames, in one write: ws reads them as its head. */
+function wsConnection(rng: Rng, port: number, token: string, frames: number): Buffer {
+  const auth = rng.chance(0.75) ? `?token=${token}` : rng.chance(0.5) ? '' : `?token=${rng.junk(10)}`;
+  const upgrade =
+    `GET /ws${auth} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Key: ${rng.bytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
+  const body = Array.from({ length: frames }, () => wsFrame(rng));
+  const bye = Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]); // close 1000, masked with a zero key
+  return Buffer.concat([Buffer.from(upgrade), ...body, ...(rng.chance(0.7) ? [bye] : [])]);
+}
+
+/** Throw `requests` HTTP requests and `frames` WebSocket frames, on raw sockets, WIDTH at a time. */
+async function barrage(rng: Rng, port: number, token: string, requests: number, frames: number): Promise<void> {
+  const httpJobs: Buffer[] = [];
+  for (let left = requests; left > 0; ) {
+    const n = Math.min(left, 1 + rng.int(4)); // some pipelined
+    httpJobs.push(Buffer.from(Array.from({ length: n }, (_, i) => httpRequest(rng, port, token, i === n - 1)).join(''), 'latin1'));
+    left -= n;
+  }
+  const wsJobs: Buffer[] = [];
+  for (let left = frames; left > 0; ) {
+    const n = Math.min(left, 1 + rng.int(12));
+    wsJobs.push(wsConnection(rng, port, token, n));
+    left -= n;
+  }
+  const jobs = [...httpJobs, ...wsJobs];
+  for (let i = jobs.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [jobs[i], jobs[j]] = [jobs[j] as Buffer, jobs[i] as Buffer];
+  }
+  await pool(jobs.length, WIDTH, (i) => throwAt(port, jobs[i] as Buffer));
+}
+
+describe('a live serve process under a barrage of generated input', () => {
+  let child: ChildProcess;
+  let url: string;
+  let port: number;
+  let token: string;
+  let output = '';
+
+  beforeAll(async () => {
+    const fixture = createRunnerFixture();
+    fixture.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:41:12+00:00 OK\n');
+    const renderer = mkdtempSync(join(tmpdir(), 'ld-fuzz-renderer-'));
+    mkdirSync(join(renderer, 'assets'));
+    writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Loopdeck</title>');
+    writeFileSync(join(renderer, 'assets', 'app.js'), 'console.log(1)'.repeat(1000));
+    child = spawn(process.execPath, [BIN, 'serve', '--config', fixture.configPath, '--data', fixture.dataDir, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOOPDECK_RENDERER_DIR: renderer },
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        const m = /serving at (http:\/\/\S+)/.exec(output);
+        if (m?.[1]) resolve(m[1]);
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
+    });
+    const page = new URL(url);
+    port = Number(page.port);
+    token = page.searchParams.get('token') ?? '';
+  }, 60_000);
+
+  afterAll(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+    child.kill('SIGTERM');
+    await exited;
+  });
+
+  async function answersNormally(): Promise<void> {
+    const page = await rawExchange(port, `GET /?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    expect(page, output).toMatch(/^HTTP\/1\.1 200/);
+    const ws = await connectWsBridge(url);
+    expect(await ws.invoke('app.info', {})).toMatchObject({ ok: true });
+    expect(await ws.invoke('state.snapshot', {})).toMatchObject({ ok: true });
+    ws.close();
+  }
+
+  it('survives 10,000 requests and 10,000 frames, and its memory stays put', async () => {
+    const pid = child.pid ?? 0;
+    await answersNormally();
+    // Warm-up: the same kinds of input, so the baseline includes a heap that has seen them.
+    await barrage(new Rng(SEED ^ 0x5eed), port, token, 1_500, 1_500);
+    await answersNormally();
+    const before = rssKiB(pid);
+
+    await barrage(new Rng(SEED), port, token, 10_000, 10_000);
+
+    expect(child.exitCode, `serve exited during the barrage (seed ${SEED}):\n${output}`).toBeNull();
+    expect(child.signalCode).toBeNull();
+    await answersNormally();
+    const after = rssKiB(pid);
+    expect(after, `RSS grew from ${before} kB to ${after} kB (seed ${SEED})`).toBeLessThan(before * 1.5);
+    console.log(`fuzz (seed ${SEED}): RSS ${before} kB after warm-up, ${after} kB after the barrage`);
+  }, 180_000);
+});
