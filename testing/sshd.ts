@@ -18,6 +18,8 @@ export interface TestSshd {
   readonly hostPublicKey: string;
   /** A known_hosts file that trusts this sshd. */
   readonly knownHosts: string;
+  /** How long each session waits before its command runs (a slow login shell), ms. */
+  readonly loginDelayMs: number;
   /** Kill sshd and every session process it forked (a crash mid-stream). */
   kill(): void;
   /** Start it again on the same port with the same keys. */
@@ -35,6 +37,31 @@ export interface TestSshd {
 export interface SshdOptions {
   readonly maxSessions?: number;
   readonly extraConfig?: string;
+  /**
+   * Every session waits this long before its command runs, like an account whose rc file runs
+   * `pyenv init` (0.5 s a shell). Default: LOOPDECK_TEST_LOGIN_DELAY_MS, else 0.
+   */
+  readonly loginDelayMs?: number;
+}
+
+/** The login delay every test sshd gets unless told otherwise (LOOPDECK_TEST_LOGIN_DELAY_MS). */
+export function defaultLoginDelayMs(): number {
+  const ms = Number(process.env.LOOPDECK_TEST_LOGIN_DELAY_MS ?? 0);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
+/**
+ * The ForceCommand of a slow-login sshd: sleep, then run what the client asked for through the
+ * user's shell (or that shell alone), as a slow rc file would, without touching the real one.
+ */
+function slowLoginScript(delayMs: number): string {
+  return [
+    '#!/bin/sh',
+    `sleep ${(delayMs / 1000).toFixed(3)}`,
+    'if [ -n "$SSH_ORIGINAL_COMMAND" ]; then exec "${SHELL:-/bin/sh}" -c "$SSH_ORIGINAL_COMMAND"; fi',
+    'exec "${SHELL:-/bin/sh}"',
+    '',
+  ].join('\n');
 }
 
 /** A free port on 127.0.0.1 (bound, then released): nothing listens there until someone does. */
@@ -115,6 +142,9 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
   keygen(clientKey);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKey}.pub`));
   const config = join(dir, 'sshd_config');
+  const loginDelayMs = options.loginDelayMs ?? defaultLoginDelayMs();
+  const slowLogin = join(dir, 'slow-login.sh');
+  if (loginDelayMs > 0) writeFileSync(slowLogin, slowLoginScript(loginDelayMs), { mode: 0o755 });
   writeFileSync(
     config,
     [
@@ -133,6 +163,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
       'AllowTcpForwarding yes',
       'ClientAliveInterval 0',
       'LogLevel ERROR',
+      loginDelayMs > 0 ? `ForceCommand ${slowLogin}` : '',
       options.extraConfig ?? '',
       '',
     ].join('\n'),
@@ -166,6 +197,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
       return hostLine();
     },
     knownHosts,
+    loginDelayMs,
     kill,
     restart: async () => {
       kill();

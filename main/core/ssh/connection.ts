@@ -158,6 +158,7 @@ export class SshConnection extends EventEmitter {
           if (err) return done(err);
           this.collect(stream, timeoutMs, done);
         }),
+      timeoutMs,
     );
   }
 
@@ -255,15 +256,19 @@ export class SshConnection extends EventEmitter {
     this.teardown();
   }
 
-  private async withChannel<T>(open: (client: Client, done: (err: Error | null, value?: T) => void) => void): Promise<T> {
-    // sshd may still count a session whose close we have already seen (it frees the slot after
-    // its child exits): a refused channel open is retried briefly before it is an error.
+  private async withChannel<T>(open: (client: Client, done: (err: Error | null, value?: T) => void) => void, timeoutMs: number): Promise<T> {
+    // sshd refuses a channel while its MaxSessions are taken: by sessions whose close we have
+    // already seen (it frees a slot only once the session's child exits), by a server cap below
+    // ours, and for as long as a slow login shell (pyenv, nvm, conda in an rc file) keeps each
+    // session's child alive. A refusal is retried, backing off, until the command's own time is up.
+    const deadline = Date.now() + timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.openChannel(open);
       } catch (err) {
-        if (attempt >= 8 || !/Channel open failure/i.test((err as Error).message)) throw err;
-        await new Promise((r) => setTimeout(r, 50 * attempt));
+        const wait = Math.min(50 * attempt, 500);
+        if (!/Channel open failure/i.test((err as Error).message) || Date.now() + wait > deadline) throw err;
+        await new Promise((r) => setTimeout(r, wait));
       }
     }
   }

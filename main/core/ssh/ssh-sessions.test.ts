@@ -4,12 +4,17 @@ import { connectTestHost } from '../../testing/ssh-fixture';
 import { Store } from '../store/store';
 import type { SshHost } from './ssh-host';
 
-describe('channels over one connection', () => {
+// Also against a host whose login shell takes 0.5 s (pyenv in .bashrc): each exec session then
+// holds its slot on the server that long, and nothing here may depend on how fast it starts.
+describe.each([
+  ['', undefined],
+  [' (a login shell that takes 0.5 s)', 500],
+])('channels over one connection%s', (_what, loginDelayMs) => {
   let sshd: TestSshd;
   let host: SshHost;
   beforeAll(async () => {
     // A server that allows fewer sessions than the client's cap: refusals must be absorbed.
-    sshd = await startSshd({ maxSessions: 2 });
+    sshd = await startSshd({ maxSessions: 2, ...(loginDelayMs === undefined ? {} : { loginDelayMs }) });
     host = await connectTestHost(sshd, Store.open(':memory:'));
   }, 30_000);
   afterAll(async () => {
@@ -36,7 +41,7 @@ describe('channels over one connection', () => {
     expect(many.map((m) => Number(m.stdout.toString()))).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
-  it('retries a channel the server refused while it frees a finished session', async () => {
+  it('retries a channel the server refused while its sessions are taken or not yet freed', async () => {
     const outs = await Promise.all(Array.from({ length: 4 }, (_, i) => host.connection.exec(`sleep 0.05; echo ${i}`)));
     expect(outs.map((o) => o.stdout.toString().trim())).toEqual(['0', '1', '2', '3']);
     expect(host.connection.openChannels).toBe(1); // only the long-lived shell session stays open
