@@ -22,6 +22,7 @@ Usage:
   loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
   loopdeck watch    [--config FILE] [--data DIR] [--json]
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
+  loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
 
@@ -31,8 +32,8 @@ Usage:
   --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
   --now ISO      pin the clock, so a snapshot is reproducible
   --json         machine-readable output
-  --yes          trust without asking (after comparing the fingerprint out of band); run a
-                 drill without typing its name
+  --yes          trust without asking (after comparing the fingerprint out of band); forget a
+                 trusted key without asking; run a drill without typing its name
   --arg k=v      a drill argument (one of the values the config allows)
   --override     run a drill although a loop phase on its host is running (recorded)
 `;
@@ -155,6 +156,42 @@ async function trust(flags: Flags, hostName: string | undefined): Promise<number
     host.trust(key.fingerprint);
     await host.connection.ready(CONNECT_TIMEOUT_MS);
     console.log(`Trusted ${key.fingerprint} for ${hostName}; connected.`);
+    return 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
+/** Forget the keys trusted in Loopdeck for a host; the next connection shows the key to trust again. */
+async function untrust(flags: Flags, hostName: string | undefined): Promise<number> {
+  if (!hostName) throw new CliError('Usage: loopdeck untrust HOST [--yes]');
+  const loaded = await loadedConfig(flags);
+  const store = Store.open(databasePath(flags.data ?? defaultDataDir()));
+  // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
+  const engine = new Engine(loaded.config, { store });
+  try {
+    let host: ReturnType<Engine['sshHost']>;
+    try {
+      host = engine.sshHost(hostName);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+    const where = `${host.endpoint.host}:${host.endpoint.port}`;
+    const keys = host.trustedKeys();
+    if (keys.length === 0) {
+      console.log(`No host key of ${hostName} (${where}) is trusted in Loopdeck; nothing was removed.`);
+      console.log('Keys in ~/.ssh/known_hosts or the host\'s knownHosts file are not Loopdeck\'s: remove those with `ssh-keygen -R`.');
+      return 0;
+    }
+    console.log(`Host ${hostName} (${where}) has ${keys.length} key(s) trusted in Loopdeck:`);
+    for (const k of keys) console.log(`  ${k.keyType} ${k.fingerprint} (trusted ${k.addedAt})`);
+    if (!flags.yes && !(await confirm('Forget them? [y/N] '))) {
+      console.log('Nothing was removed.');
+      return 1;
+    }
+    const removed = host.untrust({ reconnect: false });
+    console.log(`Removed ${removed} key(s) trusted in Loopdeck for ${hostName}. The next connection will ask to trust its key again (\`loopdeck trust ${hostName}\`).`);
     return 0;
   } finally {
     await engine.close();
@@ -324,6 +361,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return watch(flags);
     case 'trust':
       return trust(flags, positionals[1]);
+    case 'untrust':
+      return untrust(flags, positionals[1]);
     case 'drill':
       return drill(flags, positionals.slice(1));
     default:

@@ -48,6 +48,11 @@ export const commands = {
     input: z.object({ host: z.string().min(1), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]+$/) }).strict(),
     output: z.object({ trusted: z.literal(true) }),
   },
+  /** Forget the host keys trusted in Loopdeck for a host and reconnect (known_hosts is not touched). */
+  'hosts.untrust': {
+    input: z.object({ host: z.string().min(1) }).strict(),
+    output: z.object({ removed: z.number().int().min(0) }),
+  },
   /** Downsampled capacity history for the charts: at most `maxPoints` per series. */
   'capacity.history': {
     input: z

@@ -138,6 +138,8 @@ export const HostStateSchema = z
     fingerprint: z.string().nullable(),
     /** An identity file that needs its passphrase before this host can be reached. */
     needsPassphrase: z.string().nullable(),
+    /** Whether a key for this host was trusted in Loopdeck (not known_hosts): it can be forgotten here. */
+    trustedInLoopdeck: z.boolean(),
   })
   .readonly();
 /** A configured host and how Loopdeck reaches it. */

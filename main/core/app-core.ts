@@ -102,6 +102,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       requireEngine().sshHost(host).trust(fingerprint);
       return { trusted: true } as const;
     },
+    'hosts.untrust': ({ host }) => ({ removed: requireEngine().sshHost(host).untrust() }),
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().sshHost(host).unlock(passphrase) }),
     'capacity.history': (input) => requireEngine().capacity.history(input),
     'review.mark': () => ({ lastReviewedAt: requireEngine().notifier.markReviewed() }),

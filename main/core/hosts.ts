@@ -41,7 +41,7 @@ export function hostFetch(h: HostEntry): (url: string, timeoutMs: number) => Pro
 
 /** A host's state as the UI and the snapshot show it. */
 export function hostState(h: HostEntry): HostState {
-  const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null } as const;
+  const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false } as const;
   if (h.error) return { ...base, kind: 'ssh', state: 'unreachable', error: h.error };
   if (!h.ssh) return { ...base, kind: 'local', state: 'connected', error: null };
   const s = h.ssh.connection.status;
@@ -54,5 +54,6 @@ export function hostState(h: HostEntry): HostState {
     attempt: s.attempt,
     fingerprint: s.presentedKey?.fingerprint ?? null,
     needsPassphrase: h.ssh.needsPassphrase,
+    trustedInLoopdeck: h.ssh.trustedKeys().length > 0,
   };
 }

@@ -73,6 +73,12 @@ describe.each(transports)('contract over %s', (_name, connect) => {
     if (!r.ok) expect(r.error.issues?.[0]?.message).toMatch(/everything/);
   });
 
+  it('hosts.untrust validates its input and names a host that has no key to forget', async () => {
+    expect(await t.bridge.invoke('hosts.untrust', { host: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    const r = await t.bridge.invoke('hosts.untrust', { host: 'runner' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'handler-failed', message: expect.stringMatching(/Host runner is local/) } });
+  });
+
   it('refuses an unknown command', async () => {
     expect(await t.bridge.invoke('shell.exec', { cmd: 'rm -rf /' })).toMatchObject({ ok: false, error: { code: 'unknown-command' } });
   });

@@ -8,6 +8,7 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     'state.snapshot': async () => emptySnapshot('2025-01-01T06:00:00.000Z'),
     'demo.start': () => ({ configPath: '/tmp/demo.yaml' }),
     'hosts.trust': () => ({ trusted: true }),
+    'hosts.untrust': () => ({ removed: 0 }),
     'hosts.unlock': () => ({ unlocked: false }),
     'capacity.history': () => ({ from: '2025-01-01T05:00:00.000Z', to: '2025-01-01T06:00:00.000Z', series: [], warnings: [] }),
     'review.mark': () => ({ lastReviewedAt: '2025-01-01T06:00:00.000Z' }),

@@ -94,7 +94,7 @@ export function pr(n: number, status: PullRequest['status'] = 'ready'): PullRequ
 
 /** A host that is connected, or not, since a given time. */
 export function host(name: string, state: HostState['state'], since: string | null): HostState {
-  return { name, kind: 'ssh', state, error: state === 'connected' ? null : 'connect ETIMEDOUT 10.0.0.7:22', since, attempt: state === 'connected' ? 0 : 4, fingerprint: null, needsPassphrase: null };
+  return { name, kind: 'ssh', state, error: state === 'connected' ? null : 'connect ETIMEDOUT 10.0.0.7:22', since, attempt: state === 'connected' ? 0 : 4, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false };
 }
 
 /** An inference host behind the `crossbar` proxy. */

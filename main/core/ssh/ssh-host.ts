@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import ssh2, { type AnyAuthMethod } from 'ssh2';
-import type { Store } from '../store/store';
+import type { Store, TrustedKey } from '../store/store';
 import { SshConnection, type KeyDecision, type SshConnectionOptions, type SshEndpoint } from './connection';
 import { fingerprintSha256, readKeyType, verifyHostKey } from './known-hosts';
 import { resolveSshTarget } from './ssh-target';
@@ -99,6 +99,22 @@ export class SshHost {
     this.connection.retry();
   }
 
+  /** Keys trusted in Loopdeck for this host's address (`host:port`; known_hosts entries are not these). */
+  trustedKeys(): TrustedKey[] {
+    return this.env.store.trustedKeys(this.endpoint.host, this.endpoint.port);
+  }
+
+  /**
+   * Forget the keys trusted in Loopdeck for this host's address and, with `reconnect` (the
+   * default), drop the connection and connect again: unless known_hosts lists the key, the host is
+   * `untrusted` once more, with the fingerprint to compare. Returns how many keys were removed.
+   */
+  untrust({ reconnect = true }: { reconnect?: boolean } = {}): number {
+    const removed = this.env.store.removeTrustedKeys(this.endpoint.host, this.endpoint.port);
+    if (reconnect) this.connection.retry();
+    return removed;
+  }
+
   private checkHostKey(host: string, port: number, blob: Buffer): KeyDecision {
     const files = [this.env.userKnownHosts ?? join(this.env.home ?? homedir(), '.ssh', 'known_hosts'), this.config.knownHosts];
     const knownHosts = files.flatMap((source) => {
@@ -116,7 +132,7 @@ export class SshHost {
       message:
         verdict.kind === 'revoked'
           ? `Host ${this.name}: ${host}:${port} presented ${key.fingerprint}, which ${verdict.via} marks @revoked. Refused.`
-          : `Host ${this.name}: the host key of ${host}:${port} CHANGED — it presented ${key.fingerprint}, but ${verdict.via} records ${expected}. Refused: this may be an attack. If the change is expected, remove the old key (ssh-keygen -R) and trust the new one.`,
+          : `Host ${this.name}: the host key of ${host}:${port} CHANGED — it presented ${key.fingerprint}, but ${verdict.via === 'loopdeck' ? 'the keys trusted in Loopdeck record' : `${verdict.via} records`} ${expected}. Refused: this may be an attack. If the change is expected, remove the old key (${verdict.via === 'loopdeck' ? `\`loopdeck untrust ${this.name}\`, or Forget key in the host list` : 'ssh-keygen -R'}) and trust the new one.`,
     };
   }
 

@@ -317,6 +317,11 @@ export class Store {
       .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
   }
 
+  /** Forget every host key trusted through Loopdeck for `host:port` (`loopdeck untrust`); returns how many. */
+  removeTrustedKeys(host: string, port: number): number {
+    return this.stmt('DELETE FROM trusted_keys WHERE host = ? AND port = ?').run(host, port).changes;
+  }
+
   /**
    * The underlying connection, for modules that own their tables (capacity, notices, drills):
    * they prepare their statements once and keep to their own tables.

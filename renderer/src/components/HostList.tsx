@@ -4,6 +4,7 @@ import { HOST_HEALTH, HOST_STATE_LABEL, retryText } from '../lib/hosts';
 import { useDeck } from '../store';
 import { TrustDialog } from './TrustDialog';
 import { UnlockForm } from './UnlockForm';
+import { UntrustControl } from './UntrustControl';
 
 function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: string) => void }) {
   const health = HOST_HEALTH[host.state];
@@ -25,8 +26,8 @@ function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: s
             {host.error ? <p>{host.error}</p> : null}
             <p>
               A changed key can mean the host was reinstalled or its keys rotated, or that something is impersonating it.
-              Only if the change is expected, remove the old key from known_hosts; Loopdeck then offers the new key to
-              trust.
+              Only if the change is expected, remove the old key
+              {host.trustedInLoopdeck ? ' (Untrust, below)' : ' from known_hosts'}; Loopdeck then offers the new key to trust.
             </p>
           </div>
         ) : host.error ? (
@@ -48,6 +49,7 @@ function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: s
           </div>
         ) : null}
         {host.needsPassphrase ? <UnlockForm host={host.name} file={host.needsPassphrase} /> : null}
+        {host.kind === 'ssh' && host.trustedInLoopdeck ? <UntrustControl host={host.name} /> : null}
       </div>
     </li>
   );

@@ -40,6 +40,7 @@ export function host(name: string, over: Partial<HostState> = {}): HostState {
     attempt: 0,
     fingerprint: null,
     needsPassphrase: null,
+    trustedInLoopdeck: false,
     ...over,
   };
 }

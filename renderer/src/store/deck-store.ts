@@ -19,6 +19,8 @@ export interface DeckState extends DeckData, OpsActions {
   startDemo(): Promise<void>;
   /** Trust the host key a host presented (the fingerprint the operator compared). Throws for the caller to show. */
   trustHost(host: string, fingerprint: string): Promise<void>;
+  /** Forget the keys trusted in Loopdeck for a host (it reconnects and asks again); resolves how many. Throws for the caller to show. */
+  untrustHost(host: string): Promise<number>;
   /**
    * Give an identity file's passphrase. It is passed straight to main and never kept here; resolves
    * whether it unlocked the file. Throws for the caller to show.
@@ -92,6 +94,10 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
     },
     async trustHost(host, fingerprint) {
       await client.invoke('hosts.trust', { host, fingerprint });
+    },
+    async untrustHost(host) {
+      const { removed } = await client.invoke('hosts.untrust', { host });
+      return removed;
     },
     async unlockHost(host, passphrase) {
       const { unlocked } = await client.invoke('hosts.unlock', { host, passphrase });
