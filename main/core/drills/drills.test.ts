@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrillRun } from '../../../shared/domain';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
@@ -38,6 +38,8 @@ function setup(sshd: TestSshd): Setup {
       `  echo: { host: runner, cwd: ${q(work)}, timeout: 30s, command: ${q('echo "start $LOOPDECK_ARG_MODE"; sleep 1; echo "end in $(pwd)"; exit 3')}, args: { mode: [fast, "a; touch PWNED", "$(touch PWNED2)"] } }`,
       `  sleeper: { host: runner, cwd: ${q(work)}, timeout: 2s, command: ${q('sleep 60 & echo $! > child.pid; echo started; sleep 60')} }`,
       `  slow: { host: runner, cwd: ${q(work)}, timeout: 60s, command: ${q('echo one; sleep 3; echo two; exit 0')} }`,
+      // Its second line waits for the test to create \`go\`: "live" does not depend on timing.
+      `  live: { host: runner, cwd: ${q(work)}, timeout: 60s, command: ${q('echo "start $LOOPDECK_ARG_MODE"; while [ ! -e go ]; do sleep 0.05; done; echo "end in $(pwd)"; exit 3')}, args: { mode: [fast] } }`,
       '',
     ].join('\n'),
   );
@@ -57,6 +59,36 @@ const failure = (p: Promise<unknown> | unknown): Promise<string> =>
       (e: Error) => e.message,
     );
 
+/**
+ * Run the `live` drill: its first line must arrive while it runs (it waits for `go`, created only
+ * once that line was seen), then the rest, the rc and the audit trail.
+ */
+async function streamsLive(c: AppCore, s: Setup): Promise<void> {
+  const seen: { text: string; status: string | undefined }[] = [];
+  const off = c.subscribe((event, payload) => {
+    if (event !== 'drill.output') return;
+    const p = payload as { runId: string; text: string };
+    seen.push({ text: p.text, status: runOf(c, p.runId)?.status });
+  });
+  rmSync(join(s.work, 'go'), { force: true });
+  const { runId } = await c.handlers['drills.run']({ name: 'live', args: { mode: 'fast' }, confirm: 'live', overrideRunningPhase: false });
+  const started = Date.now();
+  await until(() => seen.length > 0, 20_000, 'the first line of output');
+  const go = Date.now();
+  writeFileSync(join(s.work, 'go'), '');
+  await until(() => runOf(c, runId)?.status !== 'running', 20_000, 'the drill to finish');
+  off();
+  const run = runOf(c, runId);
+  expect(run).toMatchObject({ drill: 'live', host: 'runner', args: { mode: 'fast' }, rc: 3, status: 'failed', override: false });
+  expect(run?.user).toBeTruthy();
+  expect(run?.durationMs).toBeGreaterThanOrEqual(go - started);
+  expect(run?.logPath).toMatch(/\.loopdeck\/drills\/.+\/out\.log$/);
+  // The first line arrived while the drill was still running: live, not at the end.
+  expect(seen[0]).toEqual({ text: 'start fast\n', status: 'running' });
+  expect(seen.map((x) => x.text).join('')).toBe(`start fast\nend in ${s.work}\n`);
+  expect(await c.handlers['drills.output']({ runId, from: 0 })).toEqual({ text: `start fast\nend in ${s.work}\n`, next: 11 + 8 + s.work.length });
+}
+
 describe('drills over a real sshd', () => {
   let sshd: TestSshd;
   let s: Setup;
@@ -74,25 +106,7 @@ describe('drills over a real sshd', () => {
   });
 
   it('runs a declared drill detached, streams its output live, and records rc and the audit trail', async () => {
-    const seen: { text: string; status: string | undefined }[] = [];
-    let runId = '';
-    const off = c.subscribe((event, payload) => {
-      if (event !== 'drill.output') return;
-      const p = payload as { runId: string; text: string };
-      seen.push({ text: p.text, status: runOf(c, p.runId)?.status });
-    });
-    ({ runId } = await c.handlers['drills.run']({ name: 'echo', args: { mode: 'fast' }, confirm: 'echo', overrideRunningPhase: false }));
-    await until(() => runOf(c, runId)?.status !== 'running', 20_000, 'the drill to finish');
-    off();
-    const run = runOf(c, runId);
-    expect(run).toMatchObject({ drill: 'echo', host: 'runner', args: { mode: 'fast' }, rc: 3, status: 'failed', override: false });
-    expect(run?.user).toBeTruthy();
-    expect(run?.durationMs).toBeGreaterThan(900);
-    expect(run?.logPath).toMatch(/\.loopdeck\/drills\/.+\/out\.log$/);
-    // The first line arrived while the drill was still running: live, not at the end.
-    expect(seen[0]).toEqual({ text: 'start fast\n', status: 'running' });
-    expect(seen.map((x) => x.text).join('')).toBe(`start fast\nend in ${s.work}\n`);
-    expect(await c.handlers['drills.output']({ runId, from: 0 })).toEqual({ text: `start fast\nend in ${s.work}\n`, next: 11 + 8 + s.work.length });
+    await streamsLive(c, s);
   }, 30_000);
 
   it.each([
@@ -180,8 +194,10 @@ describe('drills over a real sshd', () => {
     await other.start();
     await until(() => other.snapshot().hosts[0]?.state === 'connected', 10_000, 'connected');
     const { runId } = await other.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true });
+    const logPath = runOf(other, runId)?.logPath ?? '';
     await other.close();
-    await new Promise((r) => setTimeout(r, 3500));
+    // The drill finishes while no Loopdeck runs (the host is this machine: its rc file says so).
+    await until(() => existsSync(join(dirname(logPath), 'rc')) && readFileSync(join(dirname(logPath), 'rc'), 'utf8').includes('DONE'), 20_000, 'the drill to finish on the host');
     const reopened = core(s);
     await reopened.start();
     try {
@@ -191,4 +207,25 @@ describe('drills over a real sshd', () => {
       await reopened.close();
     }
   }, 60_000);
+});
+
+describe('drills over a host whose login shell takes 0.5 s', () => {
+  let sshd: TestSshd;
+  let s: Setup;
+  let c: AppCore;
+  beforeAll(async () => {
+    sshd = await startSshd({ loginDelayMs: 500 });
+    s = setup(sshd);
+    c = core(s);
+    await c.start();
+    await until(() => c.snapshot().hosts[0]?.state === 'connected', 10_000, 'connected');
+  }, 30_000);
+  afterAll(async () => {
+    await c?.close();
+    await sshd?.stop();
+  });
+
+  it('streams a drill\'s output live all the same', async () => {
+    await streamsLive(c, s);
+  }, 30_000);
 });
