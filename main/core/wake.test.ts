@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +23,16 @@ function setup(hostYaml: string): { file: string; core: AppCore } {
   return { file, core };
 }
 
-async function changeShowsWithoutTheTimer(core: AppCore, file: string): Promise<void> {
+/** Whether a `tail -F` of the watcher follows `file` (the SSH host is this machine). */
+function tailFollows(file: string): boolean {
+  const out = execFileSync('ps', ['-ww', '-eo', 'args='], { encoding: 'utf8' });
+  return out.split('\n').some((l) => l.startsWith('tail -n0 -q -F -- ') && l.includes(file));
+}
+
+async function changeShowsWithoutTheTimer(core: AppCore, file: string, armed: () => boolean): Promise<void> {
   const status = () => core.snapshot().loops[0]?.cycles[0]?.phases[0]?.status;
-  const deadline = Date.now() + 15_000;
-  while (status() !== 'running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  expect(status()).toBe('running');
-  await new Promise((r) => setTimeout(r, 300)); // the watch is armed after the first poll
+  await until(() => status() === 'running', 15_000, 'the first poll');
+  await until(armed, 15_000, 'the watch to be armed'); // after the first poll
   const seen = new Promise<number>((resolve) => {
     const off = core.subscribe((event) => {
       if (event === 'loop.updated' && status() === 'ok') {
@@ -51,13 +56,14 @@ afterAll(() => sshd?.stop());
 
 describe('a change wakes a poll at once', () => {
   it.each([
-    ['a local host (fs.watch)', () => '{ local: true }'],
-    ['an SSH host (a watcher channel on the host)', () => sshHostYaml(sshd)],
-  ])('on %s', async (_, hostYaml) => {
+    // fs.watch is armed in the same turn as the poll that shows the first status.
+    ['a local host (fs.watch)', () => '{ local: true }', () => true],
+    ['an SSH host (a watcher channel on the host)', () => sshHostYaml(sshd), tailFollows],
+  ])('on %s', async (_, hostYaml, armed) => {
     const { file, core } = setup(hostYaml());
     await core.start();
     try {
-      await changeShowsWithoutTheTimer(core, file);
+      await changeShowsWithoutTheTimer(core, file, () => armed(file));
     } finally {
       await core.close();
     }
@@ -72,25 +78,24 @@ describe('the SSH watcher on the host', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
     writeFileSync(join(dir, 'a.log'), 'one\n');
     const host = await connectTestHost(sshd, Store.open(':memory:'));
-    // Listings 2 s apart: a wake-up sooner than that after an append can only come from tail -F.
-    const source = new SshSource('runner', host.connection, { watchStatMs: 2000 });
+    // Listings 4 s apart: a wake-up within 2 s of an append comes from tail -F (or, at worst, a
+    // listing that happened to fall then; on a busy machine a second was too tight for tail).
+    const source = new SshSource('runner', host.connection, { watchStatMs: 4000 });
     const wakes: number[] = [];
     source.watch([dir], () => wakes.push(Date.now()));
     try {
-      await until(() => wakes.length > 0, 10_000, 'the first listing');
-      await new Promise((r) => setTimeout(r, 300)); // the first tail is up
+      await until(() => wakes.length > 0 && tailFollows(join(dir, 'a.log')), 10_000, 'the first listing and a tail following a.log');
       const wokeWithin = async (change: () => void, ms: number): Promise<boolean> => {
         const t0 = Date.now();
         change();
         return holdsWithin(() => wakes.some((t) => t >= t0 && t - t0 < ms), ms);
       };
-      expect(await wokeWithin(() => appendFileSync(join(dir, 'a.log'), 'two\n'), 1000)).toBe(true);
-      // A new file is found by the next listing (within 2 s), which makes the tail follow it too.
+      expect(await wokeWithin(() => appendFileSync(join(dir, 'a.log'), 'two\n'), 2000)).toBe(true);
+      // A new file is found by the next listing (within 4 s), which makes the tail follow it too.
       const before = wakes.length;
       writeFileSync(join(dir, 'b.log'), '');
-      await until(() => wakes.length > before, 5000, 'the listing to find b.log');
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await wokeWithin(() => appendFileSync(join(dir, 'b.log'), 'three\n'), 1000)).toBe(true);
+      await until(() => wakes.length > before && tailFollows(join(dir, 'b.log')), 10_000, 'the listing to find b.log and a tail to follow it');
+      expect(await wokeWithin(() => appendFileSync(join(dir, 'b.log'), 'three\n'), 2000)).toBe(true);
     } finally {
       source.unwatch();
       host.connection.close();
@@ -98,7 +103,6 @@ describe('the SSH watcher on the host', () => {
   }, 40_000);
 
   it('ends by itself once the link is gone, leaving nothing running on the host (its tails neither)', async () => {
-    const { execFileSync } = await import('node:child_process');
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
     const { connectTestHost } = await import('../testing/ssh-fixture');
