@@ -13,8 +13,9 @@ import { connectWsBridge } from './ws-bridge';
 // A snapshot of ~256 KiB: a client that never reads fills any buffer quickly.
 const BIG = { ...emptySnapshot('2025-01-01T06:00:00.000Z'), pad: 'x'.repeat(256 * 1024) } as unknown as ReturnType<typeof emptySnapshot>;
 const listeners = new Set<(event: EventName, payload: unknown) => void>();
+let big = BIG;
 const core = {
-  handlers: fakeHandlers({ 'state.snapshot': () => BIG }),
+  handlers: fakeHandlers({ 'state.snapshot': () => big }),
   subscribe: (l: (event: EventName, payload: unknown) => void) => {
     listeners.add(l);
     return () => listeners.delete(l);
@@ -153,6 +154,19 @@ describe('serve mode under hostile input', () => {
       // Far fewer answers were produced than asked for: loopback buffers hold a few MiB at most.
       expect(id).toBeLessThan(1500);
       await stillServing();
+    });
+
+    it('a reading client still gets one answer larger than the limit (a big ledger\'s snapshot)', async () => {
+      big = { ...emptySnapshot('2025-01-01T06:00:00.000Z'), pad: 'z'.repeat(3 * LIMIT) } as unknown as ReturnType<typeof emptySnapshot>;
+      try {
+        const ws = await connectWsBridge(served.url);
+        const got = await ws.invoke('state.snapshot', {});
+        expect(got.ok).toBe(true);
+        expect(JSON.stringify(got).length).toBeGreaterThan(3 * LIMIT);
+        ws.close();
+      } finally {
+        big = BIG;
+      }
     });
 
     it('when events pile up, while a reading client keeps getting them', async () => {

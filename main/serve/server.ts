@@ -176,12 +176,16 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     }
   });
 
-  /** Send a frame, or drop a client that has stopped reading: it resyncs when it reconnects. */
+  /**
+   * Send a frame, or drop a client that has stopped reading: it resyncs when it reconnects. The
+   * check comes before the send, so one frame larger than the limit (the snapshot of a ledger with
+   * 60,000 findings is tens of megabytes) still goes out; what a client can hold unread is the
+   * limit plus one frame.
+   */
   const deliver = (ws: WebSocket, frame: () => string): void => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > maxBuffered) return void ws.terminate();
     ws.send(frame());
-    if (ws.bufferedAmount > maxBuffered) ws.terminate();
   };
 
   wss.on('connection', (ws: WebSocket) => {

@@ -68,7 +68,7 @@ export const LoopConfigSchema = z
       .default({}),
     deliverRecord: NonEmpty.optional(),
     layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
-    cycles: z.number().int().min(1).max(90).default(14),
+    cycles: z.number().int().min(1).max(400).default(14),
   })
   .strict();
 
