@@ -1,5 +1,5 @@
 import { type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { followOnce } from '../main/core/follow/line-follower';
 import { LoopFollower } from '../main/core/loops/loop-follower';
@@ -8,7 +8,7 @@ import { rcFileParser } from '../main/core/parsers/rc-file';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
 import { connectTestHost } from '../main/testing/ssh-fixture';
-import type { TestSshd } from '../testing/sshd';
+import { startSshd, type TestSshd } from '../testing/sshd';
 import { CountingSource } from './counting-source';
 import {
   figure,
@@ -17,6 +17,7 @@ import {
   log,
   median,
   msSince,
+  onCleanup,
   percentile,
   round,
   sleep,
@@ -151,8 +152,18 @@ async function pollProfile(sshd: TestSshd, runs: string): Promise<Record<string,
   }
 }
 
-/** Figure 1: an appended line until it is in the renderer and in `watch --json`, against `ssh host tail -F`. */
-export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Figure[]> {
+/** What one run of figure 1 measured against one sshd. */
+interface Measured {
+  readonly renderer: Latencies;
+  readonly dom: Latencies;
+  readonly watch: Latencies;
+  readonly tail: Latencies;
+  readonly profile: Record<string, unknown>;
+  readonly servePid: number | undefined;
+}
+
+/** Serve + Chromium, `watch --json` and `ssh host tail -F` (the baseline) see the same appends over `sshd`. */
+async function measure(sshd: TestSshd, appends: number, label: string): Promise<Measured> {
   const dir = tempDir('line');
   const runs = join(dir, 'runs');
   const date = today();
@@ -180,7 +191,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
   mkdirSync(join(home, '.ssh'), { recursive: true });
   const env = { HOME: home, SSH_AUTH_SOCK: '' };
 
-  log('figure 1: starting serve, watch, ssh tail -F and Chromium');
+  log(`figure 1${label}: starting serve, watch, ssh tail -F and Chromium`);
   const served = await startServe(['--config', configPath, '--data', join(dir, 'data-serve')], env);
   const watchSeen: Seen = new Map();
   const watch = spawnTracked(process.execPath, [LOOPDECK_BIN, 'watch', '--json', '--config', configPath, '--data', join(dir, 'data-watch')], env);
@@ -208,7 +219,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
   const warm = Date.now();
   await page.locator('[data-testid="stage-gates"] .chip-name', { hasText: 'warmup' }).waitFor({ timeout: 30_000 });
   await sleep(1500);
-  log(`figure 1: warm after ${Date.now() - warm} ms; ${appends} appends`);
+  log(`figure 1${label}: warm after ${Date.now() - warm} ms; ${appends} appends`);
 
   const appendedAt: number[] = [];
   for (let i = 0; i < appends; i++) {
@@ -219,7 +230,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
     while (Date.now() < deadline && !(watchSeen.has(i) && tailSeen.has(i) && (await pageHas()))) await sleep(20);
     // A random gap, so appends do not phase-lock with the 250 ms poll timer.
     await sleep(Math.random() * 250);
-    if ((i + 1) % 50 === 0) log(`figure 1: ${i + 1}/${appends}`);
+    if ((i + 1) % 50 === 0) log(`figure 1${label}: ${i + 1}/${appends}`);
   }
   const pagePaint = (await page.evaluate('window.__paint')) as Record<string, number>;
   const pageDom = (await page.evaluate('window.__dom')) as Record<string, number>;
@@ -235,8 +246,16 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
   await stopChild(watch);
   await stopChild(tail);
 
-  log('figure 1: profiling one poll in-process');
+  log(`figure 1${label}: profiling one poll in-process`);
   const profile = await pollProfile(sshd, runs);
+  return { renderer: lRenderer, dom: lDom, watch: lWatch, tail: lTail, profile, servePid };
+}
+
+/** Figure 1's rows for one run: each observer against that run's own `ssh host tail -F`. */
+function rows(m: Measured, appends: number, ids: { renderer: string; watch: string; dom: string }, host: string): Figure[] {
+  const lTail = m.tail;
+  const profile = m.profile;
+  const servePid = m.servePid;
   const base = { p50: percentile(lTail.samples, 50), p95: percentile(lTail.samples, 95) };
   const target = 1.5 * base.p95 + 100;
   const mk = (id: string, what: string, l: Latencies): Figure[] => {
@@ -245,7 +264,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
     return [
       figure({
         id: `${id}-p50`,
-        name: `Line to screen, ${what}, p50`,
+        name: `Line to screen, ${what}${host}, p50`,
         value: round(p50, 1),
         unit: 'ms',
         baseline: round(base.p50, 1),
@@ -257,7 +276,7 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
       }),
       figure({
         id: `${id}-p95`,
-        name: `Line to screen, ${what}, p95`,
+        name: `Line to screen, ${what}${host}, p95`,
         value: round(p95, 1),
         unit: 'ms',
         baseline: round(base.p95, 1),
@@ -269,12 +288,13 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
       }),
     ];
   };
+  const lDom = m.dom;
   return [
-    ...mk('1a', 'renderer (Chromium, serve)', lRenderer),
-    ...mk('1b', 'watch --json', lWatch),
+    ...mk(ids.renderer, 'renderer (Chromium, serve)', m.renderer),
+    ...mk(ids.watch, 'watch --json', m.watch),
     figure({
-      id: '1c',
-      name: 'Line to DOM (before paint), renderer p95',
+      id: ids.dom,
+      name: `Line to DOM (before paint), renderer p95${host}`,
       value: round(percentile(lDom.samples, 95), 1),
       unit: 'ms',
       baseline: round(base.p95, 1),
@@ -285,4 +305,24 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
       notes: [],
     }),
   ];
+}
+
+/** How long each SSH session of the slow-login host waits before its command runs (pyenv in .bashrc). */
+const SLOW_LOGIN_MS = 500;
+
+/**
+ * Figure 1: an appended line until it is in the renderer and in `watch --json`, against `ssh host
+ * tail -F`; then the same against a host whose login shell takes 0.5 s (1d–1f), with its own
+ * `tail -F` baseline measured the same way.
+ */
+export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Figure[]> {
+  const normal = rows(await measure(sshd, appends, ''), appends, { renderer: '1a', watch: '1b', dom: '1c' }, '');
+  const slowSshd = await startSshd({ loginDelayMs: SLOW_LOGIN_MS });
+  onCleanup(async () => {
+    await slowSshd.stop();
+    rmSync(slowSshd.dir, { recursive: true, force: true });
+  });
+  const slow = await measure(slowSshd, appends, ' (slow login)');
+  await slowSshd.stop();
+  return [...normal, ...rows(slow, appends, { renderer: '1d', watch: '1e', dom: '1f' }, `, ${SLOW_LOGIN_MS} ms login shell`)];
 }
