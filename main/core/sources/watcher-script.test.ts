@@ -19,13 +19,18 @@ function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.en
   return { child, wakes };
 }
 
-/** Live processes whose command line names `marker` (zombies run nothing). */
-function running(marker: string): { pid: number; args: string }[] {
-  return execFileSync('ps', ['-ww', '-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+/** Live processes (zombies run nothing). */
+function processes(): { pid: number; pgid: number; args: string }[] {
+  return execFileSync('ps', ['-ww', '-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((l) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null && !(m[2] ?? '').startsWith('Z') && (m[3] ?? '').includes(marker))
-    .map((m) => ({ pid: Number(m[1]), args: m[3] ?? '' }));
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && !(m[3] ?? '').startsWith('Z'))
+    .map((m) => ({ pid: Number(m[1]), pgid: Number(m[2]), args: m[4] ?? '' }));
+}
+
+/** Live processes whose command line names `marker`. */
+function running(marker: string): { pid: number; args: string }[] {
+  return processes().filter((p) => p.args.includes(marker));
 }
 
 /** Wait until nothing names `marker`; else kill what is left (by pid) and fail listing it. */
@@ -65,8 +70,9 @@ describe('the watcher script', () => {
     writeFileSync(join(watched, 'a.log'), '');
     const { child, wakes } = run([watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
     children.push(child);
-    await until(() => wakes.length > 0, 5000, 'the first listing');
-    await new Promise((r) => setTimeout(r, 300));
+    // The fallback is on once the watcher sleeps 50 ms between listings (it starts on the 5 s one).
+    const fallback = (): boolean => processes().some((p) => p.pgid === child.pid && p.args === 'sleep 0.050');
+    await until(() => wakes.length > 0 && fallback(), 10_000, 'the first listing and the 50 ms fallback');
     const t0 = Date.now();
     appendFileSync(join(watched, 'a.log'), 'x\n');
     // With the 5 s listing this would take up to 5 s; the fallback lists every 50 ms.
@@ -80,8 +86,7 @@ describe('the watcher script', () => {
     writeFileSync(join(watched, '-odd name.log'), '');
     const { child, wakes } = run([watched], 5000);
     children.push(child);
-    await until(() => wakes.length > 0, 5000, 'the first listing');
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => wakes.length > 0 && running('-odd name.log').some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
     const t0 = Date.now();
     appendFileSync(join(watched, '-odd name.log'), 'x\n');
     await until(() => wakes.some((t) => t >= t0), 2000, 'a wake after the append'); // tail -F, not the 5 s listing
