@@ -106,7 +106,7 @@ describe('loopdeck watch', () => {
     const day = new Date().toISOString().slice(0, 10);
     fx.write(day, 'audit.status', `audit ${new Date(Date.now() - 60_000).toISOString()} STARTED\n`);
     const child = spawn(process.execPath, [BIN, 'watch', '--json', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const lines: { event: string; payload: { loop?: { cycles: { phases: { name: string; status: string }[] }[] } } }[] = [];
+    const lines: { event: string; payload: { upserted?: { phases: { name: string; status: string }[] }[] } }[] = [];
     let rest = '';
     child.stdout.on('data', (chunk: Buffer) => {
       const parts = (rest + chunk.toString()).split('\n');
@@ -115,9 +115,9 @@ describe('loopdeck watch', () => {
     });
     const auditStatus = (): string | undefined =>
       lines
-        .filter((l) => l.event === 'loop.updated')
+        .filter((l) => l.event === 'loop.changed' && (l.payload.upserted?.length ?? 0) > 0)
         .at(-1)
-        ?.payload.loop?.cycles[0]?.phases.find((p) => p.name === 'audit')?.status;
+        ?.payload.upserted?.[0]?.phases.find((p) => p.name === 'audit')?.status;
     try {
       await until(() => auditStatus() === 'running', 20_000, 'audit running');
       fx.append(day, 'audit.status', `audit ${new Date().toISOString()} OK\n`);

@@ -11,7 +11,7 @@ import { Store } from './core/store/store';
 import { VERSION } from './core/version';
 import { formatDuration } from './core/config/duration';
 import { startServer } from './serve/server';
-import { PollScheduler, WAKE_GAP_MS } from './core/poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/poll-scheduler';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -112,16 +112,9 @@ async function snapshot(flags: Flags): Promise<number> {
   try {
     await engine.settle(CONNECT_TIMEOUT_MS);
     await engine.capacity.pollOnce();
-    // A large backlog is read in bounded chunks: poll until a poll changes nothing.
-    let changed = true;
-    for (let i = 0; changed && i < 1000; i++) {
-      changed = false;
-      const off = engine.subscribe((event) => {
-        if (event === 'loop.updated') changed = true;
-      });
-      await engine.poll();
-      off();
-    }
+    // A large backlog is read in bounded chunks: poll until every follower has caught up.
+    await engine.poll();
+    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
     const snap = engine.snapshot();
     if (flags.json) console.log(JSON.stringify(snap, null, 2));
     else printSnapshot(snap);
@@ -288,10 +281,12 @@ async function watch(flags: Flags): Promise<number> {
   const { engine, store } = await openEngine(flags);
   engine.subscribe((event, payload) => {
     if (flags.json) console.log(JSON.stringify({ at: new Date().toISOString(), event, payload }));
-    else if (event === 'loop.updated') {
-      const { loop } = payload as EventPayload<'loop.updated'>;
-      const latest = loop.cycles[0];
-      console.log(`${new Date().toISOString()} ${loop.name} ${latest ? `${latest.date} ${latest.status}` : '(no cycles)'}`);
+    else if (event === 'loop.changed') {
+      const { loop, upserted, removed, deadman } = payload as EventPayload<'loop.changed'>;
+      const at = new Date().toISOString();
+      for (const c of upserted) console.log(`${at} ${loop} ${c.date} ${c.status}  ${c.phases.map((p) => `${p.name}=${p.status}`).join('  ')}`);
+      if (removed.length > 0) console.log(`${at} ${loop} no longer follows ${removed.join(', ')}`);
+      if (deadman) console.log(`${at} ${loop} dead-man ${deadman.state}: ${deadman.reason}`);
     } else console.log(`${new Date().toISOString()} ${event}`);
   });
   const finish = new Promise<void>((ok) => {
@@ -300,7 +295,7 @@ async function watch(flags: Flags): Promise<number> {
   });
   const scheduler = new PollScheduler({
     poll: () => engine.poll(),
-    intervalMs: 250,
+    intervalMs: IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
     onError: (err) => console.error(`loopdeck: poll failed: ${(err as Error).message}`),
   });

@@ -8,12 +8,14 @@ import {
   FindingSchema,
   HostStateSchema,
   LessonSchema,
-  LoopStateSchema,
+  CycleSchema,
+  DeadmanSchema,
   ProblemSchema,
   PullRequestSchema,
   SnapshotSchema,
   TaskSchema,
 } from './domain';
+import { keyedDeltaSchema } from './deltas';
 
 /** How the console reached its configuration: loaded, absent (first run) or invalid. */
 export const ConfigStatusSchema = z.discriminatedUnion('state', [
@@ -122,17 +124,32 @@ export const commands = {
 
 /** Every event main publishes, named in the past tense, with its payload schema. */
 export const events = {
-  'loop.updated': z.object({ loop: LoopStateSchema }),
+  /**
+   * One loop's cycles that changed (new to its window, or derived anew), the dates that left the
+   * window, and its dead-man when that changed: a delta, never the loop's whole history.
+   */
+  'loop.changed': z.object({
+    loop: z.string(),
+    host: z.string(),
+    upserted: z.array(CycleSchema).readonly(),
+    removed: z.array(z.string()).readonly(),
+    deadman: DeadmanSchema.nullable().optional(),
+  }),
   'hosts.changed': z.object({ hosts: z.array(HostStateSchema).readonly() }),
   'problems.changed': z.object({ problems: z.array(ProblemSchema).readonly() }),
   'config.changed': z.object({ config: ConfigStatusSchema, demo: z.boolean() }),
-  /** Everything read from the loops' ledgers, whole: ledgers change a few times a night. */
+  /**
+   * What one loop's ledgers changed: the findings, backlog items, tasks, lessons and audit marks
+   * added or changed, and the keys (shared/deltas.ts) of those gone. A section of 50 findings
+   * sends those 50; a restart publishes what was stored.
+   */
   'ledgers.changed': z.object({
-    findings: z.array(FindingSchema).readonly(),
-    backlog: z.array(BacklogItemSchema).readonly(),
-    tasks: z.array(TaskSchema).readonly(),
-    lessons: z.array(LessonSchema).readonly(),
-    audits: z.array(AuditMarkSchema).readonly(),
+    loop: z.string(),
+    findings: keyedDeltaSchema(FindingSchema),
+    backlog: keyedDeltaSchema(BacklogItemSchema),
+    tasks: keyedDeltaSchema(TaskSchema),
+    lessons: keyedDeltaSchema(LessonSchema),
+    audits: keyedDeltaSchema(AuditMarkSchema),
   }),
   'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
   'capacity.changed': z.object({ capacity: z.array(CapacitySchema).readonly() }),
@@ -185,7 +202,8 @@ export const WsRequestSchema = z.object({ id: z.number().int().nonnegative(), na
 /** WebSocket frames, server → client: an answer or an event. */
 export const WsServerFrameSchema = z.union([
   z.object({ type: z.literal('result'), id: z.number().int(), result: z.unknown() }),
-  z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
+  /** `seq` numbers the events one client was sent (1, 2, …): a gap means one was lost. */
+  z.object({ type: z.literal('event'), seq: z.number().int().positive().optional(), event: z.string(), payload: z.unknown() }),
 ]);
 /** A server → client WebSocket frame. */
 export type WsServerFrame = z.infer<typeof WsServerFrameSchema>;
@@ -193,5 +211,6 @@ export type WsServerFrame = z.infer<typeof WsServerFrameSchema>;
 /** What the preload exposes as `window.loopdeck`, and what every client transport implements. */
 export interface LoopdeckBridge {
   invoke(name: string, input: unknown): Promise<RpcResult>;
-  on(event: string, cb: (payload: unknown) => void): () => void;
+  /** `seq`, where the transport numbers events, lets a client notice one it missed. */
+  on(event: string, cb: (payload: unknown, seq?: number) => void): () => void;
 }

@@ -23,6 +23,8 @@ export interface IpcRendererLike {
 export interface IpcEventFrame {
   readonly event: string;
   readonly payload: unknown;
+  /** Numbers the events main sent this window (1, 2, …): a gap means one was lost. */
+  readonly seq?: number;
 }
 
 function isEventFrame(value: unknown): value is IpcEventFrame {
@@ -35,7 +37,7 @@ function isEventFrame(value: unknown): value is IpcEventFrame {
  * One ipcRenderer listener is shared by all subscriptions, attached while any exist.
  */
 export function createIpcBridge(ipc: IpcRendererLike): LoopdeckBridge {
-  const subscribers = new Map<string, Set<(payload: unknown) => void>>();
+  const subscribers = new Map<string, Set<(payload: unknown, seq?: number) => void>>();
   let attached = false;
 
   const onFrame: IpcRendererListener = (_event, frame) => {
@@ -44,7 +46,7 @@ export function createIpcBridge(ipc: IpcRendererLike): LoopdeckBridge {
     if (!set) return;
     for (const cb of [...set]) {
       try {
-        cb(frame.payload);
+        cb(frame.payload, typeof frame.seq === 'number' ? frame.seq : undefined);
       } catch (err) {
         // One faulty subscriber must not starve the others of the event; its error still
         // surfaces, as an unhandled rejection, instead of vanishing (shared/ has no console).
@@ -64,8 +66,8 @@ export function createIpcBridge(ipc: IpcRendererLike): LoopdeckBridge {
         return { ok: false, error: { code: 'handler-failed', message: `${name} did not reach the app: ${message}` } };
       }
     },
-    on(event: string, cb: (payload: unknown) => void): () => void {
-      const wrapped = (payload: unknown): void => cb(payload);
+    on(event: string, cb: (payload: unknown, seq?: number) => void): () => void {
+      const wrapped = (payload: unknown, seq?: number): void => cb(payload, seq);
       let set = subscribers.get(event);
       if (!set) {
         set = new Set();

@@ -8,7 +8,7 @@ import { Engine, type EngineOptions } from './engine';
 import { databasePath } from './paths';
 import { Store } from './store/store';
 import { VERSION } from './version';
-import { PollScheduler, WAKE_GAP_MS } from './poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './poll-scheduler';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -20,7 +20,7 @@ export interface AppCoreOptions {
   /** An Electron-ABI build of better-sqlite3 (see the Store). */
   readonly nativeBinding?: string;
   readonly now?: () => Date;
-  /** How often sources are polled (250 ms: over SSH an idle poll is three requests on one shell session). */
+  /** How often sources are polled when no watcher wakes a poll (IDLE_POLL_MS by default). */
   readonly pollMs?: number;
   /** SSH surroundings and tuning (tests point these at a throwaway sshd). */
   readonly ssh?: EngineOptions['ssh'];
@@ -74,7 +74,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
 
   const scheduler = new PollScheduler({
     poll: () => engine?.poll() ?? Promise.resolve(),
-    intervalMs: options.pollMs ?? 250,
+    intervalMs: options.pollMs ?? IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
     onError: (err) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`),
   });

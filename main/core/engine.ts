@@ -1,26 +1,13 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import {
-  emptySnapshot,
-  type AuditMark,
-  type BacklogItem,
-  type Capacity,
-  type Finding,
-  type HostState,
-  type Lesson,
-  type LoopState,
-  type Problem,
-  type PullRequest,
-  type Snapshot,
-  type Task,
-} from '../../shared/domain';
+import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type PullRequest, type Snapshot } from '../../shared/domain';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './hosts';
-import { LedgerFollower } from './loops/ledger-follower';
-import { LoopFollower } from './loops/loop-follower';
+import { LedgerFollower, type LoopLedgers } from './loops/ledger-follower';
+import { LoopFollower, type LoopPoll } from './loops/loop-follower';
 import { deriveDeadman } from './model/deadman';
-import { derivePullRequests } from './model/pull-requests';
+import { derivePullRequests, prEvidenceKey } from './model/pull-requests';
 import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
 import type { SshHost, SshHostEnv } from './ssh/ssh-host';
@@ -39,25 +26,40 @@ export interface EngineOptions {
   readonly noticeTickMs?: number;
 }
 
-/** Everything read from all loops' ledgers. */
-interface Ledgers {
-  findings: readonly Finding[];
-  backlog: readonly BacklogItem[];
-  tasks: readonly Task[];
-  lessons: readonly Lesson[];
-  audits: readonly AuditMark[];
+/** The dead-man is re-derived from the clock at most this often (ms) when no cycle changed. */
+const DEADMAN_EVERY_MS = 1000;
+/** The dead-man looks at the newest cycles only: the fire's own cycle and the one before it. */
+const DEADMAN_CYCLES = 8;
+
+const PR_ORDER = { ready: 0, incomplete: 1, pending: 2 } as const;
+
+function sameDeadman(a: Deadman | null | undefined, b: Deadman | null): boolean {
+  if (!a || !b) return a === b;
+  return a.state === b.state && a.expectedAt === b.expectedAt && a.lastFireAt === b.lastFireAt && a.reason === b.reason;
 }
 
 /**
  * Follows every configured source, derives the state, and publishes what changed. One engine per
  * loaded config; the UI, `snapshot` and `watch` all drive this same object.
+ *
+ * Work is proportional to change: a poll reads only files whose stat moved, derives only the
+ * cycles they feed (and those the clock can still change), the dead-man from the clock and the
+ * newest cycles, the PRs only when a cycle's PR evidence or the deliver record changed, notices
+ * only from what changed; and it publishes deltas — one loop's changed cycles, one ledger's
+ * changed rows — never a whole history.
  */
 export class Engine {
   private readonly hosts = new Map<string, HostEntry>();
   private readonly followers: LoopFollower[] = [];
   private readonly ledgerFollowers = new Map<string, LedgerFollower>();
-  private ledgers: Ledgers = { findings: [], backlog: [], tasks: [], lessons: [], audits: [] };
+  private readonly ledgers = new Map<string, LoopLedgers>();
   private prs: readonly PullRequest[] = [];
+  private readonly prsByLoop = new Map<string, readonly PullRequest[]>();
+  /** Each cycle's PR evidence (prEvidenceKey), by loop and date. */
+  private readonly prEvidence = new Map<string, Map<string, string>>();
+  private readonly deadmanAt = new Map<string, number>();
+  private problemsPublished = '';
+  private errorsRevision = 0;
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
   private wake: () => void = () => undefined;
@@ -65,7 +67,6 @@ export class Engine {
   private readonly loopErrors = new Map<string, Problem>();
   private readonly listeners = new Set<EventListener>();
   private lastHostsJson = '';
-  private lastProblemsJson = '';
   private polling: Promise<void> | null = null;
 
   private readonly store: Store;
@@ -168,6 +169,7 @@ export class Engine {
       if (!this.isReachable(f.host)) continue;
       const dirs = byHost.get(f.host) ?? new Set<string>();
       for (const d of f.hotDirs()) dirs.add(d);
+      for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
       byHost.set(f.host, dirs);
     }
     for (const [name, h] of this.hosts) h.source?.watch?.([...(byHost.get(name) ?? [])], () => this.wake());
@@ -220,74 +222,118 @@ export class Engine {
 
   private async pollAll(): Promise<void> {
     const now = this.now();
-    let ledgersChanged = false;
+    const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
+    const prsDirty = new Set<string>();
     for (const follower of this.followers) {
-      const loopConfig = this.config.loops[follower.name];
-      if (!loopConfig) continue;
+      const name = follower.name;
+      if (!this.config.loops[name]) continue;
       if (!this.isReachable(follower.host)) {
-        this.refreshDeadman(follower.name, now);
+        this.refreshDeadman(name, now, changed.loops);
         continue;
       }
       try {
         const read = await follower.poll(now);
-        const state: LoopState = {
-          ...read,
-          deadman: deriveDeadman({
-            schedule: loopConfig.schedule,
-            timezone: loopConfig.timezone,
-            graceMs: loopConfig.grace,
-            capMs: loopConfig.cap,
-            cycles: read.cycles,
-            now,
-          }),
-        };
-        this.loopErrors.delete(follower.name);
-        const before = this.loops.get(follower.name);
-        if (JSON.stringify(before) !== JSON.stringify(state)) {
-          this.loops.set(follower.name, state);
-          this.emit('loop.updated', { loop: state });
-        }
+        this.applyLoop(read, now, changed.loops, prsDirty);
+        this.setError(name, null);
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
         // poll after the reconnect resumes from the committed offsets.
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
-        this.loopErrors.set(follower.name, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
+        this.setError(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
+      const ledgers = this.ledgerFollowers.get(name);
+      if (!ledgers) continue;
       try {
-        ledgersChanged = (await this.ledgerFollowers.get(follower.name)?.poll(now)) || ledgersChanged;
-        this.loopErrors.delete(`${follower.name} ledgers`);
+        const read = await ledgers.poll(now);
+        if (read.deliverChanged) prsDirty.add(name);
+        if (read.changed) {
+          this.ledgers.set(name, ledgers.ledgers);
+          changed.findings.push(...read.findings.upserted);
+          this.emit('ledgers.changed', { loop: name, findings: read.findings, backlog: read.backlog, tasks: read.tasks, lessons: read.lessons, audits: read.audits });
+        } else if (read.deliverChanged) this.ledgers.set(name, ledgers.ledgers);
+        this.setError(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
-        this.loopErrors.set(`${follower.name} ledgers`, { source: `loops.${follower.name}`, line: null, message: (err as Error).message });
+        this.setError(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
     }
-    if (ledgersChanged) this.publishLedgers();
     this.updateWatches();
-    this.publishPrs(now);
+    if (prsDirty.size > 0) this.publishPrs(prsDirty, now);
     this.publishHosts();
     await this.drills.poll().then(
-      () => this.loopErrors.delete('drills'),
-      (err: unknown) => {
-        this.loopErrors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` });
-      },
+      () => this.setError('drills', null),
+      (err: unknown) => this.setError('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
-    const caughtUp = this.followers.every((f) => !f.behind) && [...this.ledgerFollowers.values()].every((f) => !f.behind);
-    this.notifier.update(caughtUp, {
-      loops: [...this.loops.values()],
-      findings: this.ledgers.findings,
-      prs: this.prs,
-      hosts: this.hostStates(),
-      capacity: this.capacityNow,
-      drillRuns: this.drills.runs(),
-    });
-    const problems = this.problems();
-    const problemsJson = JSON.stringify(problems);
-    if (problemsJson !== this.lastProblemsJson) {
-      this.lastProblemsJson = problemsJson;
-      this.emit('problems.changed', { problems });
+    const caughtUp = !this.behind();
+    const small = { prs: this.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
+    this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.allLedgers().findings }));
+    this.publishProblems();
+  }
+
+  /** Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. */
+  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[], prsDirty: Set<string>): void {
+    const name = read.name;
+    const before = this.loops.get(name);
+    const cyclesMoved = read.upserted.length > 0 || read.removed.length > 0;
+    const deadman = this.deadmanFor(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null;
+    const deadmanChanged = !sameDeadman(before?.deadman, deadman);
+    if (!cyclesMoved && !deadmanChanged) return;
+    const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };
+    this.loops.set(name, state);
+    this.emit('loop.changed', { loop: name, host: read.host, upserted: read.upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
+    changedLoops.push({ ...state, cycles: read.upserted });
+    // The PR list is derived again only when a cycle's PR evidence changed.
+    const evidence = this.prEvidence.get(name) ?? new Map<string, string>();
+    this.prEvidence.set(name, evidence);
+    if (read.removed.length > 0) prsDirty.add(name);
+    for (const d of read.removed) evidence.delete(d);
+    for (const c of read.upserted) {
+      const key = prEvidenceKey(c);
+      if (evidence.get(c.date) !== key) prsDirty.add(name);
+      evidence.set(c.date, key);
     }
+  }
+
+  /**
+   * The loop's dead-man from the clock and its newest cycles: at most once a second unless its
+   * cycles changed; undefined when it was not due (the last one stands).
+   */
+  private deadmanFor(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
+    const cfg = this.config.loops[loop];
+    if (!cfg) return undefined;
+    const last = this.deadmanAt.get(loop);
+    if (!cyclesMoved && last !== undefined && Math.abs(now.getTime() - last) < DEADMAN_EVERY_MS) return undefined;
+    this.deadmanAt.set(loop, now.getTime());
+    return deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, cycles: cycles.slice(0, DEADMAN_CYCLES), now });
+  }
+
+  private setError(key: string, problem: Problem | null): void {
+    const before = this.loopErrors.get(key);
+    if (problem === null) {
+      if (before !== undefined) {
+        this.loopErrors.delete(key);
+        this.errorsRevision++;
+      }
+      return;
+    }
+    if (before?.message === problem.message && before.source === problem.source) return;
+    this.loopErrors.set(key, problem);
+    this.errorsRevision++;
+  }
+
+  /** Problems are published when one was added or removed (the store counts its own). */
+  private publishProblems(): void {
+    const revision = `${this.errorsRevision}/${this.store.problemsRevision}`;
+    if (revision === this.problemsPublished) return;
+    this.problemsPublished = revision;
+    this.emit('problems.changed', { problems: this.problems() });
+  }
+
+  /** Some follower left a backlog unread in its last poll (a large file is read over several polls). */
+  behind(): boolean {
+    return this.followers.some((f) => f.behind) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
   /** Every host with its connection state. */
@@ -300,40 +346,40 @@ export class Engine {
   }
 
   /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
-  private refreshDeadman(loop: string, now: Date): void {
-    const cfg = this.config.loops[loop];
+  private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
-    if (!cfg || !before) return;
-    const deadman = deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, cycles: before.cycles, now });
-    if (JSON.stringify(deadman) === JSON.stringify(before.deadman)) return;
+    if (!before) return;
+    const deadman = this.deadmanFor(loop, before.cycles, now, false);
+    if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };
     this.loops.set(loop, state);
-    this.emit('loop.updated', { loop: state });
+    this.emit('loop.changed', { loop, host: before.host, upserted: [], removed: [], deadman });
+    changedLoops.push({ ...state, cycles: [] });
   }
 
-  private publishLedgers(): void {
-    const all = [...this.ledgerFollowers.values()].map((f) => f.ledgers);
-    this.ledgers = {
+  /** Every loop's ledgers, in config order, as one list each (for the snapshot). */
+  private allLedgers(): Omit<LoopLedgers, 'deliverRecord'> {
+    const all = [...this.ledgerFollowers.keys()].map((name) => this.ledgers.get(name)).filter((l): l is LoopLedgers => l !== undefined);
+    return {
       findings: all.flatMap((l) => l.findings),
       backlog: all.flatMap((l) => l.backlog),
       tasks: all.flatMap((l) => l.tasks),
       lessons: all.flatMap((l) => l.lessons),
       audits: all.flatMap((l) => l.audits),
     };
-    this.emit('ledgers.changed', this.ledgers);
   }
 
-  private lastPrsJson = '[]';
-
-  private publishPrs(now: Date): void {
-    const prs = [...this.loops.values()].flatMap((loop) =>
-      derivePullRequests({ loop: loop.name, cycles: loop.cycles, deliverRecord: this.ledgerFollowers.get(loop.name)?.ledgers.deliverRecord ?? null, now }),
-    );
-    const order = { ready: 0, incomplete: 1, pending: 2 } as const;
-    prs.sort((a, b) => order[a.status] - order[b.status] || (b.since ?? '').localeCompare(a.since ?? ''));
-    const json = JSON.stringify(prs);
-    if (json === this.lastPrsJson) return;
-    this.lastPrsJson = json;
+  /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
+  private publishPrs(loops: ReadonlySet<string>, now: Date): void {
+    for (const name of loops) {
+      const loop = this.loops.get(name);
+      if (!loop) continue;
+      this.prsByLoop.set(name, derivePullRequests({ loop: name, cycles: loop.cycles, deliverRecord: this.ledgerFollowers.get(name)?.ledgers.deliverRecord ?? null, now }));
+    }
+    const prs = [...this.loops.keys()].flatMap((name) => this.prsByLoop.get(name) ?? []);
+    prs.sort((a, b) => PR_ORDER[a.status] - PR_ORDER[b.status] || (b.since ?? '').localeCompare(a.since ?? ''));
+    // The PR list is small (one entry per URL a deliver phase named) and rarely derived: compared whole.
+    if (JSON.stringify(prs) === JSON.stringify(this.prs)) return;
     this.prs = prs;
     this.emit('prs.changed', { prs });
   }
@@ -370,7 +416,7 @@ export class Engine {
       hosts: this.hostStates(),
       loops: [...this.loops.values()],
       problems: this.problems(),
-      ...this.ledgers,
+      ...this.allLedgers(),
       prs: this.prs,
       capacity: this.capacityNow,
       notices: this.notifier.list(),

@@ -4,6 +4,14 @@
  */
 export const WAKE_GAP_MS = 50;
 
+/**
+ * How often sources are polled when nothing wakes a poll (ms). Watchers (fs.watch locally, the
+ * watcher channel over SSH) wake a poll the moment a hot folder or file changes; the timer is for
+ * what they do not see (the ledgers, an old night edited late, the clock moving the dead-man), so
+ * a console left in the tray all day does one cheap poll a second, not four.
+ */
+export const IDLE_POLL_MS = 1000;
+
 /** How a PollScheduler runs. */
 export interface PollSchedulerOptions {
   /** One poll; a failure goes to `onError` and the schedule goes on. */

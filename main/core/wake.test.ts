@@ -35,7 +35,7 @@ async function changeShowsWithoutTheTimer(core: AppCore, file: string, armed: ()
   await until(armed, 15_000, 'the watch to be armed'); // after the first poll
   const seen = new Promise<number>((resolve) => {
     const off = core.subscribe((event) => {
-      if (event === 'loop.updated' && status() === 'ok') {
+      if (event === 'loop.changed' && status() === 'ok') {
         off();
         resolve(Date.now());
       }

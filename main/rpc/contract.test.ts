@@ -83,16 +83,18 @@ describe.each(transports)('contract over %s', (_name, connect) => {
     expect(await t.bridge.invoke('shell.exec', { cmd: 'rm -rf /' })).toMatchObject({ ok: false, error: { code: 'unknown-command' } });
   });
 
-  it('publishes loop.updated when a followed file grows', async () => {
+  it('publishes loop.changed with the changed cycle when a followed file grows', async () => {
     const got = new Promise<unknown>((resolve) => {
-      const off = t.bridge.on('loop.updated', (payload) => {
+      const off = t.bridge.on('loop.changed', (payload) => {
         off();
         resolve(payload);
       });
     });
     fx.append(DATE, 'audit.status', 'audit 2026-11-29T00:41:12-05:00 OK\n');
     await core.pollOnce();
-    const payload = (await got) as { loop: { cycles: { phases: { name: string; status: string }[] }[] } };
-    expect(payload.loop.cycles[0]?.phases[0]).toMatchObject({ name: 'audit', status: 'ok' });
+    const payload = (await got) as { loop: string; upserted: { date: string; phases: { name: string; status: string }[] }[] };
+    expect(payload.loop).toBe('reliability');
+    expect(payload.upserted.map((c) => c.date)).toEqual([DATE]);
+    expect(payload.upserted[0]?.phases[0]).toMatchObject({ name: 'audit', status: 'ok' });
   });
 });

@@ -112,7 +112,7 @@ describe('in-memory IPC pair', () => {
 
   it('refuses to publish a payload that could not cross IPC', () => {
     const { publish } = createInMemoryIpcPair(fakeHandlers());
-    expect(() => publish('loop.updated', { loop: () => 1 })).toThrow();
+    expect(() => publish('loop.changed', { loop: () => 1 })).toThrow();
   });
 
   it('reports a closed channel as a typed failure', async () => {
@@ -138,7 +138,7 @@ describe('createIpcServer', () => {
     await expect(listener?.({ senderFrame: { url: IN_MEMORY_RENDERER_URL } }, 'app.info', {})).resolves.toMatchObject({ ok: true });
   });
 
-  it('sends events as {event, payload} on the event channel and survives a failing send', () => {
+  it('sends events as {event, payload, seq} on the event channel, survives a failing send, and leaves a gap for it', () => {
     const sent: unknown[] = [];
     const errors: string[] = [];
     let fail = false;
@@ -155,7 +155,12 @@ describe('createIpcServer', () => {
     server.publish('hosts.changed', { hosts: [] });
     fail = true;
     expect(() => server.publish('hosts.changed', { hosts: [] })).not.toThrow();
-    expect(sent).toEqual([[IPC_EVENT_CHANNEL, { event: 'hosts.changed', payload: { hosts: [] } }]]);
+    fail = false;
+    server.publish('hosts.changed', { hosts: [] });
+    expect(sent).toEqual([
+      [IPC_EVENT_CHANNEL, { event: 'hosts.changed', payload: { hosts: [] }, seq: 1 }],
+      [IPC_EVENT_CHANNEL, { event: 'hosts.changed', payload: { hosts: [] }, seq: 3 }],
+    ]);
     expect(errors).toEqual(['hosts.changed']);
   });
 });
@@ -178,9 +183,9 @@ describe('createIpcBridge', () => {
     const got: unknown[][] = [];
     const off = bridge.on('hosts.changed', (...args: unknown[]) => got.push(args));
     expect([...listeners.keys()]).toEqual([IPC_EVENT_CHANNEL]);
-    listeners.get(IPC_EVENT_CHANNEL)?.({ sender: 'ipcRenderer' }, { event: 'hosts.changed', payload: { hosts: [] } });
+    listeners.get(IPC_EVENT_CHANNEL)?.({ sender: 'ipcRenderer' }, { event: 'hosts.changed', payload: { hosts: [] }, seq: 7 });
     listeners.get(IPC_EVENT_CHANNEL)?.({ sender: 'ipcRenderer' }, 'garbage');
-    expect(got).toEqual([[{ hosts: [] }]]);
+    expect(got).toEqual([[{ hosts: [] }, 7]]);
     off();
     expect(listeners.size).toBe(0);
   });

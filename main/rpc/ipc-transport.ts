@@ -60,10 +60,13 @@ export function createIpcServer(opts: IpcServerOptions): IpcServer {
     return dispatch(handlers, name, input);
   });
 
+  // Events are numbered for the window: one that could not be sent leaves a gap it notices.
+  let seq = 0;
   return {
     publish(event, payload) {
       try {
-        send(IPC_EVENT_CHANNEL, { event, payload });
+        seq += 1;
+        send(IPC_EVENT_CHANNEL, { event, payload, seq });
       } catch (err) {
         onSendError(err, event);
       }

@@ -133,6 +133,27 @@ describe('serve mode under hostile input', () => {
     });
   });
 
+  it('numbers the events each client is sent, from 1, so a client can tell it missed one', async () => {
+    const a = await connectWsBridge(served.url);
+    const seqA: (number | undefined)[] = [];
+    a.on('hosts.changed', (_p, seq) => seqA.push(seq));
+    await until(() => {
+      for (const l of listeners) l('hosts.changed', { hosts: [] });
+      return seqA.length > 0;
+    }, 10_000, 'the first event');
+    const b = await connectWsBridge(served.url);
+    const seqB: (number | undefined)[] = [];
+    b.on('hosts.changed', (_p, seq) => seqB.push(seq));
+    await until(() => {
+      for (const l of listeners) l('hosts.changed', { hosts: [] });
+      return seqB.length >= 3;
+    }, 10_000, 'events to the second client');
+    expect(seqB.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(seqA.every((n, i) => n === (seqA[0] ?? 0) + i)).toBe(true);
+    a.close();
+    b.close();
+  });
+
   describe('a client that stops reading is dropped, not buffered', () => {
     it('when it keeps asking for snapshots', async () => {
       const ws = await rawWebSocket(port, token);

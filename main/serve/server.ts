@@ -216,9 +216,16 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     });
   });
 
+  // Each client numbers the events it is sent (1, 2, …): a client that sees a gap lost one, and
+  // resyncs with a snapshot. The event's JSON is built once, whatever the number of clients.
+  const seqs = new WeakMap<WebSocket, number>();
   const unsubscribe = options.core.subscribe((event, payload) => {
-    let frame: string | null = null;
-    for (const client of wss.clients) deliver(client, () => (frame ??= JSON.stringify({ type: 'event', event, payload })));
+    let body: string | null = null;
+    for (const client of wss.clients) {
+      const seq = (seqs.get(client) ?? 0) + 1;
+      seqs.set(client, seq);
+      deliver(client, () => `{"type":"event","seq":${seq},${(body ??= JSON.stringify({ event, payload }).slice(1))}`);
+    }
   });
 
   await new Promise<void>((ok, fail) => {

@@ -21,7 +21,7 @@ export async function connectWsBridge(pageUrl: string, headers: Record<string, s
   });
   let nextId = 1;
   const pending = new Map<number, (r: RpcResult) => void>();
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const listeners = new Map<string, Set<(payload: unknown, seq?: number) => void>>();
   ws.on('message', (data) => {
     const frame = WsServerFrameSchema.safeParse(JSON.parse(String(data)));
     if (!frame.success) return;
@@ -29,7 +29,7 @@ export async function connectWsBridge(pageUrl: string, headers: Record<string, s
       pending.get(frame.data.id)?.(frame.data.result as RpcResult);
       pending.delete(frame.data.id);
     } else {
-      for (const cb of listeners.get(frame.data.event) ?? []) cb(frame.data.payload);
+      for (const cb of listeners.get(frame.data.event) ?? []) cb(frame.data.payload, frame.data.seq);
     }
   });
   ws.on('close', () => {

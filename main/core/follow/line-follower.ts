@@ -31,6 +31,11 @@ export interface FollowOutcome {
   readonly problem?: string;
 }
 
+/** What one poll of a followed file did, with the records it committed (all of them after a reset). */
+export interface FollowResult<R> extends FollowOutcome {
+  readonly records: readonly R[];
+}
+
 /** How to follow one file. */
 export interface FollowOptions {
   /** The most bytes one poll reads (more arrives on the next poll). */
@@ -72,17 +77,17 @@ export async function followOnce<S, R extends { readonly line: number } = PhaseR
   path: string,
   parser: LineParser<S, R>,
   options: FollowOptions = {},
-): Promise<FollowOutcome> {
+): Promise<FollowResult<R>> {
   try {
     const st = options.stat === undefined ? await source.stat(path) : options.stat;
     if (st === null) {
       store.clearProblems(source.host, path);
-      return ABSENT;
+      return { ...ABSENT, records: [] };
     }
-    if (st.kind !== 'file') return refuseFile(store, source.host, path, notRegularMessage(path, st.kind));
+    if (st.kind !== 'file') return { ...refuseFile(store, source.host, path, notRegularMessage(path, st.kind)), records: [] };
     return await readAppended(source, store, path, parser, st, options);
   } catch (err) {
-    if (err instanceof FileReadError) return refuseFile(store, source.host, path, err.message);
+    if (err instanceof FileReadError) return { ...refuseFile(store, source.host, path, err.message), records: [] };
     throw err;
   }
 }
@@ -94,7 +99,7 @@ async function readAppended<S, R extends { readonly line: number }>(
   parser: LineParser<S, R>,
   st: FileStat,
   options: FollowOptions,
-): Promise<FollowOutcome> {
+): Promise<FollowResult<R>> {
   const maxBytes = options.maxBytes ?? MAX_READ_BYTES;
   const row = store.file(source.host, path);
   if (row.error !== null) store.setFileError(row.id, null);
@@ -104,7 +109,7 @@ async function readAppended<S, R extends { readonly line: number }>(
   const identityChanged = reset !== null || row.ino === null || row.size !== st.size || row.mtimeMs !== st.mtimeMs;
   const readBefore = Math.max(row.readTo, row.offset);
   // Unchanged since a read that reached its end (a torn last line still waiting for its newline).
-  if (!identityChanged && readBefore >= st.size) return { presence: 'present', changed: false, reset: null, bytesRead: 0, lines: 0, more: false };
+  if (!identityChanged && readBefore >= st.size) return { presence: 'present', changed: false, reset: null, bytesRead: 0, lines: 0, more: false, records: [] };
 
   let bytesRead = 0;
   let tail = Buffer.from(row.tail ?? '', 'base64');
@@ -186,7 +191,7 @@ async function readAppended<S, R extends { readonly line: number }>(
   const readTo = offset + seen;
   const more = st.size > readTo;
   if (!identityChanged && consumed === 0 && readTo <= readBefore) {
-    return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0, more };
+    return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0, more, records: [] };
   }
   store.commit(row.id, {
     reset: reset !== null,
@@ -203,5 +208,5 @@ async function readAppended<S, R extends { readonly line: number }>(
     records,
     problems,
   });
-  return { presence: 'present', changed: true, reset, bytesRead, lines: lineNo - (reset ? 0 : row.lineNo), more };
+  return { presence: 'present', changed: true, reset, bytesRead, lines: lineNo - (reset ? 0 : row.lineNo), more, records };
 }

@@ -8,6 +8,7 @@ import type { LedgerRecord, LedgerState } from '../ledgers/ledger-records';
 import { deriveFindings } from '../model/findings';
 import { parseDeliverRecord, type DeliverRecord } from '../model/pull-requests';
 import type { FileSource } from '../sources/file-source';
+import { auditKey, backlogKey, diffKeyed, findingKey, isEmptyDelta, lessonKey, taskKey, type KeyedDelta } from '../../../shared/deltas';
 import type { Store } from '../store/store';
 
 /** Everything read from one loop's ledgers and deliver record. */
@@ -27,14 +28,42 @@ interface DeliverRecordRow {
   readonly record: DeliverRecord;
 }
 
+/** What one poll of a loop's ledgers changed (each slice a keyed delta), and whether its deliver record did. */
+export interface LedgerPoll {
+  readonly changed: boolean;
+  readonly deliverChanged: boolean;
+  readonly findings: KeyedDelta<Finding>;
+  readonly backlog: KeyedDelta<BacklogItem>;
+  readonly tasks: KeyedDelta<Task>;
+  readonly lessons: KeyedDelta<Lesson>;
+  readonly audits: KeyedDelta<AuditMark>;
+}
+
+const NONE: KeyedDelta<never> = { upserted: [], removed: [] };
+
+/** The normalised id findings and backlog items are matched by (as deriveFindings does). */
+const norm = (id: string): string => id.trim().toUpperCase();
+
+interface LedgerFile {
+  /** Complete records read so far, appended to in place as the file grows. */
+  records: LedgerRecord[];
+  /** A lesson still open at the end of what was read (shown: as far as anyone knows it is complete). */
+  pending: LedgerRecord | null;
+}
+
 /**
  * Follows one loop's ledgers (RELIABILITY_AUDIT.md, RELIABILITY_LOG.md, the implementer log) as
  * append-mostly line files — an appended section costs work proportional to what was appended,
  * and a ledger rewritten in place is noticed and read again — and its deliver record as a whole
- * document replaced atomically.
+ * document replaced atomically. What was read stays in memory (never re-read from the store after
+ * an append), and each poll reports what changed as keyed deltas: a section of 50 findings is
+ * those 50 (and the rows its backlog and log lines touch), compared only where they can differ.
  */
 export class LedgerFollower {
   private current: LoopLedgers = EMPTY;
+  private readonly files = new Map<string, LedgerFile>();
+  private firstSeenAt: Map<string, string> | null = null;
+  private derivedOnce = false;
   /** The last poll left a backlog unread (a large ledger is read over several polls). */
   behind = false;
 
@@ -50,6 +79,12 @@ export class LedgerFollower {
     return this.current;
   }
 
+  /** The folders holding the ledgers and the deliver record (watched, so an append wakes a poll). */
+  watchDirs(): string[] {
+    const files = [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
+    return [...new Set(files.map((f) => posix.dirname(f)))];
+  }
+
   /** The ledger files to follow, by role. */
   private paths(): { role: 'audit' | 'log' | 'implementer'; path: string }[] {
     const dir = this.config.dir;
@@ -62,38 +97,95 @@ export class LedgerFollower {
   }
 
   /**
-   * Read what changed; true when the loop's ledgers or deliver record changed, and on the first
-   * poll: what was stored before a restart is news to whoever shows it.
+   * Read what changed and derive what it feeds. On the first poll everything stored is reported
+   * (what was read before a restart is news to whoever shows it).
    */
-  async poll(now: Date): Promise<boolean> {
+  async poll(now: Date): Promise<LedgerPoll> {
     let changed = false;
+    let reset = false;
+    const appended: LedgerRecord[] = [];
     this.behind = false;
     for (const { path } of this.paths()) {
       const out = await followOnce(this.source, this.store, path, ledgerParser, { verifyTail: true });
-      changed ||= out.changed;
       this.behind ||= out.more;
+      let file = this.files.get(path);
+      if (!file) {
+        // First sight in this process: what the store holds, then what this poll appended to it.
+        file = { records: this.store.records<LedgerRecord>(this.store.file(this.source.host, path).id), pending: null };
+        this.files.set(path, file);
+        changed = true;
+        reset = true;
+      } else if (out.changed) {
+        changed = true;
+        if (out.reset) {
+          file.records = [...out.records];
+          reset = true;
+        } else {
+          for (const r of out.records) file.records.push(r);
+          appended.push(...out.records);
+        }
+      }
+      if (out.changed || reset) {
+        const state = this.store.file(this.source.host, path).parserState as LedgerState | null;
+        const pending = state ? flushLedger(state) : null;
+        if (pending) appended.push(pending);
+        file.pending = pending;
+      }
     }
+    let deliverChanged = false;
     if (this.config.deliverRecord) {
       const out = await followDocument(this.source, this.store, this.config.deliverRecord, (text, source) => {
         const parsed = parseDeliverRecord(text, source);
         return { records: parsed.record ? [{ line: 1, record: parsed.record }] : [], problems: parsed.problems };
       });
-      changed ||= out.changed;
+      deliverChanged = out.changed || !this.derivedOnce;
     }
-    const first = this.current === EMPTY;
-    if (changed || first) this.current = this.derive(now);
-    return changed || first;
+    if (!changed && !deliverChanged && this.derivedOnce) return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
+    const before = this.current;
+    this.current = this.derive(now, changed || !this.derivedOnce, before);
+    this.derivedOnce = true;
+    // Appended rows can only change the findings and backlog items they name; anything else is
+    // compared whole (a ledger read again from the start, or the first derive).
+    const full = reset;
+    const touched = new Set<string>();
+    const touchedItems = new Set<string>();
+    for (const r of appended) {
+      if (r.kind === 'finding') touched.add(norm(r.id));
+      else if (r.kind === 'backlog') {
+        touchedItems.add(norm(r.id));
+        for (const f of r.findings) touched.add(norm(f));
+      } else if (r.kind === 'outcome') touchedItems.add(norm(r.id));
+    }
+    for (const item of this.current.backlog) if (touchedItems.has(norm(item.id))) for (const f of item.findings) touched.add(norm(f));
+    const findings = diffKeyed(before.findings, this.current.findings, findingKey, full ? undefined : (f) => touched.has(norm(f.id)));
+    const backlog = diffKeyed(before.backlog, this.current.backlog, backlogKey, full ? undefined : (b) => touchedItems.has(norm(b.id)) || b.findings.some((f) => touched.has(norm(f))));
+    const tasks = diffKeyed(before.tasks, this.current.tasks, taskKey);
+    const lessons = diffKeyed(before.lessons, this.current.lessons, lessonKey);
+    const audits = diffKeyed(before.audits, this.current.audits, auditKey);
+    const any = [findings, backlog, tasks, lessons, audits].some((d) => !isEmptyDelta(d));
+    return { changed: any, deliverChanged, findings, backlog, tasks, lessons, audits };
+  }
+
+  /** When each id was first read, stamping new ones `at`: loaded once, then only new ids are written. */
+  private firstSeen(ids: readonly string[], at: string): Map<string, string> {
+    if (this.firstSeenAt === null) {
+      this.firstSeenAt = this.store.firstSeen(this.loop, ids, at);
+      return this.firstSeenAt;
+    }
+    const fresh = ids.filter((id) => !this.firstSeenAt?.has(id));
+    if (fresh.length > 0) for (const [id, when] of this.store.firstSeen(this.loop, fresh, at, { only: true })) this.firstSeenAt.set(id, when);
+    return this.firstSeenAt;
   }
 
   private records(path: string): LedgerRecord[] {
-    const row = this.store.file(this.source.host, path);
-    const records = this.store.records<LedgerRecord>(row.id);
-    // A lesson at the very end of a ledger is complete as far as anyone can tell: show it.
-    const pending = row.parserState ? flushLedger(row.parserState as LedgerState) : null;
-    return pending ? [...records, pending] : records;
+    const file = this.files.get(path);
+    if (!file) return [];
+    return file.pending ? [...file.records, file.pending] : file.records;
   }
 
-  private derive(now: Date): LoopLedgers {
+  private derive(now: Date, ledgersChanged: boolean, before: LoopLedgers): LoopLedgers {
+    const deliver = this.config.deliverRecord ? this.store.records<DeliverRecordRow>(this.store.file(this.source.host, this.config.deliverRecord).id)[0] : undefined;
+    if (!ledgersChanged) return { ...before, deliverRecord: deliver?.record ?? null };
     const byRole = new Map(this.paths().map(({ role, path }) => [role, { path, records: this.records(path) }]));
     const all = [...byRole.values()];
     const of = <K extends LedgerRecord['kind']>(kind: K) =>
@@ -101,11 +193,7 @@ export class LedgerFollower {
     const auditSource = byRole.get('audit')?.path ?? byRole.get('log')?.path ?? '';
     const findingRows = of('finding').map(({ r }) => r);
     const reviewRows = of('review-finding');
-    const seen = this.store.firstSeen(
-      this.loop,
-      [...findingRows.map((r) => r.id), ...reviewRows.map(({ r }) => `${r.section}#${r.number}`)],
-      now.toISOString(),
-    );
+    const seen = this.firstSeen([...findingRows.map((r) => r.id), ...reviewRows.map(({ r }) => `${r.section}#${r.number}`)], now.toISOString());
     const firstSeen = (id: string): string => seen.get(id) ?? now.toISOString();
     const derived = deriveFindings({
       loop: this.loop,
@@ -129,7 +217,6 @@ export class LedgerFollower {
       firstSeenAt: firstSeen(`${r.section}#${r.number}`),
       line: r.line,
     }));
-    const deliver = this.config.deliverRecord ? this.store.records<DeliverRecordRow>(this.store.file(this.source.host, this.config.deliverRecord).id)[0] : undefined;
     return {
       findings: [...derived.findings, ...reviews],
       backlog: derived.backlog,

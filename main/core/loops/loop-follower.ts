@@ -18,31 +18,54 @@ const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
 };
 
 /** How many of the newest cycles are read on every poll. */
-const HOT_CYCLES = 2;
-/** Older cycles are read again every this many polls (a late edit still shows, within seconds). */
-const COLD_EVERY = 20;
+export const HOT_CYCLES = 2;
 
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {
   override readonly name = 'RunsFolderError';
 }
 
+/** What one poll found: the loop's cycles (newest first) and which of them changed. */
+export interface LoopPoll extends LoopState {
+  /** Cycles new to the window or whose derived state changed, newest first. */
+  readonly upserted: readonly Cycle[];
+  /** Dates that left the window (folder gone, or pushed out by newer cycles). */
+  readonly removed: readonly string[];
+}
+
 interface CachedFile {
-  readonly records: readonly PhaseRecord[];
-  readonly firstTimeMs: number | null;
-  readonly mtimeMs: number | null;
+  /** Appended to in place as the file grows; replaced when it is read again from 0. */
+  records: PhaseRecord[];
+  firstTimeMs: number | null;
+  mtimeMs: number | null;
+}
+
+/** Whether the clock alone can change a cycle's derived state (a running phase turns incomplete at its cap). */
+function clockBound(c: Cycle): boolean {
+  return c.status === 'running' || c.phases.some((p) => p.status === 'running');
 }
 
 /**
  * Follows one loop's runs folder: every phase file of its most recent cycles, through the store,
- * and derives the loop's state from what was read. Paths are joined POSIX-style because runner
- * hosts are Linux or macOS, whichever machine Loopdeck runs on.
+ * and derives the loop's state from what was read. Work is proportional to change: a poll lists
+ * the runs folder by name, reads the hot cycles and one cold cycle (round robin, for a late edit
+ * of an old night), follows only files whose stat moved, keeps what it read in memory (appended,
+ * never re-read from the store), and derives only the cycles whose files changed or whose state
+ * the clock can still change. Paths are joined POSIX-style because runner hosts are Linux or
+ * macOS, whichever machine Loopdeck runs on.
  */
 export class LoopFollower {
   private readonly cache = new Map<string, CachedFile>();
   /** The phase files last seen in each cycle folder, by date. */
   private readonly cycleFiles = new Map<string, PhaseFile[]>();
-  private polls = 0;
+  /** Derived cycles by date, and the window of dates, newest first. */
+  private readonly derived = new Map<string, Cycle>();
+  private dates: readonly string[] = [];
+  /** Dates whose files changed since they were last derived. */
+  private readonly dirty = new Set<string>();
+  /** Cycle folders refused as problems (cleared when they list again). */
+  private readonly refusedDirs = new Set<string>();
+  private coldCursor = 0;
   /** A cycle's listing changed since problems were last pruned. */
   private listingChanged = true;
   /** The last poll left a backlog unread in some file (a huge transcript takes several polls). */
@@ -57,8 +80,7 @@ export class LoopFollower {
 
   /** The folders where news appears: the runs folder and the hot cycles (watched between polls). */
   hotDirs(): string[] {
-    const hot = [...this.cycleFiles.keys()].sort().reverse().slice(0, HOT_CYCLES);
-    return [this.config.runs, ...hot.map((d) => posix.join(this.config.runs, d))];
+    return [this.config.runs, ...this.dates.slice(0, HOT_CYCLES).map((d) => posix.join(this.config.runs, d))];
   }
 
   /** The host the loop runs on. */
@@ -66,34 +88,67 @@ export class LoopFollower {
     return this.config.host;
   }
 
-  /** Read what changed, then derive the loop's state as of `now`. */
-  async poll(now: Date): Promise<LoopState> {
-    const entries = await this.source.list(this.config.runs);
-    if (entries === null) {
-      throw new RunsFolderError(
-        `Loop ${this.name}: runs folder ${this.config.runs} does not exist on host ${this.source.host} (config key loops.${this.name}.runs).`,
-      );
-    }
-    const dates = entries
-      .filter((e) => e.isDirectory && isCycleFolder(e.name))
-      .map((e) => e.name)
-      .sort()
-      .reverse()
-      .slice(0, this.config.cycles);
-    // The two newest cycles are read on every poll; older ones, long finished, every
-    // COLD_EVERY polls — their status is still derived afresh each time (the clock moves).
-    // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
-    const cold = this.polls++ % COLD_EVERY === 0;
+  /** The loop's cycles as last derived, newest first. */
+  cycles(): Cycle[] {
+    return this.dates.map((d) => this.derived.get(d)).filter((c): c is Cycle => c !== undefined);
+  }
+
+  /** Read what changed, then derive what it feeds (and what the clock moved) as of `now`. */
+  async poll(now: Date): Promise<LoopPoll> {
+    const names = await this.listRuns();
+    const dates = names.filter(isCycleFolder).sort().reverse().slice(0, this.config.cycles);
     this.behind = false;
-    await Promise.all(dates.map((date, i) => (i < HOT_CYCLES || cold || !this.cycleFiles.has(date) ? this.readCycle(date) : undefined)));
+    // Hot cycles every poll; a cycle never read (a new one, or all of them on the first poll);
+    // and one cold cycle, round robin, so a late edit of an old night still shows.
+    const toRead = new Set(dates.filter((d, i) => i < HOT_CYCLES || !this.cycleFiles.has(d)));
+    const cold = dates.slice(HOT_CYCLES);
+    if (cold.length > 0) toRead.add(cold[this.coldCursor++ % cold.length] ?? '');
+    // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
+    await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
+
+    const window = new Set(dates);
+    const removed: string[] = [];
+    for (const date of this.dates) {
+      if (window.has(date)) continue;
+      removed.push(date);
+      this.derived.delete(date);
+    }
     for (const date of [...this.cycleFiles.keys()]) {
-      if (dates.includes(date)) continue;
+      if (window.has(date)) continue;
       this.cycleFiles.delete(date);
+      this.dirty.delete(date);
+      for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
       this.listingChanged = true;
     }
-    if (cold || this.listingChanged) this.pruneProblems(dates);
-    const cycles = dates.map((date) => this.deriveCycleAt(date, now));
-    return { name: this.name, host: this.config.host, cycles, deadman: null };
+    if (this.listingChanged) this.pruneProblems(dates);
+    this.dates = dates;
+
+    const upserted: Cycle[] = [];
+    for (const date of dates) {
+      const before = this.derived.get(date);
+      if (before && !this.dirty.has(date) && !clockBound(before)) continue;
+      this.dirty.delete(date);
+      const cycle = this.deriveCycleAt(date, now);
+      // One cycle's JSON, only for cycles whose files or clock moved: never the whole loop.
+      if (before && JSON.stringify(before) === JSON.stringify(cycle)) continue;
+      this.derived.set(date, cycle);
+      upserted.push(cycle);
+    }
+    return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
+  }
+
+  private async listRuns(): Promise<string[]> {
+    const runs = this.config.runs;
+    const missing = (): RunsFolderError =>
+      new RunsFolderError(`Loop ${this.name}: runs folder ${runs} does not exist on host ${this.source.host} (config key loops.${this.name}.runs).`);
+    if (this.source.dirs) {
+      const names = await this.source.dirs(runs);
+      if (names === null) throw missing();
+      return names;
+    }
+    const entries = await this.source.list(runs);
+    if (entries === null) throw missing();
+    return entries.filter((e) => e.isDirectory).map((e) => e.name);
   }
 
   /** Files deleted, or of cycles no longer followed, take their problems with them. */
@@ -119,16 +174,19 @@ export class LoopFollower {
       // A cycle folder that cannot be listed is that cycle's problem: it keeps what was read.
       if (!(err instanceof FileReadError)) throw err;
       refuseFile(this.store, this.source.host, dir, err.message);
+      this.refusedDirs.add(dir);
       return;
     }
-    this.store.clearProblems(this.source.host, dir);
+    if (this.refusedDirs.delete(dir) || !this.cycleFiles.has(date)) this.store.clearProblems(this.source.host, dir);
     const entries = listed.filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
     // Each file is followed on its own: one that cannot be read is a problem of its phase only.
-    await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
+    const changed = await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
     const before = this.cycleFiles.get(date);
-    if (!before || before.length !== files.length || before.some((f, i) => f.name !== files[i]?.name)) this.listingChanged = true;
+    const relisted = !before || before.length !== files.length || before.some((f, i) => f.name !== files[i]?.name);
+    if (relisted) this.listingChanged = true;
+    if (relisted || changed.some(Boolean)) this.dirty.add(date);
     this.cycleFiles.set(date, files);
   }
 
@@ -141,13 +199,30 @@ export class LoopFollower {
     return deriveCycle(date, phases, now, this.config.cap);
   }
 
-  private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<void> {
+  /** Follow one file; true when what it feeds may have changed. */
+  private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<boolean> {
     const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
     this.behind ||= out.more;
-    if (out.changed || !this.cache.has(path)) {
+    const cached = this.cache.get(path);
+    if (!cached) {
+      // First sight in this process: what the store holds (a restart resumes, it does not re-read).
       const row = this.store.file(this.source.host, path);
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
+      return true;
     }
+    if (!out.changed) return false;
+    if (out.reset) cached.records = [...(out.records as PhaseRecord[])];
+    else for (const r of out.records as PhaseRecord[]) cached.records.push(r);
+    if (stat !== null) {
+      const first = Math.min(stat.mtimeMs, stat.birthtimeMs ?? stat.mtimeMs);
+      cached.firstTimeMs = out.reset || cached.firstTimeMs === null ? first : Math.min(cached.firstTimeMs, first);
+      cached.mtimeMs = stat.mtimeMs;
+    } else {
+      const row = this.store.file(this.source.host, path);
+      cached.firstTimeMs = row.firstTimeMs;
+      cached.mtimeMs = row.mtimeMs;
+    }
+    return true;
   }
 
   private evidence(dir: string, phase: string, files: readonly PhaseFile[]): PhaseEvidence {

@@ -138,6 +138,16 @@ function stampSightings(p: Phase): { url: string; status: PrStatus; check: strin
 
 const RANK: Readonly<Record<PrStatus, number>> = { ready: 0, incomplete: 1, pending: 2 };
 
+/**
+ * Everything of a cycle the PR list depends on, as one string: its sightings and its deliver
+ * phase's start. A cycle whose evidence key did not change cannot change the loop's PRs, so the
+ * engine re-derives them only when one did (a transcript line seldom names a PR).
+ */
+export function prEvidenceKey(c: Cycle): string {
+  const deliver = c.phases.find((p) => p.name === 'deliver');
+  return JSON.stringify([cycleSightings(c), deliver?.startedAt ?? null]);
+}
+
 /** The loop's PRs, one per URL, from deliver verdicts, wrapper stamps and the deliver record. */
 export function derivePullRequests(input: PullRequestInput): PullRequest[] {
   const { loop, cycles } = input;

@@ -8,6 +8,11 @@ import { PushoverSink } from './pushover-sink';
 import { deriveNotices, type NoticeInput } from './rules';
 
 const SEEDED = 'notices.seededAt';
+
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
 const DOWN_SINCE = 'notices.hostDownSince';
 
 /** The state notices are derived from, minus what the notifier keeps itself. */
@@ -36,6 +41,10 @@ export class Notifier {
   private readonly pushover: PushoverSink;
   private tracked: Record<string, string>;
   private readonly unknownRules: readonly string[];
+  /** The whole state has been derived once in this process (later updates take what changed). */
+  private sawAll = false;
+  /** Keys offered to the service in this process. */
+  private readonly offered = new Set<string>();
 
   constructor(private readonly options: NotifierOptions) {
     const { store, notify, now } = options;
@@ -57,16 +66,21 @@ export class Notifier {
   }
 
   /**
-   * Derive notices from the state and raise the new ones. `caughtUp` says every follower has read
-   * its backlog: on a fresh database nothing is raised before that, then everything found is
-   * listed once without alerting (the seed), and only what changes afterwards alerts.
+   * Derive notices from what changed and raise the new ones. `changed` holds the loops (with only
+   * their changed cycles), the findings that changed, and the small slices whole; `full` gives the
+   * whole state, taken on the first update of a process (anything may have happened while it was
+   * not running) and for the seed. `caughtUp` says every follower has read its backlog: on a fresh
+   * database nothing is raised before that, then everything found is listed once without alerting
+   * (the seed), and only what changes afterwards alerts.
    */
-  update(caughtUp: boolean, state: NoticeState): void {
+  update(caughtUp: boolean, changed: NoticeState, full: () => NoticeState = () => changed): void {
     const seeded = this.options.store.getMeta(SEEDED) !== null;
     if (!seeded && !caughtUp) return;
+    const state = this.sawAll ? changed : full();
+    this.sawAll = true;
     const now = this.options.now();
     const tracked = trackDownSince(this.tracked, state.hosts, state.capacity, now);
-    if (JSON.stringify(tracked) !== JSON.stringify(this.tracked)) {
+    if (!sameRecord(tracked, this.tracked)) {
       this.tracked = tracked;
       this.options.store.setMeta(DOWN_SINCE, JSON.stringify(tracked));
     }
@@ -83,7 +97,12 @@ export class Notifier {
       this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() });
       return;
     }
-    this.service.update(drafts);
+    // A key is raised once ever (the store keeps it): one already offered need not be again. A
+    // draft that waits for another (`requires`, a recovery for an outage) is offered until it lands.
+    const fresh = drafts.filter((d) => d.requires !== undefined || !this.offered.has(d.key));
+    if (fresh.length === 0) return;
+    this.service.update(fresh);
+    for (const d of fresh) if (d.requires === undefined) this.offered.add(d.key);
   }
 
   /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls. */

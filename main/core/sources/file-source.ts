@@ -73,6 +73,11 @@ export interface FileSource {
   /** List a folder with each entry's stat; null when it does not exist. */
   list(path: string): Promise<DirEntry[] | null>;
   /**
+   * The names of a folder's subfolders, without a stat each (a runs folder holds a year of cycle
+   * folders; only their names are needed every poll); null when it does not exist.
+   */
+  dirs?(path: string): Promise<string[] | null>;
+  /**
    * Call `onChange` soon after anything in these folders changes (a hint to poll now; the poll
    * itself reads what changed). Replaces the previous set; returns nothing — `unwatch` stops it.
    */

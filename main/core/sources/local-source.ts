@@ -1,4 +1,4 @@
-import { constants, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { constants, watch, type BigIntStats, type Dirent, type FSWatcher } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat } from './file-source';
@@ -119,14 +119,37 @@ export class LocalSource implements FileSource {
       if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
       throw err;
     }
+    // One entry that cannot be stat-ed is that entry's problem (its follower says so), not the folder's.
+    const stats = await Promise.all(
+      names.map((name) =>
+        this.stat(join(path, name)).catch((err: unknown) => {
+          if (err instanceof FileReadError) return null;
+          throw err;
+        }),
+      ),
+    );
     const out: DirEntry[] = [];
-    for (const name of names) {
-      // One entry that cannot be stat-ed is that entry's problem (its follower says so), not the folder's.
-      const st = await this.stat(join(path, name)).catch((err: unknown) => {
-        if (err instanceof FileReadError) return null;
-        throw err;
-      });
+    names.forEach((name, i) => {
+      const st = stats[i];
       if (st) out.push({ name, isDirectory: st.isDirectory, stat: st });
+    });
+    return out;
+  }
+
+  async dirs(path: string): Promise<string[] | null> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch (err) {
+      if (isMissing(err)) return null;
+      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
+      throw err;
+    }
+    const out: string[] = [];
+    for (const e of entries) {
+      if (e.isDirectory()) out.push(e.name);
+      // A symlink may point at a folder (stat follows it, as list does).
+      else if (e.isSymbolicLink() && (await this.stat(join(path, e.name)).catch(() => null))?.isDirectory) out.push(e.name);
     }
     return out;
   }

@@ -88,6 +88,15 @@ export class SshSource implements FileSource {
     return out.stdout.subarray(0, length);
   }
 
+  async dirs(path: string): Promise<string[] | null> {
+    // Shell builtins only: no stat per entry, one request whatever the folder holds.
+    const script = `cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; for f in *; do [ -d "$f" ] && printf '%s\\n' "$f"; done; exit 0`;
+    const out = await this.connection.run(script);
+    if (out.code === MISSING) return null;
+    if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
+    return out.stdout.toString('utf8').split('\n').filter((n) => n !== '');
+  }
+
   async list(path: string): Promise<DirEntry[] | null> {
     const script = `${STAT_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set -- *; [ -e "$1" ] || exit 0; st "$@" 2>/dev/null; exit 0`;
     const out = await this.connection.run(script);

@@ -123,6 +123,11 @@ export class Store {
   private readonly statements = new Map<string, Database.Statement>();
   /** Bumped whenever a problem is added or removed: problems() is re-read only then. */
   private problemsVersion = 0;
+
+  /** Changes whenever a stored problem is added or removed (cheap to compare on every poll). */
+  get problemsRevision(): number {
+    return this.problemsVersion;
+  }
   private readonly problemsCache = new Map<string, { version: number; problems: readonly Problem[] }>();
 
   private constructor(private readonly db: Database.Database) {}
@@ -281,11 +286,16 @@ export class Store {
    * When each id was first read, for a loop: ids not seen before are stamped `at`. One statement
    * per batch, so a 20,000-finding ledger is stamped in one transaction.
    */
-  firstSeen(loop: string, ids: readonly string[], at: string): Map<string, string> {
+  firstSeen(loop: string, ids: readonly string[], at: string, options: { only?: boolean } = {}): Map<string, string> {
     const insert = this.stmt('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
     this.db.transaction(() => {
       for (const id of ids) insert.run(loop, id, at);
     })();
+    if (options.only) {
+      // Just these ids (a follower that already holds the rest): a new section, not the whole ledger.
+      const one = this.stmt('SELECT at FROM first_seen WHERE loop = ? AND id = ?');
+      return new Map(ids.map((id) => [id, (one.get(loop, id) as { at: string } | undefined)?.at ?? at]));
+    }
     const rows = this.stmt('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
     return new Map(rows.map((r) => [r.id, r.at]));
   }

@@ -6,7 +6,8 @@ import { RpcClientError } from './errors';
 import type { Transport } from './types';
 
 function fakeTransport(answer: (name: string, input: unknown) => Promise<RpcResult>) {
-  const subs = new Map<string, (p: unknown) => void>();
+  const subs = new Map<string, (p: unknown, seq?: number) => void>();
+  const conn = new Set<(s: 'connecting' | 'open' | 'closed') => void>();
   const t: Transport = {
     kind: 'bridge',
     invoke: answer,
@@ -15,10 +16,17 @@ function fakeTransport(answer: (name: string, input: unknown) => Promise<RpcResu
       return () => subs.delete(e);
     },
     connection: () => 'open',
-    onConnection: () => () => {},
+    onConnection: (cb) => {
+      conn.add(cb);
+      return () => conn.delete(cb);
+    },
     close: () => {},
   };
-  return { t, emit: (e: string, p: unknown) => subs.get(e)?.(p) };
+  return {
+    t,
+    emit: (e: string, p: unknown, seq?: number) => subs.get(e)?.(p, seq),
+    setConnection: (s: 'connecting' | 'open' | 'closed') => conn.forEach((cb) => cb(s)),
+  };
 }
 
 describe('clientOver', () => {
@@ -46,6 +54,26 @@ describe('clientOver', () => {
       throw new Error('IPC gone');
     });
     await expect(clientOver(t).invoke('app.info', {})).rejects.toMatchObject({ code: 'transport' });
+  });
+
+  it('asks for a resync when an event number is skipped, not for a number seen twice or after a reconnect', () => {
+    const { t, emit, setConnection } = fakeTransport(async () => ({ ok: true, output: null }));
+    const client = clientOver(t);
+    let resyncs = 0;
+    client.onResync(() => resyncs++);
+    client.on('hosts.changed', () => {});
+    client.on('problems.changed', () => {});
+    emit('hosts.changed', { hosts: [] }, 1);
+    emit('problems.changed', { problems: [] }, 2);
+    emit('problems.changed', { problems: [] }, 2);
+    expect(resyncs).toBe(0);
+    emit('hosts.changed', { hosts: [] }, 4);
+    expect(resyncs).toBe(1);
+    setConnection('closed');
+    setConnection('open');
+    emit('hosts.changed', { hosts: [] }, 1);
+    emit('hosts.changed', { hosts: [] }, 2);
+    expect(resyncs).toBe(1);
   });
 
   it('delivers valid event payloads and drops invalid ones with a warning', () => {

@@ -23,6 +23,11 @@ export interface LoopdeckClient {
   on<E extends EventName>(event: E, cb: (payload: EventPayload<E>) => void): () => void;
   connection(): ConnectionState;
   onConnection(cb: (state: ConnectionState) => void): () => void;
+  /**
+   * Called when an event was lost (its sequence number skipped one): what the client holds may be
+   * stale, and a fresh snapshot puts it right. Returns an unsubscribe function.
+   */
+  onResync(cb: () => void): () => void;
   close(): void;
 }
 
@@ -38,6 +43,20 @@ export interface ClientEnvironment {
 
 /** Wrap any transport in the typed, validating client. */
 export function clientOver(transport: Transport): LoopdeckClient {
+  // The highest event number seen on this connection. Every subscription sees every number it
+  // is subscribed to; a number more than one past the highest is a gap (one seen twice, by two
+  // subscriptions, is not).
+  let lastSeq: number | null = null;
+  const resync = new Set<() => void>();
+  transport.onConnection((state) => {
+    if (state !== 'open') lastSeq = null;
+  });
+  const sequence = (seq: number | undefined): void => {
+    if (seq === undefined) return;
+    const gap = lastSeq !== null && seq > lastSeq + 1;
+    if (lastSeq === null || seq > lastSeq) lastSeq = seq;
+    if (gap) for (const cb of [...resync]) cb();
+  };
   return {
     transport: transport.kind,
     async invoke(name, input) {
@@ -58,7 +77,8 @@ export function clientOver(transport: Transport): LoopdeckClient {
     },
     on(event, cb) {
       const schema = events[event];
-      return transport.on(event, (raw) => {
+      return transport.on(event, (raw, seq) => {
+        sequence(seq);
         const parsed = schema.safeParse(raw);
         if (!parsed.success) {
           console.warn(`loopdeck: dropped an invalid ${event} event`, parsed.error.issues);
@@ -69,6 +89,12 @@ export function clientOver(transport: Transport): LoopdeckClient {
     },
     connection: () => transport.connection(),
     onConnection: (cb) => transport.onConnection(cb),
+    onResync(cb) {
+      resync.add(cb);
+      return () => {
+        resync.delete(cb);
+      };
+    },
     close: () => transport.close(),
   };
 }

@@ -50,7 +50,7 @@ const browserSocket: SocketFactory = (url) => new WebSocket(url) as unknown as S
 export function createWsTransport(options: WsTransportOptions): Transport {
   const open = options.socket ?? browserSocket;
   const random = options.random ?? Math.random;
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const listeners = new Map<string, Set<(payload: unknown, seq?: number) => void>>();
   const stateListeners = new Set<(s: ConnectionState) => void>();
   const pending = new Map<number, Pending>();
   const queued: number[] = [];
@@ -90,7 +90,7 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       return;
     }
     if (frame.data.type === 'event') {
-      for (const cb of [...(listeners.get(frame.data.event) ?? [])]) cb(frame.data.payload);
+      for (const cb of [...(listeners.get(frame.data.event) ?? [])]) cb(frame.data.payload, frame.data.seq);
       return;
     }
     const call = pending.get(frame.data.id);

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EventName, RpcResult } from '../../../shared/contract';
 import type { ConnectionState, Transport } from '../client';
 import { clientOver } from '../client';
-import { cycle, loop, snapshot } from '../lib/test-fixtures';
+import { cycle, snapshot } from '../lib/test-fixtures';
 import { bindDeckStore, createDeckStore } from './deck-store';
 
 type Answer = (name: string, input?: unknown) => Promise<RpcResult>;
@@ -88,10 +88,10 @@ describe('deck store', () => {
   it('applies events, and config.changed triggers a refetch', async () => {
     const h = harness(standard);
     await flush();
-    h.emit('loop.updated', { loop: loop('reliability', [cycle('2026-08-24', 'running')]) });
+    h.emit('loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'running')], removed: [] });
     expect(h.store.getState().loops.reliability?.cycles[0]?.status).toBe('running');
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    h.emit('loop.updated', { loop: { name: 'bad' } });
+    h.emit('loop.changed', { loop: 'bad' });
     expect(h.store.getState().loops.bad).toBeUndefined();
     expect(warn).toHaveBeenCalledOnce();
     warn.mockRestore();
@@ -111,7 +111,7 @@ describe('deck store', () => {
       return { ok: true, output: snapshot() };
     });
     await flush();
-    h.emit('loop.updated', { loop: loop('reliability', [cycle('2026-08-24', 'failed')]) });
+    h.emit('loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'failed')], removed: [] });
     release();
     await flush();
     expect(h.store.getState().loops.reliability?.cycles[0]?.status).toBe('failed');

@@ -120,6 +120,8 @@ export function bindDeckStore(store: DeckStore, client: LoopdeckClient): () => v
       store.setState({ connection });
       if (connection === 'open') void store.getState().load();
     }),
+    // An event was lost: deltas cannot be trusted to add up any more, so start from a snapshot.
+    client.onResync(() => void store.getState().load()),
   );
   store.setState({ connection: client.connection() });
   if (client.connection() === 'open') void store.getState().load();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backlogItem, cycle, finding, host, loop, pullRequest, snapshot } from '../lib/test-fixtures';
+import { findingKey } from '../../../shared/deltas';
 import { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';
@@ -41,20 +42,30 @@ describe('withSnapshot', () => {
 describe('reduceEvent', () => {
   const base = withSnapshot({ ...emptyDeckData, info }, snapshot());
 
-  it('loop.updated replaces that loop only, in place', () => {
-    const updated = loop('reliability', [cycle('2026-08-24', 'running'), cycle('2026-08-23')]);
-    const { data, refetch } = reduceEvent(base, 'loop.updated', { loop: updated }, NOW);
+  it('loop.changed merges the changed cycles into that loop only, newest first', () => {
+    const before = base.loops.reliability;
+    const { data, refetch } = reduceEvent(base, 'loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'running')], removed: [] }, NOW);
     expect(refetch).toBe(false);
-    expect(data.loops.reliability).toBe(updated);
+    expect(data.loops.reliability?.cycles.map((c) => c.date)).toEqual(['2026-08-24', ...(before?.cycles.map((c) => c.date) ?? [])]);
+    expect(data.loops.reliability?.deadman).toBe(before?.deadman);
     expect(data.loops.testing).toBe(base.loops.testing);
     expect(data.loopNames).toEqual(['reliability', 'testing']);
     expect(data.updatedAt).toBe(NOW);
     expect(data.takenAt).toBe(base.takenAt);
   });
 
-  it('loop.updated for an unknown loop appends it', () => {
-    const { data } = reduceEvent(base, 'loop.updated', { loop: loop('nightly') }, NOW);
+  it('loop.changed replaces a cycle of the same date, drops removed dates, and takes a new dead-man', () => {
+    const one = reduceEvent(base, 'loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'running'), cycle('2026-08-23', 'running')], removed: [] }, NOW).data;
+    const deadman = { state: 'late', expectedAt: null, lastFireAt: null, reason: 'no cycle yet' } as const;
+    const two = reduceEvent(one, 'loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'failed')], removed: ['2026-08-23'], deadman }, NOW).data;
+    expect(two.loops.reliability?.cycles.map((c) => [c.date, c.status])).toEqual([['2026-08-24', 'failed']]);
+    expect(two.loops.reliability?.deadman).toEqual(deadman);
+  });
+
+  it('loop.changed for an unknown loop appends it', () => {
+    const { data } = reduceEvent(base, 'loop.changed', { loop: 'nightly', host: 'runner', upserted: [cycle('2026-08-24')], removed: [] }, NOW);
     expect(data.loopNames).toEqual(['reliability', 'testing', 'nightly']);
+    expect(data.loops.nightly?.cycles).toHaveLength(1);
   });
 
   it('hosts.changed and problems.changed replace their lists', () => {
@@ -66,15 +77,31 @@ describe('reduceEvent', () => {
     expect(r.refetch).toBe(false);
   });
 
-  it('ledgers.changed replaces every ledger list whole, without copying', () => {
-    const findings = [finding('R-1', { backlog: ['REL-001'] })];
-    const backlog = [backlogItem('REL-001', ['R-1'])];
-    const payload = { findings, backlog, tasks: [], lessons: [], audits: [] };
-    const { data, refetch } = reduceEvent(base, 'ledgers.changed', payload, NOW);
+  it('ledgers.changed applies its deltas: changed rows in place, new ones appended, removed ones gone', () => {
+    const none = { upserted: [], removed: [] };
+    const start = reduceEvent(base, 'ledgers.changed', { loop: 'reliability', findings: { upserted: [finding('R-1'), finding('R-2')], removed: [] }, backlog: none, tasks: none, lessons: none, audits: none }, NOW).data;
+    const r1 = start.findings.find((f) => f.id === 'R-1');
+    const changedR2 = finding('R-2', { status: 'done' });
+    const gone = start.findings.find((f) => f.id === 'R-1');
+    const payload = {
+      loop: 'reliability',
+      findings: { upserted: [changedR2, finding('R-3')], removed: gone ? [findingKey(gone)] : [] },
+      backlog: { upserted: [backlogItem('REL-001', ['R-2'])], removed: [] },
+      tasks: none,
+      lessons: none,
+      audits: none,
+    };
+    const { data, refetch } = reduceEvent(start, 'ledgers.changed', payload, NOW);
     expect(refetch).toBe(false);
-    expect(data.findings).toBe(findings);
-    expect(data.backlog).toBe(backlog);
-    expect(data.tasks).toBe(payload.tasks);
+    expect(r1).toBeDefined();
+    expect(data.findings.map((f) => [f.id, f.status])).toEqual([
+      ...base.findings.map((f) => [f.id, f.status]),
+      ['R-2', 'done'],
+      ['R-3', 'open'],
+    ]);
+    expect(data.findings.find((f) => f.id === 'R-2')).toBe(changedR2);
+    expect(data.backlog.map((b) => b.id)).toEqual([...base.backlog.map((b) => b.id), 'REL-001']);
+    expect(data.tasks).toBe(start.tasks);
     expect(data.loops).toBe(base.loops);
     expect(data.updatedAt).toBe(NOW);
   });
@@ -110,7 +137,8 @@ describe('reduceEvent', () => {
 
   it('does not mutate its input', () => {
     const before = JSON.stringify(base);
-    reduceEvent(base, 'loop.updated', { loop: loop('nightly') }, NOW);
+    reduceEvent(base, 'loop.changed', { loop: 'nightly', host: 'runner', upserted: [cycle('2026-08-24')], removed: [] }, NOW);
+    reduceEvent(base, 'ledgers.changed', { loop: 'reliability', findings: { upserted: [finding('R-9')], removed: [] }, backlog: { upserted: [], removed: [] }, tasks: { upserted: [], removed: [] }, lessons: { upserted: [], removed: [] }, audits: { upserted: [], removed: [] } }, NOW);
     withLoop(base, loop('reliability', []));
     expect(JSON.stringify(base)).toBe(before);
   });

@@ -12,6 +12,7 @@ import type {
   Snapshot,
   Task,
 } from '../../../shared/domain';
+import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
 import { emptyOpsData, opsFromSnapshot, reduceOpsEvent, type OpsData } from './ops';
 
 /** What `app.info` answers. */
@@ -29,7 +30,7 @@ export interface DeckData extends OpsData {
   readonly loopNames: readonly string[];
   readonly loops: Readonly<Record<string, LoopState>>;
   readonly problems: readonly Problem[];
-  /** Ledger contents, replaced whole (kept as the arrays main sent: findings can be 20,000 rows). */
+  /** Ledger contents: the snapshot's arrays, then changed by deltas (findings can be 60,000 rows). */
   readonly findings: readonly Finding[];
   readonly backlog: readonly BacklogItem[];
   readonly tasks: readonly Task[];
@@ -108,8 +109,10 @@ export function withLoop(data: DeckData, loop: LoopState): DeckData {
 /** Apply one validated event. `now` stamps `updatedAt`. */
 export function reduceEvent<E extends EventName>(data: DeckData, event: E, payload: EventPayload<E>, now: string): EventEffect {
   switch (event) {
-    case 'loop.updated': {
-      const { loop } = payload as EventPayload<'loop.updated'>;
+    case 'loop.changed': {
+      const { loop: name, host, upserted, removed, deadman } = payload as EventPayload<'loop.changed'>;
+      const before = data.loops[name] ?? { name, host, cycles: [], deadman: null };
+      const loop = { ...before, host, cycles: applyCycleDelta(before.cycles, upserted, removed), deadman: deadman === undefined ? before.deadman : deadman };
       return { data: { ...withLoop(data, loop), updatedAt: now }, refetch: false };
     }
     case 'hosts.changed': {
@@ -121,8 +124,20 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
       return { data: { ...data, problems, updatedAt: now }, refetch: false };
     }
     case 'ledgers.changed': {
-      const { findings, backlog, tasks, lessons, audits } = payload as EventPayload<'ledgers.changed'>;
-      return { data: { ...data, findings, backlog, tasks, lessons, audits, updatedAt: now }, refetch: false };
+      // Deltas of one loop's ledgers: only the rows that changed are touched (20,000 findings stay).
+      const d = payload as EventPayload<'ledgers.changed'>;
+      return {
+        data: {
+          ...data,
+          findings: applyKeyedDelta(data.findings, d.findings, findingKey),
+          backlog: applyKeyedDelta(data.backlog, d.backlog, backlogKey),
+          tasks: applyKeyedDelta(data.tasks, d.tasks, taskKey),
+          lessons: applyKeyedDelta(data.lessons, d.lessons, lessonKey),
+          audits: applyKeyedDelta(data.audits, d.audits, auditKey),
+          updatedAt: now,
+        },
+        refetch: false,
+      };
     }
     case 'prs.changed': {
       const { prs } = payload as EventPayload<'prs.changed'>;

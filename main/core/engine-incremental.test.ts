@@ -1,0 +1,171 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { EventName } from '../../shared/contract';
+import type { Snapshot } from '../../shared/domain';
+import { parseConfig } from './config/load-config';
+import { Engine } from './engine';
+import { Store } from './store/store';
+
+const NOW = new Date('2026-11-30T12:00:00Z');
+const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];
+
+function findingRow(n: number): string {
+  return `| R-${n} | ${['P0', 'P1', 'P2'][n % 3]} | state | daemon/state_${n % 40}.py:${n % 500} | finding number ${n} |`;
+}
+
+/** A ledger section: a findings table of R-from…R-(to-1) and one backlog item covering its ends. */
+function section(title: string, from: number, to: number, item: string): string {
+  const rows = Array.from({ length: to - from }, (_, i) => findingRow(from + i));
+  return ['', `## Delta audit ${title}`, '', '| ID | Sev | Category | Where | Finding |', '|---|---|---|---|---|', ...rows, '', '| ID | Findings | Sev | Acceptance |', '|---|---|---|---|', `| ${item} | R-${from}, R-${to - 1} | P1 | inject a crash |`, ''].join('\n');
+}
+
+function finishedCycle(dir: string, date: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'audit.status'), `audit ${date}T00:00:04+00:00 STARTED\naudit ${date}T00:41:12+00:00 OK\n`);
+  writeFileSync(join(dir, 'remediate.status'), `remediate ${date}T01:00:00+00:00 STARTED\nremediate ${date}T03:00:00+00:00 NO-OP\n`);
+  writeFileSync(join(dir, 'remediate.log'), 'tool_use Read x\nNIGHTLY PHASE NO-OP: loop=reliability phase=remediate nothing to do\n');
+  writeFileSync(join(dir, 'deliver.status'), `deliver ${date}T04:00:00+00:00 2 PR(s) green, ready to merge: https://github.com/acme/radon/pull/${date.slice(-2)}1 https://github.com/acme/radon/pull/${date.slice(-2)}2\n`);
+}
+
+function fixture(cycles = 10) {
+  const dir = mkdtempSync(join(tmpdir(), 'ld-incremental-'));
+  const runs = join(dir, 'runs');
+  const clone = join(dir, 'clone');
+  mkdirSync(clone, { recursive: true });
+  for (const d of DAYS.slice(0, -1)) finishedCycle(join(runs, d), d);
+  const today = join(runs, DAYS.at(-1) ?? '');
+  mkdirSync(today, { recursive: true });
+  writeFileSync(join(today, 'audit.status'), `audit ${DAYS.at(-1)}T09:00:00+00:00 STARTED\naudit ${DAYS.at(-1)}T09:50:00+00:00 OK\n`);
+  writeFileSync(join(today, 'remediate.status'), `remediate ${DAYS.at(-1)}T10:00:00+00:00 STARTED\n`);
+  writeFileSync(join(today, 'remediate.log'), 'tool_use Read a\n');
+  writeFileSync(join(today, 'remediate.gates.rc'), 'ast_refresh_rc=\ngates_rc=\nsuite_rc=\nast_refresh_rc=0\n');
+  const audit = join(clone, 'RELIABILITY_AUDIT.md');
+  writeFileSync(audit, `# Reliability audit\n${section('2026-11-01', 0, 1000, 'REL-0')}${section('2026-11-02', 1000, 2000, 'REL-1')}`);
+  const log = join(clone, 'RELIABILITY_LOG.md');
+  writeFileSync(log, '# Reliability log\n\n| ID | Date | Outcome | Red/Green | Notes |\n|----|------|---------|-----------|-------|\n| REL-1 | 2026-11-03 | BLOCKED | 1/0 | mock missing |\n');
+  const text = [
+    'hosts: { runner: { local: true } }',
+    'loops:',
+    '  reliability:',
+    '    host: runner',
+    `    runs: ${JSON.stringify(runs)}`,
+    `    dir: ${JSON.stringify(clone)}`,
+    '    phases: [audit, remediate, deliver]',
+    '    schedule: "0 0 * * *"',
+    '    timezone: UTC',
+    '    cap: 20h',
+    `    cycles: ${cycles}`,
+    '    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }',
+    '',
+  ].join('\n');
+  const config = parseConfig(join(dir, 'config.yaml'), text);
+  return { dir, runs, today, audit, log, config };
+}
+
+type Seen = { event: EventName; payload: unknown }[];
+
+function open(config: ReturnType<typeof fixture>['config'], file: string) {
+  const store = Store.open(file);
+  const engine = new Engine(config, { store, now: () => NOW });
+  const seen: Seen = [];
+  engine.subscribe((event, payload) => seen.push({ event, payload }));
+  return { store, engine, seen, of: <P>(event: EventName) => seen.filter((s) => s.event === event).map((s) => s.payload as P) };
+}
+
+/** What both engines must agree on: the snapshot without what depends on when it was read. */
+function comparable(s: Snapshot): unknown {
+  const { takenAt: _t, notices: _n, lastReviewedAt: _r, ...rest } = s;
+  return rest;
+}
+
+describe('the engine does work for what changed, and publishes deltas', () => {
+  it('a line that changes a phase publishes that one cycle; a line that changes nothing publishes nothing', async () => {
+    const fx = fixture();
+    const { engine, seen, of } = open(fx.config, ':memory:');
+    await engine.poll();
+    const first = of<{ upserted: { date: string }[] }>('loop.changed');
+    expect(first.flatMap((p) => p.upserted.map((c) => c.date)).sort()).toEqual(DAYS);
+
+    seen.length = 0;
+    appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
+    await engine.poll();
+    const delta = of<{ loop: string; upserted: { date: string; phases: { name: string; stages: { steps: { rc: number | null }[] }[] }[] }[]; removed: string[] }>('loop.changed');
+    expect(delta).toHaveLength(1);
+    expect(delta[0]?.upserted.map((c) => c.date)).toEqual([DAYS.at(-1)]);
+    expect(delta[0]?.removed).toEqual([]);
+    expect(delta[0]?.upserted[0]?.phases[1]?.stages[0]?.steps.map((s) => s.rc)).toEqual([0, 0, null]);
+    expect(JSON.stringify(delta[0]).length).toBeLessThan(2048);
+    expect(seen.map((s) => s.event)).toEqual(['loop.changed']);
+
+    seen.length = 0;
+    appendFileSync(join(fx.today, 'remediate.log'), 'tool_use Bash pytest -q\n');
+    await engine.poll();
+    expect(seen).toEqual([]);
+    await engine.close();
+  });
+
+  it('a ledger section of 50 findings publishes those 50, and a log outcome the rows it covers, without re-reading the store', async () => {
+    const fx = fixture();
+    const { store, engine, seen, of } = open(fx.config, ':memory:');
+    await engine.poll();
+    type Delta = { findings: { upserted: { id: string; status: string }[]; removed: string[] }; backlog: { upserted: { id: string; status: string }[] } };
+    expect(of<Delta>('ledgers.changed')[0]?.findings.upserted).toHaveLength(2000);
+    const reads = vi.spyOn(store, 'records');
+
+    seen.length = 0;
+    appendFileSync(fx.audit, section('2026-11-30', 2000, 2050, 'REL-2'));
+    await engine.poll();
+    const appended = of<Delta>('ledgers.changed');
+    expect(appended).toHaveLength(1);
+    expect(appended[0]?.findings.upserted.map((f) => f.id)).toEqual(Array.from({ length: 50 }, (_, i) => `R-${2000 + i}`));
+    expect(appended[0]?.findings.removed).toEqual([]);
+    expect(appended[0]?.backlog.upserted.map((b) => b.id)).toEqual(['REL-2']);
+    const fifty = JSON.stringify(appended[0]?.findings.upserted);
+    expect(JSON.stringify(appended[0]).length).toBeLessThan(2 * fifty.length);
+
+    seen.length = 0;
+    appendFileSync(fx.log, '| REL-0 | 2026-11-30 | DONE | 1/1 | fixed |\n');
+    await engine.poll();
+    const outcome = of<Delta>('ledgers.changed');
+    expect(outcome[0]?.findings.upserted.map((f) => [f.id, f.status])).toEqual([
+      ['R-0', 'done'],
+      ['R-999', 'done'],
+    ]);
+    expect(outcome[0]?.backlog.upserted.map((b) => [b.id, b.status])).toEqual([['REL-0', 'done']]);
+    expect(reads).not.toHaveBeenCalled();
+    expect(engine.snapshot().findings).toHaveLength(2050);
+    await engine.close();
+  });
+
+  it('following changes poll by poll ends where a fresh read of the same files does', async () => {
+    const fx = fixture(4);
+    const dir = mkdtempSync(join(tmpdir(), 'ld-incremental-db-'));
+    const a = open(fx.config, join(dir, 'a.sqlite'));
+    await a.engine.poll();
+    const steps: (() => void)[] = [
+      () => appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\nsuite_rc=1\nDONE\n'),
+      () => appendFileSync(join(fx.today, 'remediate.status'), `remediate ${DAYS.at(-1)}T11:00:00+00:00 FAILED 1\n`),
+      () => appendFileSync(fx.audit, section('2026-11-30', 2000, 2050, 'REL-2')),
+      () => appendFileSync(fx.log, '| REL-2 | 2026-11-30 | DONE | 1/1 | fixed |\n| REL-1 | 2026-11-30 | operator-only | 0/0 | creds |\n'),
+      // A new night: the oldest cycle leaves the window of four.
+      () => finishedCycle(join(fx.runs, '2026-12-01'), '2026-12-01'),
+      // A late edit of an old night, and a ledger rewritten in place.
+      () => appendFileSync(join(fx.runs, '2026-11-28', 'deliver.status'), 'deliver 2026-11-28T05:00:00+00:00 INCOMPLETE: ci/test\n'),
+      () => writeFileSync(fx.audit, `# Reliability audit\n${section('2026-11-01', 0, 300, 'REL-0')}`),
+      () => rmSync(join(fx.runs, '2026-11-29'), { recursive: true }),
+    ];
+    for (const step of steps) {
+      step();
+      // Enough polls for the round robin to reach every old night.
+      for (let i = 0; i < 4; i++) await a.engine.poll();
+    }
+    const b = open(fx.config, join(dir, 'b.sqlite'));
+    await b.engine.poll();
+    expect(comparable(a.engine.snapshot())).toEqual(comparable(b.engine.snapshot()));
+    expect(a.engine.snapshot().loops[0]?.cycles.map((c) => c.date)).toEqual(['2026-12-01', '2026-11-30', '2026-11-28', '2026-11-27']);
+    await a.engine.close();
+    await b.engine.close();
+  });
+});
