@@ -39,6 +39,8 @@ else
 fi
 job=$!
 echo "$job" >"$LD_DIR/pgid"
+# A cancel that came before the pgid file was written left its mark: act on it now.
+[ -f "$LD_DIR/cancelled" ] && kill -s TERM -- "-$job" 2>/dev/null
 ( sleep "$LD_TIMEOUT"; echo timeout >"$LD_DIR/timeout"; kill -s TERM -- "-$job" 2>/dev/null; sleep "$LD_GRACE"; kill -s KILL -- "-$job" 2>/dev/null ) >/dev/null 2>&1 &
 dog=$!
 wait "$job"; rc=$?
@@ -98,8 +100,11 @@ export function cancelScript(dir: string, graceSeconds: number): string {
   const d = shellQuote(dir);
   return [
     `cd ${d} 2>/dev/null || exit 0`,
-    'pg=$(cat pgid 2>/dev/null); [ -n "$pg" ] || exit 0',
+    "grep -q '^DONE' rc 2>/dev/null && exit 0",
+    // The mark comes first: a wrapper that has not written pgid yet finds it once it has.
     'echo cancelled >cancelled',
+    `i=0; while [ ! -s pgid ] && [ $i -lt 50 ] && ! grep -q '^DONE' rc 2>/dev/null; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); done`,
+    'pg=$(cat pgid 2>/dev/null); [ -n "$pg" ] || { echo SIGNALLED; exit 0; }',
     'kill -s TERM -- "-$pg" 2>/dev/null',
     `nohup sh -c 'sleep ${graceSeconds}; kill -s KILL -- "-$0" 2>/dev/null' "$pg" >/dev/null 2>&1 </dev/null &`,
     'echo SIGNALLED',
