@@ -6,7 +6,9 @@ import type { EventName } from '../../shared/contract';
 import type { Snapshot } from '../../shared/domain';
 import { parseConfig } from './config/load-config';
 import { Engine } from './engine';
+import { LocalSource } from './sources/local-source';
 import { Store } from './store/store';
+import { until } from '../testing/until';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];
@@ -137,6 +139,40 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     expect(reads).not.toHaveBeenCalled();
     expect(engine.snapshot().findings).toHaveLength(2050);
     await engine.close();
+  });
+
+  it('an idle poll reads nothing from a host whose watchers cover the folders; a change they report is read at once', async () => {
+    const fx = fixture();
+    const { engine, of, seen } = open(fx.config, ':memory:');
+    let woken = 0;
+    engine.onWake(() => woken++);
+    await engine.poll();
+    const calls = { list: 0, dirs: 0, stat: 0, read: 0 };
+    const proto = LocalSource.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const originals = new Map<string, (...a: unknown[]) => unknown>();
+    for (const m of ['list', 'dirs', 'stat', 'read'] as const) {
+      const original = proto[m];
+      if (!original) continue;
+      originals.set(m, original);
+      proto[m] = function (this: unknown, ...args: unknown[]) {
+        calls[m]++;
+        return original.apply(this, args);
+      };
+    }
+    const spies = [{ mockRestore: () => originals.forEach((fn, m) => (proto[m] = fn)) }];
+    try {
+      for (let i = 0; i < 5; i++) await engine.poll({ idle: true });
+      expect(calls).toEqual({ list: 0, dirs: 0, stat: 0, read: 0 });
+      seen.length = 0;
+      appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
+      await until(() => woken > 0, 10_000, 'the watcher to report the append');
+      await engine.poll({ idle: true });
+      expect(calls.read).toBeGreaterThan(0);
+      expect(of<{ upserted: unknown[] }>('loop.changed')[0]?.upserted).toHaveLength(1);
+    } finally {
+      spies.forEach((sp) => sp.mockRestore());
+      await engine.close();
+    }
   });
 
   it('following changes poll by poll ends where a fresh read of the same files does', async () => {

@@ -33,6 +33,9 @@ const DEADMAN_CYCLES = 8;
 
 const PR_ORDER = { ready: 0, incomplete: 1, pending: 2 } as const;
 
+/** Every this many polls that no watcher asked for, one reads everything anyway (about 10 s idle). */
+const FULL_POLL_EVERY = 10;
+
 function sameDeadman(a: Deadman | null | undefined, b: Deadman | null): boolean {
   if (!a || !b) return a === b;
   return a.state === b.state && a.expectedAt === b.expectedAt && a.lastFireAt === b.lastFireAt && a.reason === b.reason;
@@ -59,6 +62,10 @@ export class Engine {
   private readonly prEvidence = new Map<string, Map<string, string>>();
   private readonly deadmanAt = new Map<string, number>();
   private problemsPublished = '';
+  /** A watcher woke a poll since the last one began (or none has run yet). */
+  private woken = true;
+  /** Polls since the last one that read every hot file whatever the watchers said. */
+  private quietPolls = 0;
   private errorsRevision = 0;
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
@@ -67,6 +74,8 @@ export class Engine {
   private readonly loopErrors = new Map<string, Problem>();
   private readonly listeners = new Set<EventListener>();
   private lastHostsJson = '';
+  /** The folders watched on each host (the hot cycles, the runs folder, the ledgers' folders). */
+  private watchedDirs = new Map<string, Set<string>>();
   private polling: Promise<void> | null = null;
 
   private readonly store: Store;
@@ -172,7 +181,13 @@ export class Engine {
       for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
       byHost.set(f.host, dirs);
     }
-    for (const [name, h] of this.hosts) h.source?.watch?.([...(byHost.get(name) ?? [])], () => this.wake());
+    for (const [name, h] of this.hosts) {
+      h.source?.watch?.([...(byHost.get(name) ?? [])], () => {
+        this.woken = true;
+        this.wake();
+      });
+    }
+    this.watchedDirs = byHost;
   }
 
   /** Close every connection (after the poll in flight, if any). */
@@ -207,9 +222,13 @@ export class Engine {
     return () => this.listeners.delete(listener);
   }
 
-  /** Read every source once and publish what changed. Concurrent calls share one poll. */
-  poll(): Promise<void> {
-    this.polling ??= this.pollAll().finally(() => {
+  /**
+   * Read every source once and publish what changed. Concurrent calls share one poll. `idle`: the
+   * timer asked, not a watcher or a person: hosts whose watchers cover every folder it would read
+   * are not read (see pollAll).
+   */
+  poll(options: { idle?: boolean } = {}): Promise<void> {
+    this.polling ??= this.pollAll(options.idle === true).finally(() => {
       this.polling = null;
     });
     return this.polling;
@@ -220,8 +239,18 @@ export class Engine {
     await this.polling?.catch(() => undefined);
   }
 
-  private async pollAll(): Promise<void> {
+  private async pollAll(idle: boolean): Promise<void> {
     const now = this.now();
+    // A poll no watcher asked for reads nothing from a host that watches every folder it would
+    // read (the timer is then only the clock's), except every FULL_POLL_EVERY-th: belt and braces
+    // for a file system whose notifications can be missed.
+    const quietAllowed = idle && !this.woken && ++this.quietPolls < FULL_POLL_EVERY;
+    if (!quietAllowed) this.quietPolls = 0;
+    this.woken = false;
+    const quiet = (host: string): boolean => {
+      const dirs = this.watchedDirs.get(host);
+      return quietAllowed && dirs !== undefined && this.hosts.get(host)?.source?.watching?.([...dirs]) === true;
+    };
     const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
     const prsDirty = new Set<string>();
     for (const follower of this.followers) {
@@ -232,7 +261,7 @@ export class Engine {
         continue;
       }
       try {
-        const read = await follower.poll(now);
+        const read = await follower.poll(now, { quiet: quiet(follower.host) });
         this.applyLoop(read, now, changed.loops, prsDirty);
         this.setError(name, null);
       } catch (err) {
@@ -245,7 +274,7 @@ export class Engine {
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) continue;
       try {
-        const read = await ledgers.poll(now);
+        const read = await ledgers.poll(now, { quiet: quiet(follower.host) });
         if (read.deliverChanged) prsDirty.add(name);
         if (read.changed) {
           this.ledgers.set(name, ledgers.ledgers);

@@ -14,8 +14,11 @@ export const IDLE_POLL_MS = 1000;
 
 /** How a PollScheduler runs. */
 export interface PollSchedulerOptions {
-  /** One poll; a failure goes to `onError` and the schedule goes on. */
-  readonly poll: () => Promise<void>;
+  /**
+   * One poll; a failure goes to `onError` and the schedule goes on. `timer` says the timer started
+   * it and nothing woke it (the engine may then skip what its watchers say did not change).
+   */
+  readonly poll: (why: { readonly timer: boolean }) => Promise<void>;
   /** Poll this often when nothing wakes it (ms). */
   readonly intervalMs: number;
   /**
@@ -76,7 +79,7 @@ export class PollScheduler {
     if (woken) this.lastWokenAt = performance.now();
     this.woken = false;
     this.polling = this.options
-      .poll()
+      .poll({ timer: !woken })
       .catch((err: unknown) => this.options.onError?.(err))
       .finally(() => {
         this.polling = null;

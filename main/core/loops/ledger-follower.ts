@@ -100,7 +100,9 @@ export class LedgerFollower {
    * Read what changed and derive what it feeds. On the first poll everything stored is reported
    * (what was read before a restart is news to whoever shows it).
    */
-  async poll(now: Date): Promise<LedgerPoll> {
+  async poll(now: Date, options: { quiet?: boolean } = {}): Promise<LedgerPoll> {
+    // Quiet: the host watches the ledgers' folders and nothing woke this poll.
+    if (options.quiet && this.derivedOnce) return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
     let changed = false;
     let reset = false;
     const appended: LedgerRecord[] = [];

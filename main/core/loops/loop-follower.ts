@@ -61,6 +61,11 @@ export class LoopFollower {
   /** Derived cycles by date, and the window of dates, newest first. */
   private readonly derived = new Map<string, Cycle>();
   private dates: readonly string[] = [];
+  /** The cycles as last returned, newest first: rebuilt only when one changed. */
+  private cycleList: Cycle[] | null = null;
+  /** The runs folder's names as last listed, and the window of dates they gave. */
+  private listedNames = '';
+  private listedDates: readonly string[] = [];
   /** Dates whose files changed since they were last derived. */
   private readonly dirty = new Set<string>();
   /** Cycle folders refused as problems (cleared when they list again). */
@@ -90,13 +95,25 @@ export class LoopFollower {
 
   /** The loop's cycles as last derived, newest first. */
   cycles(): Cycle[] {
-    return this.dates.map((d) => this.derived.get(d)).filter((c): c is Cycle => c !== undefined);
+    this.cycleList ??= this.dates.map((d) => this.derived.get(d)).filter((c): c is Cycle => c !== undefined);
+    return this.cycleList;
   }
 
-  /** Read what changed, then derive what it feeds (and what the clock moved) as of `now`. */
-  async poll(now: Date): Promise<LoopPoll> {
+  /**
+   * Read what changed, then derive what it feeds (and what the clock moved) as of `now`. A `quiet`
+   * poll — the host watches the hot folders and nothing woke it — reads nothing and only lets the
+   * clock move the cycles it can still change.
+   */
+  async poll(now: Date, options: { quiet?: boolean } = {}): Promise<LoopPoll> {
+    if (options.quiet && this.cycleFiles.size > 0) return this.derive(now, this.dates, []);
     const names = await this.listRuns();
-    const dates = names.filter(isCycleFolder).sort().reverse().slice(0, this.config.cycles);
+    // A year of cycle folders: filtered and sorted again only when the listing changed.
+    const joined = names.join('/');
+    if (joined !== this.listedNames) {
+      this.listedNames = joined;
+      this.listedDates = names.filter(isCycleFolder).sort().reverse().slice(0, this.config.cycles);
+    }
+    const dates = this.listedDates;
     this.behind = false;
     // Hot cycles every poll; a cycle never read (a new one, or all of them on the first poll);
     // and one cold cycle, round robin, so a late edit of an old night still shows.
@@ -113,6 +130,7 @@ export class LoopFollower {
       removed.push(date);
       this.derived.delete(date);
     }
+    if (removed.length > 0 || dates.length !== this.dates.length) this.cycleList = null;
     for (const date of [...this.cycleFiles.keys()]) {
       if (window.has(date)) continue;
       this.cycleFiles.delete(date);
@@ -122,7 +140,11 @@ export class LoopFollower {
     }
     if (this.listingChanged) this.pruneProblems(dates);
     this.dates = dates;
+    return this.derive(now, dates, removed);
+  }
 
+  /** Derive the cycles whose files changed or whose state the clock can still change. */
+  private derive(now: Date, dates: readonly string[], removed: readonly string[]): LoopPoll {
     const upserted: Cycle[] = [];
     for (const date of dates) {
       const before = this.derived.get(date);
@@ -133,6 +155,7 @@ export class LoopFollower {
       if (before && JSON.stringify(before) === JSON.stringify(cycle)) continue;
       this.derived.set(date, cycle);
       upserted.push(cycle);
+      this.cycleList = null;
     }
     return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
   }

@@ -88,6 +88,21 @@ function parseCron(schedule: string, from: number) {
  * once (later by the gap) when clocks spring forward over it. Throws on an invalid cron or zone.
  */
 export function fireTimes(schedule: string, tz: string, now: Date): FireTimes {
+  // The answer holds from the last fire up to the next: the engine asks every second, and parsing
+  // the cron and walking wall-clock time costs milliseconds, so reuse it while it holds.
+  const key = `${tz}\u0001${schedule}`;
+  const nowMs = now.getTime();
+  const known = fireCache.get(key);
+  if (known && known.last !== null && known.last <= nowMs && (known.next === null || nowMs < known.next)) return known;
+  const found = computeFireTimes(schedule, tz, now);
+  if (fireCache.size > 256) fireCache.clear();
+  fireCache.set(key, found);
+  return found;
+}
+
+const fireCache = new Map<string, FireTimes>();
+
+function computeFireTimes(schedule: string, tz: string, now: Date): FireTimes {
   const nowMs = now.getTime();
   const wallNow = wallOf(nowMs, tz);
   let last: number | null = null;

@@ -144,9 +144,18 @@ export class NoticeService {
     const now = this.now();
     const nowIso = now.toISOString();
     const { retryMs, expireMs } = emergencyTiming(this.notify);
+    // Only the rows with work to do now, picked by SQL: a year of P0 findings is thousands of
+    // emergencies, nearly all expired or not yet due, and this runs every few seconds all day.
+    // (ISO times of one format compare as text.)
+    const expiredBefore = new Date(now.getTime() - expireMs).toISOString();
+    const dueBefore = new Date(now.getTime() - retryMs).toISOString();
     const rows = this.store.sql
-      .prepare('SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (sends = 0 OR priority = 2 OR snoozed_until IS NOT NULL)')
-      .all() as NoticeRow[];
+      .prepare(
+        `SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (
+           (snoozed_until IS NOT NULL AND snoozed_until <= ?)
+           OR (snoozed_until IS NULL AND (sends = 0 OR (priority = 2 AND created_at > ? AND (last_sent_at IS NULL OR last_sent_at <= ?)))))`,
+      )
+      .all(nowIso, expiredBefore, dueBefore) as NoticeRow[];
     let changed = false;
     for (const r of rows) {
       if (r.snoozed_until !== null) {

@@ -84,4 +84,9 @@ export interface FileSource {
   watch?(dirs: readonly string[], onChange: () => void): void;
   /** Stop watching. */
   unwatch?(): void;
+  /**
+   * Whether every one of these folders is being watched right now, so a change in them wakes a
+   * poll: then a poll that was not woken may skip reading them.
+   */
+  watching?(dirs: readonly string[]): boolean;
 }

@@ -69,6 +69,10 @@ export class LocalSource implements FileSource {
     this.watchers.clear();
   }
 
+  watching(dirs: readonly string[]): boolean {
+    return dirs.every((d) => this.watchers.has(d));
+  }
+
   async stat(path: string): Promise<FileStat | null> {
     try {
       return toStat(await stat(path, { bigint: true }));

@@ -24,7 +24,7 @@ export interface SshSourceOptions {
  * over exec channels, so only appended bytes cross the link. Works on Linux and macOS runners.
  */
 export class SshSource implements FileSource {
-  private watching: { key: string; stop: (() => void) | null } | null = null;
+  private watcher: { key: string; stop: (() => void) | null } | null = null;
 
   constructor(
     readonly host: string,
@@ -38,31 +38,36 @@ export class SshSource implements FileSource {
    */
   watch(dirs: readonly string[], onChange: () => void): void {
     const key = [...dirs].sort().join('\0');
-    if (this.watching?.key === key) return;
+    if (this.watcher?.key === key) return;
     this.unwatch();
     if (dirs.length === 0) return;
     const state: { key: string; stop: (() => void) | null } = { key, stop: null };
-    this.watching = state;
+    this.watcher = state;
     const script = watcherScript(dirs, this.options.watchStatMs ?? 250);
     this.connection
       .stream(`exec sh -c ${shellQuote(script)}`, (line) => line === 'changed' && onChange(), () => {
         // The link dropped or the watcher was replaced: the next watch() call starts a new one.
-        if (this.watching === state) this.watching = null;
+        if (this.watcher === state) this.watcher = null;
       })
       .then(
         (stop) => {
-          if (this.watching === state) state.stop = stop;
+          if (this.watcher === state) state.stop = stop;
           else stop();
         },
         () => {
-          if (this.watching === state) this.watching = null;
+          if (this.watcher === state) this.watcher = null;
         },
       );
   }
 
   unwatch(): void {
-    this.watching?.stop?.();
-    this.watching = null;
+    this.watcher?.stop?.();
+    this.watcher = null;
+  }
+
+  watching(dirs: readonly string[]): boolean {
+    // The watcher's channel is open (its stop is set once the exec is up) for exactly these folders.
+    return this.watcher?.stop != null && this.watcher.key === [...dirs].sort().join('\0');
   }
 
   async stat(path: string): Promise<FileStat | null> {
