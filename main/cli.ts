@@ -294,7 +294,7 @@ async function watch(flags: Flags): Promise<number> {
     process.once('SIGTERM', ok);
   });
   const scheduler = new PollScheduler({
-    poll: (why) => engine.poll({ idle: why.timer }),
+    poll: (why) => engine.poll({ reason: why.timer ? 'timer' : 'wake' }),
     intervalMs: IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
     onError: (err) => console.error(`loopdeck: poll failed: ${(err as Error).message}`),

@@ -73,7 +73,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   };
 
   const scheduler = new PollScheduler({
-    poll: (why) => engine?.poll({ idle: why.timer }) ?? Promise.resolve(),
+    poll: (why) => engine?.poll({ reason: why.timer ? 'timer' : 'wake' }) ?? Promise.resolve(),
     intervalMs: options.pollMs ?? IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
     onError: (err) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`),

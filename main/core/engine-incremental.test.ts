@@ -141,7 +141,7 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     await engine.close();
   });
 
-  it('an idle poll reads nothing from a host whose watchers cover the folders; a change they report is read at once', async () => {
+  it('an idle poll reads nothing from a host whose watchers cover the folders; a woken one reads the file they named, alone', async () => {
     const fx = fixture();
     const { engine, of, seen } = open(fx.config, ':memory:');
     let woken = 0;
@@ -161,13 +161,14 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     }
     const spies = [{ mockRestore: () => originals.forEach((fn, m) => (proto[m] = fn)) }];
     try {
-      for (let i = 0; i < 5; i++) await engine.poll({ idle: true });
+      for (let i = 0; i < 5; i++) await engine.poll({ reason: 'timer' });
       expect(calls).toEqual({ list: 0, dirs: 0, stat: 0, read: 0 });
       seen.length = 0;
       appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
       await until(() => woken > 0, 10_000, 'the watcher to report the append');
-      await engine.poll({ idle: true });
-      expect(calls.read).toBeGreaterThan(0);
+      await engine.poll({ reason: 'wake' });
+      // That file alone: one stat and one read, no folder listed.
+      expect(calls).toEqual({ list: 0, dirs: 0, stat: 1, read: 1 });
       expect(of<{ upserted: unknown[] }>('loop.changed')[0]?.upserted).toHaveLength(1);
     } finally {
       spies.forEach((sp) => sp.mockRestore());

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type PullRequest, type Snapshot } from '../../shared/domain';
 import { CapacityService } from './capacity/capacity-service';
@@ -5,7 +6,8 @@ import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './hosts';
 import { LedgerFollower, type LoopLedgers } from './loops/ledger-follower';
-import { LoopFollower, type LoopPoll } from './loops/loop-follower';
+import { LoopFollower, type LoopPoll, type ReadScope } from './loops/loop-follower';
+import type { WatchHint } from './sources/file-source';
 import { deriveDeadman } from './model/deadman';
 import { derivePullRequests, prEvidenceKey } from './model/pull-requests';
 import { Notifier } from './notices/notifier';
@@ -32,6 +34,12 @@ const DEADMAN_EVERY_MS = 1000;
 const DEADMAN_CYCLES = 8;
 
 const PR_ORDER = { ready: 0, incomplete: 1, pending: 2 } as const;
+
+/** Notices are derived at least this often (ms) for the rules the clock drives, even when nothing changed. */
+const NOTICES_EVERY_MS = 5000;
+
+/** What the watchers of one host reported since the last poll. */
+type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } | 'all';
 
 /** Every this many polls that no watcher asked for, one reads everything anyway (about 10 s idle). */
 const FULL_POLL_EVERY = 10;
@@ -62,8 +70,19 @@ export class Engine {
   private readonly prEvidence = new Map<string, Map<string, string>>();
   private readonly deadmanAt = new Map<string, number>();
   private problemsPublished = '';
-  /** A watcher woke a poll since the last one began (or none has run yet). */
-  private woken = true;
+  /**
+   * What the watchers reported since the last poll began, by host: the files and folders that
+   * changed, or `all` (a watcher that cannot say what, or nothing read yet).
+   */
+  private reported = new Map<string, HostChanges>();
+  /** What the notices were last derived from, and when (see pollAll). */
+  private noticed: { at: number; prs: readonly PullRequest[]; capacity: readonly Capacity[]; caughtUp: boolean | null; drills: boolean } = {
+    at: -Infinity,
+    prs: [],
+    capacity: [],
+    caughtUp: null,
+    drills: false,
+  };
   /** Polls since the last one that read every hot file whatever the watchers said. */
   private quietPolls = 0;
   private errorsRevision = 0;
@@ -125,7 +144,10 @@ export class Engine {
         return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
       },
       runningPhaseOn: (host) => this.runningPhaseOn(host),
-      onRunsChanged: (runs) => this.emit('drills.changed', { runs }),
+      onRunsChanged: (runs) => {
+        this.noticed.drills = true;
+        this.emit('drills.changed', { runs });
+      },
       onOutput: (runId, from, text) => this.emit('drill.output', { runId, from, text }),
     });
   }
@@ -182,8 +204,8 @@ export class Engine {
       byHost.set(f.host, dirs);
     }
     for (const [name, h] of this.hosts) {
-      h.source?.watch?.([...(byHost.get(name) ?? [])], () => {
-        this.woken = true;
+      h.source?.watch?.([...(byHost.get(name) ?? [])], (hint) => {
+        this.noteChange(name, hint);
         this.wake();
       });
     }
@@ -222,13 +244,25 @@ export class Engine {
     return () => this.listeners.delete(listener);
   }
 
+  /** Remember what a watcher said changed on a host, for the next poll. */
+  private noteChange(host: string, hint: WatchHint | undefined): void {
+    const known = this.reported.get(host);
+    if (known === 'all') return;
+    if (!hint) return void this.reported.set(host, 'all');
+    const changes = known ?? { files: new Set<string>(), dirs: new Set<string>() };
+    if (hint.kind === 'change' && hint.name !== null) changes.files.add(posix.join(hint.dir, hint.name));
+    else changes.dirs.add(hint.dir);
+    this.reported.set(host, changes);
+  }
+
   /**
-   * Read every source once and publish what changed. Concurrent calls share one poll. `idle`: the
-   * timer asked, not a watcher or a person: hosts whose watchers cover every folder it would read
-   * are not read (see pollAll).
+   * Read every source once and publish what changed. Concurrent calls share one poll. `reason`
+   * says who asked: a `wake` (a watcher) or the `timer`; then hosts whose watchers cover every
+   * folder it would read are read only where the watchers saw a change. Without one (a person,
+   * a test, `snapshot`) everything is read.
    */
-  poll(options: { idle?: boolean } = {}): Promise<void> {
-    this.polling ??= this.pollAll(options.idle === true).finally(() => {
+  poll(options: { reason?: 'wake' | 'timer' } = {}): Promise<void> {
+    this.polling ??= this.pollAll(options.reason ?? null).finally(() => {
       this.polling = null;
     });
     return this.polling;
@@ -239,17 +273,21 @@ export class Engine {
     await this.polling?.catch(() => undefined);
   }
 
-  private async pollAll(idle: boolean): Promise<void> {
+  private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
-    // A poll no watcher asked for reads nothing from a host that watches every folder it would
-    // read (the timer is then only the clock's), except every FULL_POLL_EVERY-th: belt and braces
-    // for a file system whose notifications can be missed.
-    const quietAllowed = idle && !this.woken && ++this.quietPolls < FULL_POLL_EVERY;
-    if (!quietAllowed) this.quietPolls = 0;
-    this.woken = false;
-    const quiet = (host: string): boolean => {
+    // A host that watches every folder it would read is read only where its watcher saw a change
+    // (nothing at all on a timer poll nobody woke: the timer is then only the clock's), except
+    // every FULL_POLL_EVERY-th timer poll: belt and braces for notifications that can be missed.
+    const reported = this.reported;
+    this.reported = new Map();
+    let trusted = reason !== null;
+    if (reason === 'timer' && ++this.quietPolls >= FULL_POLL_EVERY) trusted = false;
+    if (!trusted) this.quietPolls = 0;
+    const scope = (host: string): ReadScope => {
       const dirs = this.watchedDirs.get(host);
-      return quietAllowed && dirs !== undefined && this.hosts.get(host)?.source?.watching?.([...dirs]) === true;
+      const seen = reported.get(host);
+      if (!trusted || seen === 'all' || dirs === undefined || this.hosts.get(host)?.source?.watching?.([...dirs]) !== true) return {};
+      return seen === undefined ? { quiet: true } : { only: seen };
     };
     const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
     const prsDirty = new Set<string>();
@@ -261,7 +299,7 @@ export class Engine {
         continue;
       }
       try {
-        const read = await follower.poll(now, { quiet: quiet(follower.host) });
+        const read = await follower.poll(now, scope(follower.host));
         this.applyLoop(read, now, changed.loops, prsDirty);
         this.setError(name, null);
       } catch (err) {
@@ -274,7 +312,7 @@ export class Engine {
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) continue;
       try {
-        const read = await ledgers.poll(now, { quiet: quiet(follower.host) });
+        const read = await ledgers.poll(now, scope(follower.host));
         if (read.deliverChanged) prsDirty.add(name);
         if (read.changed) {
           this.ledgers.set(name, ledgers.ledgers);
@@ -289,15 +327,24 @@ export class Engine {
     }
     this.updateWatches();
     if (prsDirty.size > 0) this.publishPrs(prsDirty, now);
-    this.publishHosts();
+    const hostsChanged = this.publishHosts();
     await this.drills.poll().then(
       () => this.setError('drills', null),
       (err: unknown) => this.setError('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     const caughtUp = !this.behind();
-    const small = { prs: this.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
-    this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.allLedgers().findings }));
+    // Notices are derived when something they read changed, or every few seconds for the rules
+    // the clock drives (a host down for five minutes): not on every poll of a quiet day.
+    const n = this.noticed;
+    const due =
+      changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged || n.drills || this.prs !== n.prs || this.capacityNow !== n.capacity ||
+      caughtUp !== n.caughtUp || Math.abs(now.getTime() - n.at) >= NOTICES_EVERY_MS;
+    if (due) {
+      this.noticed = { at: now.getTime(), prs: this.prs, capacity: this.capacityNow, caughtUp, drills: false };
+      const small = { prs: this.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
+      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.allLedgers().findings }));
+    }
     this.publishProblems();
   }
 
@@ -413,13 +460,14 @@ export class Engine {
     this.emit('prs.changed', { prs });
   }
 
-  private publishHosts(): void {
+  /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
+  private publishHosts(): boolean {
     const hosts = this.hostStates();
     const hostsJson = JSON.stringify(hosts);
-    if (hostsJson !== this.lastHostsJson) {
-      this.lastHostsJson = hostsJson;
-      this.emit('hosts.changed', { hosts });
-    }
+    if (hostsJson === this.lastHostsJson) return false;
+    this.lastHostsJson = hostsJson;
+    this.emit('hosts.changed', { hosts });
+    return true;
   }
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */

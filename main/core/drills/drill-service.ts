@@ -83,6 +83,7 @@ function completeText(buf: Buffer, final: boolean): Buffer {
 export class DrillService {
   private readonly offsets = new Map<string, number>();
   private readonly now: () => Date;
+  private runningQuery: { all(): unknown[] } | null = null;
 
   constructor(private readonly options: DrillServiceOptions) {
     this.now = options.now ?? (() => new Date());
@@ -168,7 +169,9 @@ export class DrillService {
 
   /** Follow every running run: stream new output, and record the outcome once DONE is written. */
   async poll(): Promise<void> {
-    const running = (this.options.store.sql.prepare("SELECT * FROM drill_runs WHERE status = 'running'").all() as RunRow[]);
+    // Prepared once: this runs on every poll, and preparing costs more than an empty answer.
+    this.runningQuery ??= this.options.store.sql.prepare("SELECT * FROM drill_runs WHERE status = 'running'");
+    const running = this.runningQuery.all() as RunRow[];
     let changed = false;
     for (const run of running) {
       const host = this.options.hostFor(run.host);

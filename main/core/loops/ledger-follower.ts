@@ -8,6 +8,7 @@ import type { LedgerRecord, LedgerState } from '../ledgers/ledger-records';
 import { deriveFindings } from '../model/findings';
 import { parseDeliverRecord, type DeliverRecord } from '../model/pull-requests';
 import type { FileSource } from '../sources/file-source';
+import type { ReadChanges, ReadScope } from './loop-follower';
 import { auditKey, backlogKey, diffKeyed, findingKey, isEmptyDelta, lessonKey, taskKey, type KeyedDelta } from '../../../shared/deltas';
 import type { Store } from '../store/store';
 
@@ -79,6 +80,12 @@ export class LedgerFollower {
     return this.current;
   }
 
+  /** Whether a watcher's report names a ledger, the deliver record, or a folder holding one. */
+  private touchedBy(only: ReadChanges): boolean {
+    const files = [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
+    return files.some((f) => only.files.has(f) || only.dirs.has(posix.dirname(f)));
+  }
+
   /** The folders holding the ledgers and the deliver record (watched, so an append wakes a poll). */
   watchDirs(): string[] {
     const files = [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
@@ -100,9 +107,11 @@ export class LedgerFollower {
    * Read what changed and derive what it feeds. On the first poll everything stored is reported
    * (what was read before a restart is news to whoever shows it).
    */
-  async poll(now: Date, options: { quiet?: boolean } = {}): Promise<LedgerPoll> {
-    // Quiet: the host watches the ledgers' folders and nothing woke this poll.
-    if (options.quiet && this.derivedOnce) return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
+  async poll(now: Date, options: ReadScope = {}): Promise<LedgerPoll> {
+    // The host watches the ledgers' folders: nothing changed there, or nothing this follower reads.
+    if (this.derivedOnce && (options.quiet || (options.only && !this.touchedBy(options.only)))) {
+      return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
+    }
     let changed = false;
     let reset = false;
     const appended: LedgerRecord[] = [];

@@ -25,6 +25,21 @@ export class RunsFolderError extends Error {
   override readonly name = 'RunsFolderError';
 }
 
+/** Files whose content a watcher saw change, and folders whose listing it saw change. */
+export interface ReadChanges {
+  readonly files: ReadonlySet<string>;
+  readonly dirs: ReadonlySet<string>;
+}
+
+/**
+ * How much a poll reads: everything (the default); nothing (`quiet`: the host watches every folder
+ * it would read and saw no change); or `only` what its watcher saw change.
+ */
+export interface ReadScope {
+  readonly quiet?: boolean;
+  readonly only?: ReadChanges;
+}
+
 /** What one poll found: the loop's cycles (newest first) and which of them changed. */
 export interface LoopPoll extends LoopState {
   /** Cycles new to the window or whose derived state changed, newest first. */
@@ -104,8 +119,14 @@ export class LoopFollower {
    * poll — the host watches the hot folders and nothing woke it — reads nothing and only lets the
    * clock move the cycles it can still change.
    */
-  async poll(now: Date, options: { quiet?: boolean } = {}): Promise<LoopPoll> {
-    if (options.quiet && this.cycleFiles.size > 0) return this.derive(now, this.dates, []);
+  async poll(now: Date, options: ReadScope = {}): Promise<LoopPoll> {
+    const known = this.cycleFiles.size > 0;
+    if (options.quiet && known) return this.derive(now, this.dates, []);
+    if (options.only && known && !options.only.dirs.has(this.config.runs)) {
+      this.behind = false;
+      await this.readChanged(options.only);
+      return this.derive(now, this.dates, []);
+    }
     const names = await this.listRuns();
     // A year of cycle folders: filtered and sorted again only when the listing changed.
     const joined = names.join('/');
@@ -158,6 +179,47 @@ export class LoopFollower {
       this.cycleList = null;
     }
     return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
+  }
+
+  /**
+   * Read only what a watcher saw change in the window's cycles: a file whose content grew is
+   * followed alone (one stat, one read); a folder whose listing changed is listed again.
+   */
+  private async readChanged(only: ReadChanges): Promise<void> {
+    const inWindow = new Set(this.dates);
+    const dateOf = (dir: string): string | null => {
+      if (posix.dirname(dir) !== this.config.runs) return null;
+      const date = posix.basename(dir);
+      return inWindow.has(date) ? date : null;
+    };
+    const relist = new Set<string>();
+    for (const dir of only.dirs) {
+      const date = dateOf(dir);
+      if (date) relist.add(date);
+    }
+    const files: [string, string, PhaseFile][] = [];
+    for (const path of only.files) {
+      const date = dateOf(posix.dirname(path));
+      if (!date || relist.has(date)) continue;
+      const file = this.cycleFiles.get(date)?.find((f) => f.name === posix.basename(path));
+      // A file the listing did not have: the listing changed after all.
+      if (file) files.push([date, path, file]);
+      else if (this.cycleFiles.has(date)) relist.add(date);
+    }
+    const gone = new Set<string>();
+    await Promise.all([
+      ...[...relist].map((date) => this.readCycle(date)),
+      ...files.map(async ([date, path, file]) => {
+        const stat = await this.source.stat(path).catch((err: unknown) => {
+          if (err instanceof FileReadError) return null;
+          throw err;
+        });
+        if (stat === null || stat.kind !== 'file') return void gone.add(date);
+        if (await this.follow(path, file, stat)) this.dirty.add(date);
+      }),
+    ]);
+    // A named file that is gone, or no longer a file: its folder's listing says what happened.
+    await Promise.all([...gone].filter((d) => !relist.has(d)).map((date) => this.readCycle(date)));
   }
 
   private async listRuns(): Promise<string[]> {

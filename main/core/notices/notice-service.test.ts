@@ -140,6 +140,19 @@ describe('NoticeService', () => {
     expect(sink.delivered.at(-1)).toEqual({ key: 'morning', repeat: false, quiet: false });
   });
 
+  it('never repeats an emergency the first start listed as history (the seed)', async () => {
+    const clock = new Clock(new Date('2026-11-30T12:00:00.000Z'));
+    const { svc, sink, store } = service({ retry: 60_000 }, clock);
+    new NoticeService({ store, notify: { retry: 60_000 }, now: clock.now, sinks: [], log: () => undefined }).update([draft('finding:reliability:R-1', 2)], { seed: true });
+    svc.update([draft('finding:reliability:R-2', 2)]);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(60_000);
+      await svc.tick();
+    }
+    expect(sink.delivered.filter((d) => d.key === 'finding:reliability:R-1')).toEqual([]);
+    expect(sink.delivered.filter((d) => d.key === 'finding:reliability:R-2' && d.repeat).length).toBe(5);
+  });
+
   it('repeats an emergency every retry until it is acknowledged', async () => {
     const clock = new Clock(new Date('2026-11-30T12:00:00.000Z'));
     const { svc, sink } = service({ retry: 60_000 }, clock);

@@ -76,14 +76,17 @@ export class NoticeService {
     this.log = opts.log ?? ((m) => console.error(`Loopdeck notices: ${m}`));
   }
 
-  /** Store and deliver the drafts not seen before; returns the newly raised notices. */
-  update(drafts: readonly NoticeDraft[]): Notice[] {
+  /**
+   * Store and deliver the drafts not seen before; returns the newly raised notices. `seed`: the
+   * first start's listing of what it found, stored as history: never delivered nor repeated.
+   */
+  update(drafts: readonly NoticeDraft[], options: { seed?: boolean } = {}): Notice[] {
     const createdAt = this.now().toISOString();
     const db = this.store.sql;
     const exists = db.prepare('SELECT 1 FROM notices WHERE key = ?');
     const insert = db.prepare(
-      `INSERT OR IGNORE INTO notices (key, priority, source, title, message, url, url_title, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO notices (key, priority, source, title, message, url, url_title, created_at, seeded)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${options.seed ? 1 : 0})`,
     );
     const raised = db.transaction(() => {
       const out: Notice[] = [];
@@ -153,7 +156,7 @@ export class NoticeService {
       .prepare(
         `SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (
            (snoozed_until IS NOT NULL AND snoozed_until <= ?)
-           OR (snoozed_until IS NULL AND (sends = 0 OR (priority = 2 AND created_at > ? AND (last_sent_at IS NULL OR last_sent_at <= ?)))))`,
+           OR (snoozed_until IS NULL AND seeded = 0 AND (sends = 0 OR (priority = 2 AND created_at > ? AND (last_sent_at IS NULL OR last_sent_at <= ?)))))`,
       )
       .all(nowIso, expiredBefore, dueBefore) as NoticeRow[];
     let changed = false;

@@ -92,7 +92,7 @@ export class Notifier {
       ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),
     });
     if (!seeded) {
-      new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts);
+      new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts, { seed: true });
       this.options.store.setMeta(SEEDED, now.toISOString());
       this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() });
       return;

@@ -45,4 +45,6 @@ export interface NoticeRow {
   pushover_receipt: string | null;
   pushover_receipt_state: 'open' | 'acknowledged' | 'expired' | 'cancelled' | 'gone' | null;
   pushover_error: string | null;
+  /** 1 for a notice the first start listed as history (migration 9): never delivered nor repeated. */
+  seeded: number;
 }

@@ -52,6 +52,17 @@ export class FileReadError extends Error {
   override readonly name = 'FileReadError';
 }
 
+/**
+ * What a watcher knows about a change: the folder, and the file whose content changed when it can
+ * tell (`change`); a file created, removed or renamed (`rename`), or no name, means the folder's
+ * listing must be read again. Without a hint (the SSH watcher) anything may have changed.
+ */
+export interface WatchHint {
+  readonly dir: string;
+  readonly name: string | null;
+  readonly kind: 'change' | 'rename';
+}
+
 /** One entry of a folder listing, with its stat: one round trip lists and stats a folder. */
 export interface DirEntry {
   readonly name: string;
@@ -81,7 +92,7 @@ export interface FileSource {
    * Call `onChange` soon after anything in these folders changes (a hint to poll now; the poll
    * itself reads what changed). Replaces the previous set; returns nothing — `unwatch` stops it.
    */
-  watch?(dirs: readonly string[], onChange: () => void): void;
+  watch?(dirs: readonly string[], onChange: (hint?: WatchHint) => void): void;
   /** Stop watching. */
   unwatch?(): void;
   /**

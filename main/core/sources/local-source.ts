@@ -1,7 +1,7 @@
 import { constants, watch, type BigIntStats, type Dirent, type FSWatcher } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat } from './file-source';
+import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
@@ -41,7 +41,7 @@ export class LocalSource implements FileSource {
   constructor(readonly host: string) {}
 
   /** inotify (or the platform's equivalent) on each folder: a change is a hint to poll now. */
-  watch(dirs: readonly string[], onChange: () => void): void {
+  watch(dirs: readonly string[], onChange: (hint?: WatchHint) => void): void {
     const wanted = new Set(dirs);
     for (const [dir, w] of this.watchers) {
       if (!wanted.has(dir)) {
@@ -52,7 +52,10 @@ export class LocalSource implements FileSource {
     for (const dir of wanted) {
       if (this.watchers.has(dir)) continue;
       try {
-        const w = watch(dir, { persistent: false }, () => onChange());
+        // Appends come as `change` with the file's name: the poll then reads that file alone.
+        const w = watch(dir, { persistent: false }, (kind, name) =>
+          onChange({ dir, name: typeof name === 'string' && name !== '' ? name : null, kind: kind === 'change' ? 'change' : 'rename' }),
+        );
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir);

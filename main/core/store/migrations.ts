@@ -86,4 +86,9 @@ export const MIGRATIONS: readonly string[] = [
     SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY rowid) AS n FROM problems) WHERE n > 20
   );
   `,
+  // 9: notices listed by the first start's seed (history, not news) are marked, so an emergency
+  //    among them is never repeated: it was never alerted in the first place.
+  `
+  ALTER TABLE notices ADD COLUMN seeded INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
