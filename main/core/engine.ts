@@ -93,6 +93,7 @@ export class Engine {
   private readonly loopErrors = new Map<string, Problem>();
   private readonly listeners = new Set<EventListener>();
   private lastHostsJson = '';
+  private watchKey = '';
   /** The folders watched on each host (the hot cycles, the runs folder, the ledgers' folders). */
   private watchedDirs = new Map<string, Set<string>>();
   private polling: Promise<void> | null = null;
@@ -203,6 +204,13 @@ export class Engine {
       for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
       byHost.set(f.host, dirs);
     }
+    // The same folders as last time (nearly every poll), all still watched: nothing to tell the
+    // sources. A watcher that ended (a link that dropped, a folder that did not exist yet) is
+    // started again.
+    const key = [...byHost].map(([host, dirs]) => `${host}\u0001${[...dirs].join('\u0001')}`).join('\u0002');
+    const live = [...byHost].every(([host, dirs]) => this.hosts.get(host)?.source?.watching?.([...dirs]) !== false);
+    if (key === this.watchKey && live) return;
+    this.watchKey = key;
     for (const [name, h] of this.hosts) {
       h.source?.watch?.([...(byHost.get(name) ?? [])], (hint) => {
         this.noteChange(name, hint);

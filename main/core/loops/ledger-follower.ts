@@ -82,9 +82,12 @@ export class LedgerFollower {
 
   /** Whether a watcher's report names a ledger, the deliver record, or a folder holding one. */
   private touchedBy(only: ReadChanges): boolean {
-    const files = [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
-    return files.some((f) => only.files.has(f) || only.dirs.has(posix.dirname(f)));
+    this.followed ??= [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
+    return this.followed.some((f) => only.files.has(f) || only.dirs.has(posix.dirname(f)));
   }
+
+  /** The ledgers and the deliver record, as paths (the config does not change under a follower). */
+  private followed: string[] | null = null;
 
   /** The folders holding the ledgers and the deliver record (watched, so an append wakes a poll). */
   watchDirs(): string[] {

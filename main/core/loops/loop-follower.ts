@@ -61,6 +61,17 @@ function clockBound(c: Cycle): boolean {
 }
 
 /**
+ * The first moment after `nowMs` at which the clock can change a cycle's derived state: a phase's
+ * start plus the cap (a running phase turns incomplete), or the cycle's earliest start plus the cap
+ * (a cycle waiting on a pending phase does). A phase without a known start stays young.
+ */
+function nextClockChange(c: Cycle, capMs: number, nowMs: number): number {
+  const starts = c.phases.map((p) => Date.parse(p.startedAt ?? '')).filter((t) => !Number.isNaN(t));
+  const flips = [...starts.map((t) => t + capMs), ...(starts.length ? [Math.min(...starts) + capMs] : [])].filter((t) => t > nowMs);
+  return flips.length ? Math.min(...flips) : Infinity;
+}
+
+/**
  * Follows one loop's runs folder: every phase file of its most recent cycles, through the store,
  * and derives the loop's state from what was read. Work is proportional to change: a poll lists
  * the runs folder by name, reads the hot cycles and one cold cycle (round robin, for a late edit
@@ -83,6 +94,11 @@ export class LoopFollower {
   private listedDates: readonly string[] = [];
   /** Dates whose files changed since they were last derived. */
   private readonly dirty = new Set<string>();
+  /**
+   * When the clock next changes a cycle's derived state (a running phase turning incomplete at
+   * its cap), by date: such a cycle is derived again then, not on every poll.
+   */
+  private readonly clockDue = new Map<string, number>();
   /** Cycle folders refused as problems (cleared when they list again). */
   private readonly refusedDirs = new Set<string>();
   private coldCursor = 0;
@@ -167,11 +183,22 @@ export class LoopFollower {
   /** Derive the cycles whose files changed or whose state the clock can still change. */
   private derive(now: Date, dates: readonly string[], removed: readonly string[]): LoopPoll {
     const upserted: Cycle[] = [];
-    for (const date of dates) {
+    // Only the dates that need it: never a walk over a year of finished nights.
+    const nowMs = now.getTime();
+    const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
+    const due = new Set([...this.dirty, ...timed, ...dates.filter((d) => !this.derived.has(d))]);
+    const window = new Set(dates);
+    for (const date of [...due].sort().reverse()) {
+      if (!window.has(date)) {
+        this.clockDue.delete(date);
+        continue;
+      }
       const before = this.derived.get(date);
-      if (before && !this.dirty.has(date) && !clockBound(before)) continue;
       this.dirty.delete(date);
       const cycle = this.deriveCycleAt(date, now);
+      const next = clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs) : Infinity;
+      if (next < Infinity) this.clockDue.set(date, next);
+      else this.clockDue.delete(date);
       // One cycle's JSON, only for cycles whose files or clock moved: never the whole loop.
       if (before && JSON.stringify(before) === JSON.stringify(cycle)) continue;
       this.derived.set(date, cycle);
@@ -215,7 +242,7 @@ export class LoopFollower {
           throw err;
         });
         if (stat === null || stat.kind !== 'file') return void gone.add(date);
-        if (await this.follow(path, file, stat)) this.dirty.add(date);
+        if (await this.follow(path, file, stat, date)) this.dirty.add(date);
       }),
     ]);
     // A named file that is gone, or no longer a file: its folder's listing says what happened.
@@ -267,7 +294,7 @@ export class LoopFollower {
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
     // Each file is followed on its own: one that cannot be read is a problem of its phase only.
-    const changed = await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null)));
+    const changed = await Promise.all(files.map((file) => this.follow(posix.join(dir, file.name), file, stats.get(file.name) ?? null, date)));
     const before = this.cycleFiles.get(date);
     const relisted = !before || before.length !== files.length || before.some((f, i) => f.name !== files[i]?.name);
     if (relisted) this.listingChanged = true;
@@ -284,8 +311,12 @@ export class LoopFollower {
     return deriveCycle(date, phases, now, this.config.cap);
   }
 
-  /** Follow one file; true when what it feeds may have changed. */
-  private async follow(path: string, file: PhaseFile, stat: FileStat | null): Promise<boolean> {
+  /**
+   * Follow one file; true when what it feeds may have changed. Lines that made no record (most
+   * of a transcript) move only the file's time, which the phase shows only when its times do not
+   * come from the wrapper's stamps: then there is nothing to derive.
+   */
+  private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<boolean> {
     const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
     this.behind ||= out.more;
     const cached = this.cache.get(path);
@@ -296,6 +327,7 @@ export class LoopFollower {
       return true;
     }
     if (!out.changed) return false;
+    const timesOnly = !out.reset && out.records.length === 0;
     if (out.reset) cached.records = [...(out.records as PhaseRecord[])];
     else for (const r of out.records as PhaseRecord[]) cached.records.push(r);
     if (stat !== null) {
@@ -307,7 +339,9 @@ export class LoopFollower {
       cached.firstTimeMs = row.firstTimeMs;
       cached.mtimeMs = row.mtimeMs;
     }
-    return true;
+    const phase = this.derived.get(date)?.phases.find((p) => p.name === file.phase);
+    const stampTimes = phase !== undefined && phase.timesFrom === 'stamps' && (phase.endedAt !== null || phase.status === 'running');
+    return !(timesOnly && stampTimes);
   }
 
   private evidence(dir: string, phase: string, files: readonly PhaseFile[]): PhaseEvidence {

@@ -96,6 +96,8 @@ interface RawFileRow {
 }
 
 function toFileRow(r: RawFileRow): FileRow {
+  // The parser state is parsed when asked for: most polls only compare a file's size and time.
+  let state: { value: unknown } | null = null;
   return {
     id: r.id,
     host: r.host,
@@ -103,7 +105,10 @@ function toFileRow(r: RawFileRow): FileRow {
     ino: r.ino,
     offset: r.offset,
     lineNo: r.line_no,
-    parserState: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown),
+    get parserState(): unknown {
+      state ??= { value: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown) };
+      return state.value;
+    },
     size: r.size,
     mtimeMs: r.mtime_ms,
     firstTimeMs: r.first_time_ms,
