@@ -315,8 +315,10 @@ const SLOW_LOGIN_MS = 500;
  * tail -F`; then the same against a host whose login shell takes 0.5 s (1d–1f), with its own
  * `tail -F` baseline measured the same way.
  */
-export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Figure[]> {
+export async function lineToScreen(sshd: TestSshd, appends: number, options: { contended?: boolean } = {}): Promise<Figure[]> {
   const normal = rows(await measure(sshd, appends, ''), appends, { renderer: '1a', watch: '1b', dom: '1c' }, '');
+  const contended = options.contended ? await underContention(() => measure(sshd, appends, ' (contended)')) : null;
+  const busy = contended ? rows(contended, appends, { renderer: '1g', watch: '1h', dom: '1i' }, ', two CPU-bound processes beside it') : [];
   const slowSshd = await startSshd({ loginDelayMs: SLOW_LOGIN_MS });
   onCleanup(async () => {
     await slowSshd.stop();
@@ -324,5 +326,19 @@ export async function lineToScreen(sshd: TestSshd, appends: number): Promise<Fig
   });
   const slow = await measure(slowSshd, appends, ' (slow login)');
   await slowSshd.stop();
-  return [...normal, ...rows(slow, appends, { renderer: '1d', watch: '1e', dom: '1f' }, `, ${SLOW_LOGIN_MS} ms login shell`)];
+  return [...normal, ...rows(slow, appends, { renderer: '1d', watch: '1e', dom: '1f' }, `, ${SLOW_LOGIN_MS} ms login shell`), ...busy];
+}
+
+/**
+ * Run `fn` with two CPU-bound processes beside it (on a 2-core machine, every core busy), the way
+ * an operator's laptop is during a build: the baseline (`ssh … tail -F`) is measured under the
+ * same load in the same run. The burners end with `fn`, whatever happens.
+ */
+async function underContention<T>(fn: () => Promise<T>): Promise<T> {
+  const burners = [0, 1].map(() => spawnTracked(process.execPath, ['-e', 'for (;;) {}']));
+  try {
+    return await fn();
+  } finally {
+    await Promise.all(burners.map((b) => stopChild(b, 1000)));
+  }
 }

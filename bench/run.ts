@@ -7,13 +7,14 @@ import { bytesRead } from './bytes-read';
 import { capacityChart, capacityFixture } from './capacity';
 import { findingsTable } from './findings-table';
 import { historyCost } from './history-cost';
+import { historyPaint } from './history-paint';
 import { ledgerParsing } from './ledger';
 import { launchChromium, log, onCleanup, ROOT, round, runCleanups, type Figure } from './lib';
 import { lineToScreen } from './line-to-screen';
 import { coldStartFigure, footprintFigure } from './start-footprint';
 import { sqliteIngest } from './sqlite-ingest';
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7', '8'] as const;
+const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9'] as const;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -21,6 +22,7 @@ const { values: flags } = parseArgs({
     json: { type: 'boolean', default: false },
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    contended: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -97,7 +99,7 @@ async function main(): Promise<number> {
     log(`figure ${id} took ${round((Date.now() - t0) / 1000, 1)} s`);
   };
 
-  const needsBrowser = ['1', '4', '5', '6'].some((id) => only.has(id));
+  const needsBrowser = ['1', '4', '5', '6', '9'].some((id) => only.has(id));
   if (needsBrowser) ensureRenderer(runNotes);
   // The spawned loopdeck processes run the bundle npm start runs, built from the sources now.
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -117,7 +119,7 @@ async function main(): Promise<number> {
     return r.figures;
   });
   await step('2', () => bytesRead(sshd, quick ? 10 : 60));
-  await step('1', () => lineToScreen(sshd, quick ? 30 : 200));
+  await step('1', () => lineToScreen(sshd, quick ? 30 : 200, { contended: flags.contended ?? false }));
   await step('4', async () => {
     if (!browser) return [];
     const { generateLedger } = await import('./ledger-gen');
@@ -130,6 +132,7 @@ async function main(): Promise<number> {
   }
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
   await step('8', () => historyCost(quick));
+  if (browser) await step('9', () => historyPaint(browser, quick));
 
   const order = (id: string): number => Number.parseFloat(id) + (id.charCodeAt(1) || 0) / 1000;
   figures.sort((a, b) => order(a.id) - order(b.id) || a.id.localeCompare(b.id));

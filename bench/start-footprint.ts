@@ -32,12 +32,14 @@ srv.listen(0, '127.0.0.1', () => console.log('serving at http://127.0.0.1:' + sr
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-interface StartSample {
+/** One cold start: spawn to URL printed, and spawn to the view painted. */
+export interface StartSample {
   readonly toUrlMs: number;
   readonly toPaintMs: number;
 }
 
-async function coldStart(browser: Browser, start: () => Promise<{ url: string; spawnedAt: number; urlAt: number; stop: () => Promise<void> }>): Promise<StartSample> {
+/** Spawn a server with `start`, open its URL in a fresh page, and time spawn → first view painted (two frames). */
+export async function coldStart(browser: Browser, start: () => Promise<{ url: string; spawnedAt: number; urlAt: number; stop: () => Promise<void> }>): Promise<StartSample> {
   const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
   await page.addInitScript({ content: PAINT_PROBE });
   await page.goto('about:blank');
@@ -53,7 +55,8 @@ async function coldStart(browser: Browser, start: () => Promise<{ url: string; s
   }
 }
 
-async function staticServer(): Promise<{ url: string; spawnedAt: number; urlAt: number; stop: () => Promise<void> }> {
+/** The bare baseline of the cold-start figures: a `node -e` http server with a static page. */
+export async function staticServer(): Promise<{ url: string; spawnedAt: number; urlAt: number; stop: () => Promise<void> }> {
   const spawnedAt = Date.now();
   const child = spawnTracked(process.execPath, ['-e', STATIC_SERVER]);
   let out = '';

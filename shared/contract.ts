@@ -153,6 +153,10 @@ export const events = {
   }),
   'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
   'capacity.changed': z.object({ capacity: z.array(CapacitySchema).readonly() }),
+  /**
+   * Notices raised, acknowledged or snoozed (those only; the first start's seed sends the newest
+   * `NOTICE_LIST_LIMIT`), and the review watermark.
+   */
   'notices.changed': z.object({ notices: z.array(NoticeSchema).readonly(), lastReviewedAt: z.string().nullable() }),
   /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
   'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),

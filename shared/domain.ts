@@ -323,6 +323,9 @@ export const NoticePrioritySchema = z.union([z.literal(-2), z.literal(-1), z.lit
 export type NoticePriority = z.infer<typeof NoticePrioritySchema>;
 
 /** A notification with Pushover's semantics, raised once per stable key. */
+/** How many notices the list holds (newest first): the snapshot's, and the renderer's after deltas. */
+export const NOTICE_LIST_LIMIT = 500;
+
 export const NoticeSchema = z
   .object({
     key: z.string(),

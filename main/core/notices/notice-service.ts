@@ -1,4 +1,4 @@
-import type { Notice, NoticePriority } from '../../../shared/domain';
+import { NOTICE_LIST_LIMIT, type Notice, type NoticePriority } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
@@ -30,13 +30,13 @@ export interface NoticeServiceOptions {
   readonly now?: () => Date;
   readonly sinks: readonly NoticeSink[];
   /** Called after the stored notices changed (raised, acknowledged, snoozed, reviewed). */
-  readonly onChange?: () => void;
+  readonly onChange?: (changed: readonly Notice[]) => void;
   readonly log?: (message: string) => void;
 }
 
 
 /** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
-const LIST_LIMIT = 500;
+const LIST_LIMIT = NOTICE_LIST_LIMIT;
 const REVIEW_KEY = 'lastReviewedAt';
 
 function toNotice(r: NoticeRow): Notice {
@@ -64,7 +64,7 @@ export class NoticeService {
   private readonly notify: NotifyConfig;
   private readonly now: () => Date;
   private readonly sinks: readonly NoticeSink[];
-  private readonly onChange: () => void;
+  private readonly onChange: (changed: readonly Notice[]) => void;
   private readonly log: (message: string) => void;
 
   constructor(opts: NoticeServiceOptions) {
@@ -100,7 +100,7 @@ export class NoticeService {
       return out;
     })();
     for (const n of raised) this.send(n, false);
-    if (raised.length > 0) this.onChange();
+    if (raised.length > 0) this.onChange(raised);
     return raised;
   }
 
@@ -120,8 +120,9 @@ export class NoticeService {
     const row = this.row(key);
     const until = new Date(this.now().getTime() + minutes * 60_000).toISOString();
     this.store.sql.prepare('UPDATE notices SET snoozed_until = ? WHERE key = ?').run(until, key);
-    this.withdraw({ ...toNotice(row), snoozedUntil: until });
-    this.onChange();
+    const snoozed = { ...toNotice(row), snoozedUntil: until };
+    this.withdraw(snoozed);
+    this.onChange([snoozed]);
     return until;
   }
 
@@ -129,7 +130,7 @@ export class NoticeService {
   markReviewed(): string {
     const at = this.now().toISOString();
     this.store.setMeta(REVIEW_KEY, at);
-    this.onChange();
+    this.onChange([]);
     return at;
   }
 
@@ -159,12 +160,12 @@ export class NoticeService {
            OR (snoozed_until IS NULL AND seeded = 0 AND (sends = 0 OR (priority = 2 AND created_at > ? AND (last_sent_at IS NULL OR last_sent_at <= ?)))))`,
       )
       .all(nowIso, expiredBefore, dueBefore) as NoticeRow[];
-    let changed = false;
+    const changed: Notice[] = [];
     for (const r of rows) {
       if (r.snoozed_until !== null) {
         if (r.snoozed_until > nowIso) continue;
         this.store.sql.prepare('UPDATE notices SET snoozed_until = NULL WHERE key = ?').run(r.key);
-        changed = true;
+        changed.push(toNotice({ ...r, snoozed_until: null }));
         const live = r.priority < 2 || now.getTime() < Date.parse(r.created_at) + expireMs;
         if (live) this.send(toNotice({ ...r, snoozed_until: null }), true);
         continue;
@@ -188,15 +189,16 @@ export class NoticeService {
         this.log(`a notice sink's tick failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    if (changed) this.onChange();
+    if (changed.length > 0) this.onChange(changed);
   }
 
   private ack(key: string, at: string): string {
     const row = this.row(key);
     if (row.acknowledged_at !== null) return row.acknowledged_at;
     this.store.sql.prepare('UPDATE notices SET acknowledged_at = ? WHERE key = ?').run(at, key);
-    this.withdraw({ ...toNotice(row), acknowledgedAt: at });
-    this.onChange();
+    const acked = { ...toNotice(row), acknowledgedAt: at };
+    this.withdraw(acked);
+    this.onChange([acked]);
     return at;
   }
 

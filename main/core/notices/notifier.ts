@@ -59,7 +59,8 @@ export class Notifier {
       notify,
       now,
       sinks: [console, this.pushover],
-      onChange: () => options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() }),
+      // The notices that changed, not the list: a night with many new P0 findings sends those.
+      onChange: (changed) => options.emit('notices.changed', { notices: changed, lastReviewedAt: this.lastReviewedAt() }),
     });
     this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
     this.unknownRules = ruleOverrides(notify.rules).unknown;

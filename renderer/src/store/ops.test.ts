@@ -52,14 +52,20 @@ describe('ops reducers', () => {
     expect(d.toasts).toEqual([]);
   });
 
-  it('notices.changed replaces the notices and the review time, and takes down toasts of acknowledged notices', () => {
+  it('notices.changed merges the changed notices and the review time, and takes down toasts of acknowledged notices', () => {
     const raised = reduceEvent(emptyDeckData, 'notice.raised', { notice: notice('a', { priority: 2 }), repeat: false }, NOW).data;
-    expect(raised.toasts).toHaveLength(1);
-    const notices = [notice('a', { priority: 2, acknowledgedAt: NOW })];
-    const { data } = reduceEvent(raised, 'notices.changed', { notices, lastReviewedAt: NOW }, NOW);
-    expect(data.notices).toBe(notices);
+    const two = reduceEvent(raised, 'notice.raised', { notice: notice('b', { priority: 1, createdAt: '2026-08-24T08:00:00.000Z' }), repeat: false }, NOW).data;
+    expect(two.toasts).toHaveLength(2);
+    const acked = notice('a', { priority: 2, acknowledgedAt: NOW });
+    const { data } = reduceEvent(two, 'notices.changed', { notices: [acked], lastReviewedAt: NOW }, NOW);
+    expect(data.notices.map((n) => [n.key, n.acknowledgedAt])).toEqual([
+      ['b', null],
+      ['a', NOW],
+    ]);
     expect(data.lastReviewedAt).toBe(NOW);
-    expect(data.toasts).toEqual([]);
+    expect(data.toasts.map((t) => t.notice.key)).toEqual(['b']);
+    // A watermark move alone changes no notice.
+    expect(reduceEvent(data, 'notices.changed', { notices: [], lastReviewedAt: NOW }, NOW).data.notices).toBe(data.notices);
   });
 
   it('notice.raised queues a toast, replaces one with the same key, and adds the notice to the list', () => {

@@ -1,5 +1,5 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
-import type { Drill, DrillRun, Notice, Snapshot } from '../../../shared/domain';
+import { NOTICE_LIST_LIMIT, type Drill, type DrillRun, type Notice, type Snapshot } from '../../../shared/domain';
 
 // The operator-facing parts of the state: notices (and the toasts they raise), drills, their runs
 // and the output of the runs being watched. Kept apart from reducers.ts so the rest stays small.
@@ -105,7 +105,15 @@ export function opsFromSnapshot(data: OpsData, snapshot: Snapshot): Partial<OpsD
 export function reduceOpsEvent<E extends EventName>(data: OpsData, event: E, payload: EventPayload<E>): Partial<OpsData> | null {
   switch (event) {
     case 'notices.changed': {
-      const { notices } = payload as EventPayload<'notices.changed'>;
+      // The notices that changed: merged into the list (newest first, as main keeps it, and no
+      // longer than main's), each replacing its older self.
+      const { notices: changed } = payload as EventPayload<'notices.changed'>;
+      if (changed.length === 0) return {};
+      const byKey = new Map(data.notices.map((n) => [n.key, n]));
+      for (const n of changed) byKey.set(n.key, n);
+      const notices = [...byKey.values()]
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .slice(0, NOTICE_LIST_LIMIT);
       return { notices, toasts: liveToasts(data.toasts, notices) };
     }
     case 'notice.raised': {
