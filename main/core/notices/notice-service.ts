@@ -153,13 +153,23 @@ export class NoticeService {
     // (ISO times of one format compare as text.)
     const expiredBefore = new Date(now.getTime() - expireMs).toISOString();
     const dueBefore = new Date(now.getTime() - retryMs).toISOString();
-    const rows = this.store.sql
-      .prepare(
-        `SELECT * FROM notices WHERE acknowledged_at IS NULL AND priority > -2 AND (
-           (snoozed_until IS NOT NULL AND snoozed_until <= ?)
-           OR (snoozed_until IS NULL AND seeded = 0 AND (sends = 0 OR (priority = 2 AND created_at > ? AND (last_sent_at IS NULL OR last_sent_at <= ?)))))`,
-      )
-      .all(nowIso, expiredBefore, dueBefore) as NoticeRow[];
+    // Three disjoint kinds, each through its partial index (migration 10): snoozes that ended,
+    // notices never handed to the sinks, emergencies not expired and due again.
+    const db = this.store.sql;
+    const rows = [
+      ...(db
+        .prepare('SELECT * FROM notices WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL AND snoozed_until <= ? AND priority > -2')
+        .all(nowIso) as NoticeRow[]),
+      ...(db
+        .prepare('SELECT * FROM notices WHERE sends = 0 AND acknowledged_at IS NULL AND seeded = 0 AND snoozed_until IS NULL AND priority > -2')
+        .all() as NoticeRow[]),
+      ...(db
+        .prepare(
+          `SELECT * FROM notices WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0 AND created_at > ?
+             AND snoozed_until IS NULL AND sends > 0 AND (last_sent_at IS NULL OR last_sent_at <= ?)`,
+        )
+        .all(expiredBefore, dueBefore) as NoticeRow[]),
+    ];
     const changed: Notice[] = [];
     for (const r of rows) {
       if (r.snoozed_until !== null) {
