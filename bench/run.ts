@@ -22,6 +22,7 @@ const { values: flags } = parseArgs({
     json: { type: 'boolean', default: false },
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    contended: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
     return r.figures;
   });
   await step('2', () => bytesRead(sshd, quick ? 10 : 60));
-  await step('1', () => lineToScreen(sshd, quick ? 30 : 200));
+  await step('1', () => lineToScreen(sshd, quick ? 30 : 200, { contended: flags.contended ?? false }));
   await step('4', async () => {
     if (!browser) return [];
     const { generateLedger } = await import('./ledger-gen');
