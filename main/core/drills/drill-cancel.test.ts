@@ -27,7 +27,9 @@ describe('cancelling a drill', () => {
       expect(out).toContain('SIGNALLED');
       await until(() => existsSync(join(dir, 'rc')) && readFileSync(join(dir, 'rc'), 'utf8').includes('DONE'), 15_000, `drill ${round} to end`);
       const probe = parseProbe(await sh(statusScript(dir), home));
-      expect(probe).toMatchObject({ done: true, cancelled: true, rc: 143 });
+      expect(probe).toMatchObject({ done: true, cancelled: true });
+      // SIGTERM (143), or SIGKILL after the 1 s grace (137) when a busy host was slow to act on it.
+      expect([143, 137]).toContain(probe.rc);
     }
   }, 90_000);
 });
