@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CapacitySchema } from './capacity-domain';
+import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
 
 /** Status of one phase of a cycle, exactly as FORMATS.md §2.4 names them. */
 export const PhaseStatusSchema = z.enum(['pending', 'running', 'ok', 'no-op', 'ready', 'incomplete', 'failed']);
@@ -273,114 +275,8 @@ export const AuditMarkSchema = z
 /** An audit-ledger line. */
 export type AuditMark = z.infer<typeof AuditMarkSchema>;
 
-/** One loaded model on an inference host. */
-export const ModelCapacitySchema = z
-  .object({
-    id: z.string(),
-    nCtx: z.number().int().nullable(),
-    slots: z.number().int().nullable(),
-    inflight: z.number().int().nullable(),
-    queued: z.number().int().nullable(),
-  })
-  .readonly();
-/** One loaded model on an inference host. */
-export type ModelCapacity = z.infer<typeof ModelCapacitySchema>;
-
-/** The capacity of one inference host (behind a proxy, or polled directly), as last polled. */
-export const CapacitySchema = z
-  .object({
-    proxy: z.string(),
-    kind: z.enum(['crossbar', 'llama-server', 'gateway']),
-    /** The inference host's name (a crossbar backend), or the proxy's own name. */
-    host: z.string(),
-    up: z.boolean(),
-    /** Since when it has been up (or down). */
-    since: z.string().nullable(),
-    slotsTotal: z.number().int().nullable(),
-    slotsBusy: z.number().int().nullable(),
-    inflight: z.number().int().nullable(),
-    queued: z.number().int().nullable(),
-    nCtx: z.number().int().nullable(),
-    models: z.array(ModelCapacitySchema).readonly(),
-    /** Gateway: the configured shed threshold, the in-flight high-water mark, requests shed so far. */
-    shedThreshold: z.number().nullable(),
-    highWater: z.number().nullable(),
-    totalShed: z.number().nullable(),
-    /** Expected fields the server did not expose. */
-    missing: z.array(z.string()).readonly(),
-    /** Why the last poll failed, naming the proxy and URL. */
-    error: z.string().nullable(),
-    /** When this was polled. */
-    polledAt: z.string().nullable(),
-  })
-  .readonly();
-/** The capacity of one inference host. */
-export type Capacity = z.infer<typeof CapacitySchema>;
-
-/** Pushover priorities: −2 list only, −1 quiet, 0 normal, 1 high (bypasses quiet hours), 2 emergency. */
-export const NoticePrioritySchema = z.union([z.literal(-2), z.literal(-1), z.literal(0), z.literal(1), z.literal(2)]);
-/** A notice's priority. */
-export type NoticePriority = z.infer<typeof NoticePrioritySchema>;
-
-/** A notification with Pushover's semantics, raised once per stable key. */
-/** How many notices the list holds (newest first): the snapshot's, and the renderer's after deltas. */
-export const NOTICE_LIST_LIMIT = 500;
-
-export const NoticeSchema = z
-  .object({
-    key: z.string(),
-    priority: NoticePrioritySchema,
-    /** What raised it: `loop:<name>`, `host:<name>`, `proxy:<name>`, `drill:<name>`. */
-    source: z.string(),
-    title: z.string(),
-    message: z.string().max(1024),
-    url: z.string().nullable(),
-    urlTitle: z.string().nullable(),
-    createdAt: z.string(),
-    acknowledgedAt: z.string().nullable(),
-    snoozedUntil: z.string().nullable(),
-  })
-  .readonly();
-/** A notification. */
-export type Notice = z.infer<typeof NoticeSchema>;
-
-/** A drill declared in the config, as the UI may see it (never its command). */
-export const DrillSchema = z
-  .object({
-    name: z.string(),
-    host: z.string(),
-    timeoutMs: z.number().int(),
-    args: z.record(z.string(), z.array(z.string()).readonly()).readonly(),
-  })
-  .readonly();
-/** A declared drill. */
-export type Drill = z.infer<typeof DrillSchema>;
-
-/** Outcomes of a drill run. */
-export const DrillRunStatusSchema = z.enum(['running', 'ok', 'failed', 'timeout', 'cancelled', 'lost']);
-
-/** One run of a drill, as the audit trail records it. */
-export const DrillRunSchema = z
-  .object({
-    id: z.string(),
-    drill: z.string(),
-    host: z.string(),
-    args: z.record(z.string(), z.string()).readonly(),
-    /** The local user who started it. */
-    user: z.string(),
-    startedAt: z.string(),
-    endedAt: z.string().nullable(),
-    rc: z.number().int().nullable(),
-    status: DrillRunStatusSchema,
-    /** The operator confirmed running it while a loop phase on the host was running. */
-    override: z.boolean(),
-    /** Where its output is on the host. */
-    logPath: z.string(),
-    durationMs: z.number().int().nullable(),
-  })
-  .readonly();
-/** One run of a drill. */
-export type DrillRun = z.infer<typeof DrillRunSchema>;
+export * from './capacity-domain';
+export * from './ops-domain';
 
 /** The whole observable state, as `loopdeck snapshot --json` prints it. Fields are added, never renamed. */
 export const SnapshotSchema = z

@@ -1,15 +1,17 @@
-import { posix } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type PullRequest, type Snapshot } from '../../shared/domain';
+import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './hosts';
 import { LedgerFollower, type LoopLedgers } from './loops/ledger-follower';
-import { LoopFollower, type LoopPoll, type ReadScope } from './loops/loop-follower';
-import type { WatchHint } from './sources/file-source';
-import { deriveDeadman } from './model/deadman';
-import { derivePullRequests, prEvidenceKey } from './model/pull-requests';
+import { LoopFollower, type LoopPoll } from './loops/loop-follower';
+import { runningPhaseOn } from './model/phase-status';
+import { SourceErrors } from './source-errors';
+import { WatchScope } from './watch-scope';
+import { DeadmanClock, sameDeadman } from './model/deadman-clock';
+import { PrTracker } from './loops/pr-tracker';
+import { NoticeGate } from './notices/notice-gate';
 import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
 import type { SshHost, SshHostEnv } from './ssh/ssh-host';
@@ -28,27 +30,6 @@ export interface EngineOptions {
   readonly noticeTickMs?: number;
 }
 
-/** The dead-man is re-derived from the clock at most this often (ms) when no cycle changed. */
-const DEADMAN_EVERY_MS = 1000;
-/** The dead-man looks at the newest cycles only: the fire's own cycle and the one before it. */
-const DEADMAN_CYCLES = 8;
-
-const PR_ORDER = { ready: 0, incomplete: 1, pending: 2 } as const;
-
-/** Notices are derived at least this often (ms) for the rules the clock drives, even when nothing changed. */
-const NOTICES_EVERY_MS = 5000;
-
-/** What the watchers of one host reported since the last poll. */
-type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } | 'all';
-
-/** Every this many polls that no watcher asked for, one reads everything anyway (about 10 s idle). */
-const FULL_POLL_EVERY = 10;
-
-function sameDeadman(a: Deadman | null | undefined, b: Deadman | null): boolean {
-  if (!a || !b) return a === b;
-  return a.state === b.state && a.expectedAt === b.expectedAt && a.lastFireAt === b.lastFireAt && a.reason === b.reason;
-}
-
 /**
  * Follows every configured source, derives the state, and publishes what changed. One engine per
  * loaded config; the UI, `snapshot` and `watch` all drive this same object.
@@ -64,38 +45,24 @@ export class Engine {
   private readonly followers: LoopFollower[] = [];
   private readonly ledgerFollowers = new Map<string, LedgerFollower>();
   private readonly ledgers = new Map<string, LoopLedgers>();
-  private prs: readonly PullRequest[] = [];
-  private readonly prsByLoop = new Map<string, readonly PullRequest[]>();
-  /** Each cycle's PR evidence (prEvidenceKey), by loop and date. */
-  private readonly prEvidence = new Map<string, Map<string, string>>();
-  private readonly deadmanAt = new Map<string, number>();
+  private readonly prTracker = new PrTracker();
+  /** When the notices must be derived again (see NoticeGate). */
+  private readonly noticeGate = new NoticeGate();
+  private readonly deadmen = new DeadmanClock();
+  /** The hosts' watchers, and how much of each host a poll reads. */
+  private readonly watches = new WatchScope(
+    () => [...this.hosts].map(([name, h]) => [name, h.source] as const),
+    () => this.wake(),
+  );
   private problemsPublished = '';
-  /**
-   * What the watchers reported since the last poll began, by host: the files and folders that
-   * changed, or `all` (a watcher that cannot say what, or nothing read yet).
-   */
-  private reported = new Map<string, HostChanges>();
-  /** What the notices were last derived from, and when (see pollAll). */
-  private noticed: { at: number; prs: readonly PullRequest[]; capacity: readonly Capacity[]; caughtUp: boolean | null; drills: boolean } = {
-    at: -Infinity,
-    prs: [],
-    capacity: [],
-    caughtUp: null,
-    drills: false,
-  };
-  /** Polls since the last one that read every hot file whatever the watchers said. */
-  private quietPolls = 0;
-  private errorsRevision = 0;
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
   private wake: () => void = () => undefined;
   private readonly loops = new Map<string, LoopState>();
-  private readonly loopErrors = new Map<string, Problem>();
+  /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
+  private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
   private lastHostsJson = '';
-  private watchKey = '';
-  /** The folders watched on each host (the hot cycles, the runs folder, the ledgers' folders). */
-  private watchedDirs = new Map<string, Set<string>>();
   private polling: Promise<void> | null = null;
 
   private readonly store: Store;
@@ -144,25 +111,13 @@ export class Engine {
         const h = this.hosts.get(host);
         return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
       },
-      runningPhaseOn: (host) => this.runningPhaseOn(host),
+      runningPhaseOn: (host) => runningPhaseOn(this.loops.values(), host),
       onRunsChanged: (runs) => {
-        this.noticed.drills = true;
+        this.noticeGate.drillsChanged();
         this.emit('drills.changed', { runs });
       },
       onOutput: (runId, from, text) => this.emit('drill.output', { runId, from, text }),
     });
-  }
-
-  /** A running phase of a loop on `host`, described for a person, or null. */
-  private runningPhaseOn(host: string): string | null {
-    for (const loop of this.loops.values()) {
-      if (loop.host !== host) continue;
-      for (const cycle of loop.cycles) {
-        const phase = cycle.phases.find((p) => p.status === 'running');
-        if (phase) return `${loop.name} ${cycle.date} ${phase.name}`;
-      }
-    }
-    return null;
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -204,20 +159,7 @@ export class Engine {
       for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
       byHost.set(f.host, dirs);
     }
-    // The same folders as last time (nearly every poll), all still watched: nothing to tell the
-    // sources. A watcher that ended (a link that dropped, a folder that did not exist yet) is
-    // started again.
-    const key = [...byHost].map(([host, dirs]) => `${host}\u0001${[...dirs].join('\u0001')}`).join('\u0002');
-    const live = [...byHost].every(([host, dirs]) => this.hosts.get(host)?.source?.watching?.([...dirs]) !== false);
-    if (key === this.watchKey && live) return;
-    this.watchKey = key;
-    for (const [name, h] of this.hosts) {
-      h.source?.watch?.([...(byHost.get(name) ?? [])], (hint) => {
-        this.noteChange(name, hint);
-        this.wake();
-      });
-    }
-    this.watchedDirs = byHost;
+    this.watches.update(byHost);
   }
 
   /** Close every connection (after the poll in flight, if any). */
@@ -252,17 +194,6 @@ export class Engine {
     return () => this.listeners.delete(listener);
   }
 
-  /** Remember what a watcher said changed on a host, for the next poll. */
-  private noteChange(host: string, hint: WatchHint | undefined): void {
-    const known = this.reported.get(host);
-    if (known === 'all') return;
-    if (!hint) return void this.reported.set(host, 'all');
-    const changes = known ?? { files: new Set<string>(), dirs: new Set<string>() };
-    if (hint.kind === 'change' && hint.name !== null) changes.files.add(posix.join(hint.dir, hint.name));
-    else changes.dirs.add(hint.dir);
-    this.reported.set(host, changes);
-  }
-
   /**
    * Read every source once and publish what changed. Concurrent calls share one poll. `reason`
    * says who asked: a `wake` (a watcher) or the `timer`; then hosts whose watchers cover every
@@ -283,22 +214,8 @@ export class Engine {
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
-    // A host that watches every folder it would read is read only where its watcher saw a change
-    // (nothing at all on a timer poll nobody woke: the timer is then only the clock's), except
-    // every FULL_POLL_EVERY-th timer poll: belt and braces for notifications that can be missed.
-    const reported = this.reported;
-    this.reported = new Map();
-    let trusted = reason !== null;
-    if (reason === 'timer' && ++this.quietPolls >= FULL_POLL_EVERY) trusted = false;
-    if (!trusted) this.quietPolls = 0;
-    const scope = (host: string): ReadScope => {
-      const dirs = this.watchedDirs.get(host);
-      const seen = reported.get(host);
-      if (!trusted || seen === 'all' || dirs === undefined || this.hosts.get(host)?.source?.watching?.([...dirs]) !== true) return {};
-      return seen === undefined ? { quiet: true } : { only: seen };
-    };
+    const scope = this.watches.begin(reason);
     const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
-    const prsDirty = new Set<string>();
     for (const follower of this.followers) {
       const name = follower.name;
       if (!this.config.loops[name]) continue;
@@ -308,108 +225,72 @@ export class Engine {
       }
       try {
         const read = await follower.poll(now, scope(follower.host));
-        this.applyLoop(read, now, changed.loops, prsDirty);
-        this.setError(name, null);
+        this.applyLoop(read, now, changed.loops);
+        this.errors.set(name, null);
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
         // poll after the reconnect resumes from the committed offsets.
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
-        this.setError(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.errors.set(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) continue;
       try {
         const read = await ledgers.poll(now, scope(follower.host));
-        if (read.deliverChanged) prsDirty.add(name);
+        if (read.deliverChanged) this.prTracker.noteDeliverRecord(name);
         if (read.changed) {
           this.ledgers.set(name, ledgers.ledgers);
           changed.findings.push(...read.findings.upserted);
           this.emit('ledgers.changed', { loop: name, findings: read.findings, backlog: read.backlog, tasks: read.tasks, lessons: read.lessons, audits: read.audits });
         } else if (read.deliverChanged) this.ledgers.set(name, ledgers.ledgers);
-        this.setError(`${name} ledgers`, null);
+        this.errors.set(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
-        this.setError(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.errors.set(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
     }
     this.updateWatches();
-    if (prsDirty.size > 0) this.publishPrs(prsDirty, now);
+    this.publishPrs(now);
     const hostsChanged = this.publishHosts();
     await this.drills.poll().then(
-      () => this.setError('drills', null),
-      (err: unknown) => this.setError('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
+      () => this.errors.set('drills', null),
+      (err: unknown) => this.errors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     const caughtUp = !this.behind();
-    // Notices are derived when something they read changed, or every few seconds for the rules
-    // the clock drives (a host down for five minutes): not on every poll of a quiet day.
-    const n = this.noticed;
-    const due =
-      changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged || n.drills || this.prs !== n.prs || this.capacityNow !== n.capacity ||
-      caughtUp !== n.caughtUp || Math.abs(now.getTime() - n.at) >= NOTICES_EVERY_MS;
-    if (due) {
-      this.noticed = { at: now.getTime(), prs: this.prs, capacity: this.capacityNow, caughtUp, drills: false };
-      const small = { prs: this.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
+    const prs = this.prTracker.prs;
+    const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
+    if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
+      const small = { prs: this.prTracker.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
       this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.allLedgers().findings }));
     }
     this.publishProblems();
   }
 
   /** Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. */
-  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[], prsDirty: Set<string>): void {
+  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[]): void {
     const name = read.name;
     const before = this.loops.get(name);
     const cyclesMoved = read.upserted.length > 0 || read.removed.length > 0;
-    const deadman = this.deadmanFor(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null;
+    const deadman = this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null;
     const deadmanChanged = !sameDeadman(before?.deadman, deadman);
     if (!cyclesMoved && !deadmanChanged) return;
     const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };
     this.loops.set(name, state);
     this.emit('loop.changed', { loop: name, host: read.host, upserted: read.upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
     changedLoops.push({ ...state, cycles: read.upserted });
-    // The PR list is derived again only when a cycle's PR evidence changed.
-    const evidence = this.prEvidence.get(name) ?? new Map<string, string>();
-    this.prEvidence.set(name, evidence);
-    if (read.removed.length > 0) prsDirty.add(name);
-    for (const d of read.removed) evidence.delete(d);
-    for (const c of read.upserted) {
-      const key = prEvidenceKey(c);
-      if (evidence.get(c.date) !== key) prsDirty.add(name);
-      evidence.set(c.date, key);
-    }
+    this.prTracker.noteCycles(name, read.upserted, read.removed);
   }
 
-  /**
-   * The loop's dead-man from the clock and its newest cycles: at most once a second unless its
-   * cycles changed; undefined when it was not due (the last one stands).
-   */
-  private deadmanFor(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
+  private deadmanOf(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
     const cfg = this.config.loops[loop];
-    if (!cfg) return undefined;
-    const last = this.deadmanAt.get(loop);
-    if (!cyclesMoved && last !== undefined && Math.abs(now.getTime() - last) < DEADMAN_EVERY_MS) return undefined;
-    this.deadmanAt.set(loop, now.getTime());
-    return deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, cycles: cycles.slice(0, DEADMAN_CYCLES), now });
-  }
-
-  private setError(key: string, problem: Problem | null): void {
-    const before = this.loopErrors.get(key);
-    if (problem === null) {
-      if (before !== undefined) {
-        this.loopErrors.delete(key);
-        this.errorsRevision++;
-      }
-      return;
-    }
-    if (before?.message === problem.message && before.source === problem.source) return;
-    this.loopErrors.set(key, problem);
-    this.errorsRevision++;
+    return cfg ? this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved) : undefined;
   }
 
   /** Problems are published when one was added or removed (the store counts its own). */
   private publishProblems(): void {
-    const revision = `${this.errorsRevision}/${this.store.problemsRevision}`;
+    const revision = `${this.errors.revision}/${this.store.problemsRevision}`;
     if (revision === this.problemsPublished) return;
     this.problemsPublished = revision;
     this.emit('problems.changed', { problems: this.problems() });
@@ -433,7 +314,7 @@ export class Engine {
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
     if (!before) return;
-    const deadman = this.deadmanFor(loop, before.cycles, now, false);
+    const deadman = this.deadmanOf(loop, before.cycles, now, false);
     if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };
     this.loops.set(loop, state);
@@ -454,18 +335,12 @@ export class Engine {
   }
 
   /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
-  private publishPrs(loops: ReadonlySet<string>, now: Date): void {
-    for (const name of loops) {
-      const loop = this.loops.get(name);
-      if (!loop) continue;
-      this.prsByLoop.set(name, derivePullRequests({ loop: name, cycles: loop.cycles, deliverRecord: this.ledgerFollowers.get(name)?.ledgers.deliverRecord ?? null, now }));
-    }
-    const prs = [...this.loops.keys()].flatMap((name) => this.prsByLoop.get(name) ?? []);
-    prs.sort((a, b) => PR_ORDER[a.status] - PR_ORDER[b.status] || (b.since ?? '').localeCompare(a.since ?? ''));
-    // The PR list is small (one entry per URL a deliver phase named) and rarely derived: compared whole.
-    if (JSON.stringify(prs) === JSON.stringify(this.prs)) return;
-    this.prs = prs;
-    this.emit('prs.changed', { prs });
+  private publishPrs(now: Date): void {
+    const loops = new Map(
+      [...this.loops.values()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
+    );
+    const prs = this.prTracker.derive(loops, now);
+    if (prs) this.emit('prs.changed', { prs });
   }
 
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
@@ -480,7 +355,7 @@ export class Engine {
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
   problems(): Problem[] {
-    return [...this.loopErrors.values(), ...this.notifier.problems(), ...this.store.problems()];
+    return [...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
   }
 
   /**
@@ -491,7 +366,7 @@ export class Engine {
     const hosts = this.hostStates()
       .filter((h) => h.state !== 'connected')
       .map((h) => `host ${h.name} is ${h.state}${h.error ? `: ${h.error}` : ''}`);
-    return [...hosts, ...[...this.loopErrors.values()].map((p) => p.message)];
+    return [...hosts, ...this.errors.list().map((p) => p.message)];
   }
 
   /** The whole state, as `snapshot --json` prints it. */
@@ -502,7 +377,7 @@ export class Engine {
       loops: [...this.loops.values()],
       problems: this.problems(),
       ...this.allLedgers(),
-      prs: this.prs,
+      prs: this.prTracker.prs,
       capacity: this.capacityNow,
       notices: this.notifier.list(),
       lastReviewedAt: this.notifier.lastReviewedAt(),

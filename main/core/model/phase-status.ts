@@ -1,4 +1,4 @@
-import type { Cycle, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
+import type { Cycle, LoopState, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
 import type { PhaseRecord } from '../records';
 
 /** Everything read about one phase of one cycle: the records of its files and the files' times. */
@@ -223,4 +223,16 @@ export function deriveCycle(date: string, phases: readonly Phase[], now: Date, c
     }
   }
   return { date, status, phases };
+}
+
+/** A running phase of a loop on `host`, described for a person (a drill asks before it runs), or null. */
+export function runningPhaseOn(loops: Iterable<LoopState>, host: string): string | null {
+  for (const loop of loops) {
+    if (loop.host !== host) continue;
+    for (const cycle of loop.cycles) {
+      const phase = cycle.phases.find((p) => p.status === 'running');
+      if (phase) return `${loop.name} ${cycle.date} ${phase.name}`;
+    }
+  }
+  return null;
 }

@@ -1,0 +1,81 @@
+import { posix } from 'node:path';
+import type { ReadScope } from './loops/loop-follower';
+import type { FileSource, WatchHint } from './sources/file-source';
+
+/** What the watchers of one host reported since the last poll. */
+type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } | 'all';
+
+/** Every this many polls that no watcher asked for, one reads everything anyway (about 10 s idle). */
+const FULL_POLL_EVERY = 10;
+
+/**
+ * The engine's watchers and what they saw: it keeps each host's sources watching the folders the
+ * followers read, collects their hints between polls, and tells each poll how much of a host to
+ * read — nothing, only what a watcher named, or everything.
+ */
+export class WatchScope {
+  /** What the watchers reported since the last poll began, by host (`all`: they cannot say what). */
+  private reported = new Map<string, HostChanges>();
+  /** Polls since the last one that read every hot file whatever the watchers said. */
+  private quietPolls = 0;
+  private watchKey = '';
+  /** The folders watched on each host. */
+  private watched = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly sources: () => Iterable<readonly [string, FileSource | null]>,
+    private readonly wake: () => void,
+  ) {}
+
+  /**
+   * Watch these folders on each host. The same folders as last time (nearly every poll), all still
+   * watched: nothing to tell the sources. A watcher that ended (a link that dropped, a folder that
+   * did not exist yet) is started again.
+   */
+  update(byHost: Map<string, Set<string>>): void {
+    const sources = new Map(this.sources());
+    const key = [...byHost].map(([host, dirs]) => `${host}\u0001${[...dirs].join('\u0001')}`).join('\u0002');
+    const live = [...byHost].every(([host, dirs]) => sources.get(host)?.watching?.([...dirs]) !== false);
+    if (key === this.watchKey && live) return;
+    this.watchKey = key;
+    for (const [host, source] of sources) {
+      source?.watch?.([...(byHost.get(host) ?? [])], (hint) => {
+        this.note(host, hint);
+        this.wake();
+      });
+    }
+    this.watched = byHost;
+  }
+
+  /** Remember what a watcher said changed on a host, for the next poll. */
+  private note(host: string, hint: WatchHint | undefined): void {
+    const known = this.reported.get(host);
+    if (known === 'all') return;
+    if (!hint) return void this.reported.set(host, 'all');
+    const changes = known ?? { files: new Set<string>(), dirs: new Set<string>() };
+    if (hint.kind === 'change' && hint.name !== null) changes.files.add(posix.join(hint.dir, hint.name));
+    else changes.dirs.add(hint.dir);
+    this.reported.set(host, changes);
+  }
+
+  /**
+   * Start a poll: take what was reported, and answer for each host how much to read. A host that
+   * watches every folder it would read is read only where its watcher saw a change (nothing at all
+   * on a timer poll nobody woke), except every FULL_POLL_EVERY-th timer poll: belt and braces for
+   * notifications that can be missed. A poll with no reason (a person, a test) reads everything.
+   */
+  begin(reason: 'wake' | 'timer' | null): (host: string) => ReadScope {
+    const reported = this.reported;
+    this.reported = new Map();
+    let trusted = reason !== null;
+    if (reason === 'timer' && ++this.quietPolls >= FULL_POLL_EVERY) trusted = false;
+    if (!trusted) this.quietPolls = 0;
+    const sources = new Map(this.sources());
+    return (host) => {
+      const dirs = this.watched.get(host);
+      const seen = reported.get(host);
+      if (!trusted || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.([...dirs]) !== true) return {};
+      return seen === undefined ? { quiet: true } : { only: seen };
+    };
+  }
+}

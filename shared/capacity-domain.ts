@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+// The inference fleet's part of the domain (re-exported by domain.ts).
+
+/** One loaded model on an inference host. */
+export const ModelCapacitySchema = z
+  .object({
+    id: z.string(),
+    nCtx: z.number().int().nullable(),
+    slots: z.number().int().nullable(),
+    inflight: z.number().int().nullable(),
+    queued: z.number().int().nullable(),
+  })
+  .readonly();
+/** One loaded model on an inference host. */
+export type ModelCapacity = z.infer<typeof ModelCapacitySchema>;
+
+/** The capacity of one inference host (behind a proxy, or polled directly), as last polled. */
+export const CapacitySchema = z
+  .object({
+    proxy: z.string(),
+    kind: z.enum(['crossbar', 'llama-server', 'gateway']),
+    /** The inference host's name (a crossbar backend), or the proxy's own name. */
+    host: z.string(),
+    up: z.boolean(),
+    /** Since when it has been up (or down). */
+    since: z.string().nullable(),
+    slotsTotal: z.number().int().nullable(),
+    slotsBusy: z.number().int().nullable(),
+    inflight: z.number().int().nullable(),
+    queued: z.number().int().nullable(),
+    nCtx: z.number().int().nullable(),
+    models: z.array(ModelCapacitySchema).readonly(),
+    /** Gateway: the configured shed threshold, the in-flight high-water mark, requests shed so far. */
+    shedThreshold: z.number().nullable(),
+    highWater: z.number().nullable(),
+    totalShed: z.number().nullable(),
+    /** Expected fields the server did not expose. */
+    missing: z.array(z.string()).readonly(),
+    /** Why the last poll failed, naming the proxy and URL. */
+    error: z.string().nullable(),
+    /** When this was polled. */
+    polledAt: z.string().nullable(),
+  })
+  .readonly();
+/** The capacity of one inference host. */
+export type Capacity = z.infer<typeof CapacitySchema>;
