@@ -1,6 +1,9 @@
+import { posix } from 'node:path';
 import type { SshConnection } from '../ssh/connection';
-import { FileReadError, type DirEntry, type FileSource, type FileStat } from './file-source';
+import { FileReadError, type DirEntry, type FileSource, type FileStat, type WatchHint } from './file-source';
 import { parseStatLine, shellQuote, STAT_FN } from './remote-shell';
+import { StreamedBytes } from './streamed-bytes';
+import { parseWatchLine } from './watch-frames';
 import { watcherScript } from './watcher-script';
 
 /** Exit code our scripts use for "no such file or folder". */
@@ -21,10 +24,15 @@ export interface SshSourceOptions {
 
 /**
  * Files on a host reached over SSH, through the host's one connection: `stat` and `tail | head`
- * over exec channels, so only appended bytes cross the link. Works on Linux and macOS runners.
+ * over exec channels, so only appended bytes cross the link. While folders are watched, what is
+ * appended to their files comes through the watcher's stream instead (with offsets and stat), and
+ * the poll it wakes reads it from there: no request for a line appended to a hot file. Works on
+ * Linux and macOS runners.
  */
 export class SshSource implements FileSource {
   private watcher: { key: string; stop: (() => void) | null } | null = null;
+  /** Bytes the watcher streamed, until a poll reads them. */
+  private readonly streamed = new StreamedBytes();
 
   constructor(
     readonly host: string,
@@ -34,9 +42,10 @@ export class SshSource implements FileSource {
 
   /**
    * One watcher channel on the host (see watcherScript), so a poll starts as soon as a watched
-   * file grows or a folder changes instead of on the next tick.
+   * file grows or a folder changes instead of on the next tick; a file that grew is named in the
+   * hint, and its new bytes are kept for the poll's read.
    */
-  watch(dirs: readonly string[], onChange: () => void): void {
+  watch(dirs: readonly string[], onChange: (hint?: WatchHint) => void): void {
     const key = [...dirs].sort().join('\0');
     if (this.watcher?.key === key) return;
     this.unwatch();
@@ -44,10 +53,30 @@ export class SshSource implements FileSource {
     const state: { key: string; stop: (() => void) | null } = { key, stop: null };
     this.watcher = state;
     const script = watcherScript(dirs, this.options.watchStatMs ?? 250);
+    const hintFor = (path: string): WatchHint => ({ dir: posix.dirname(path), name: posix.basename(path), kind: 'change' });
+    const onLine = (line: string): void => {
+      if (this.watcher !== state) return;
+      const got = parseWatchLine(line);
+      if (got.kind === 'beat') return;
+      if (got.kind === 'grew') {
+        this.streamed.add(got.path, got.stat, got.from, got.bytes);
+        return onChange(hintFor(got.path));
+      }
+      if (got.kind === 'touched') {
+        this.streamed.forget(got.path);
+        return onChange(hintFor(got.path));
+      }
+      this.streamed.forget();
+      onChange();
+    };
     this.connection
-      .stream(`exec sh -c ${shellQuote(script)}`, (line) => line === 'changed' && onChange(), () => {
-        // The link dropped or the watcher was replaced: the next watch() call starts a new one.
-        if (this.watcher === state) this.watcher = null;
+      .stream(`exec sh -c ${shellQuote(script)}`, onLine, () => {
+        // The link dropped or the watcher was replaced: the next watch() call starts a new one,
+        // and nothing it streamed is trusted any more.
+        if (this.watcher === state) {
+          this.watcher = null;
+          this.streamed.forget();
+        }
       })
       .then(
         (stop) => {
@@ -63,6 +92,7 @@ export class SshSource implements FileSource {
   unwatch(): void {
     this.watcher?.stop?.();
     this.watcher = null;
+    this.streamed.forget();
   }
 
   watching(dirs: readonly string[]): boolean {
@@ -71,6 +101,14 @@ export class SshSource implements FileSource {
   }
 
   async stat(path: string): Promise<FileStat | null> {
+    const streamed = this.streamed.takeStat(path);
+    if (streamed) return streamed;
+    const stat = await this.statOnHost(path);
+    this.streamed.saw(path, stat);
+    return stat;
+  }
+
+  private async statOnHost(path: string): Promise<FileStat | null> {
     const q = shellQuote(path);
     const out = await this.connection.run(`${STAT_FN}; [ -e ${q} ] || exit ${MISSING}; st ${q}`);
     if (out.code === MISSING) return null;
@@ -83,6 +121,8 @@ export class SshSource implements FileSource {
 
   async read(path: string, offset: number, length: number): Promise<Buffer> {
     if (length <= 0) return Buffer.alloc(0);
+    const streamed = this.streamed.read(path, offset, length);
+    if (streamed) return streamed;
     const q = shellQuote(path);
     const out = await this.connection.run(`[ -f ${q} ] || exit ${NOT_REGULAR}; [ -r ${q} ] || exit ${UNREADABLE}; tail -c +${offset + 1} -- ${q} | head -c ${length}`);
     if (out.code === NOT_REGULAR) throw new FileReadError(`Host ${this.host}: ${path} is not a regular file; not read.`);
@@ -110,7 +150,10 @@ export class SshSource implements FileSource {
     const entries: DirEntry[] = [];
     for (const line of out.stdout.toString('utf8').split('\n')) {
       const parsed = parseStatLine(line);
-      if (parsed) entries.push({ name: parsed.name, isDirectory: parsed.stat.isDirectory, stat: parsed.stat });
+      if (parsed) {
+        entries.push({ name: parsed.name, isDirectory: parsed.stat.isDirectory, stat: parsed.stat });
+        this.streamed.saw(posix.join(path, parsed.name), parsed.stat);
+      }
     }
     return entries;
   }

@@ -1,22 +1,31 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdsWithin, until } from '../../testing/until';
-import { watcherScript } from './watcher-script';
+import { parseWatchLine } from './watch-frames';
+import { MAX_FRAME_BYTES, watcherScript } from './watcher-script';
 
-/** The watcher script run by a local sh, as sshd would run it; `changed` lines are timestamped. */
-function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[] } {
+/**
+ * The watcher script run by a local sh, as sshd would run it; every line that wakes a poll
+ * (`changed`, a `+` frame, a `~` change) is timestamped, and all lines but heartbeats are kept.
+ */
+function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[]; lines: string[] } {
   const child = spawn('sh', ['-c', watcherScript(dirs, statMs)], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   const wakes: number[] = [];
+  const lines: string[] = [];
   let rest = '';
   child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop() ?? '';
-    for (const l of lines) if (l === 'changed') wakes.push(Date.now());
+    const got = (rest + chunk.toString()).split('\n');
+    rest = got.pop() ?? '';
+    for (const l of got) {
+      if (l === '.') continue;
+      lines.push(l);
+      if (l === 'changed' || l.startsWith('+') || l.startsWith('~')) wakes.push(Date.now());
+    }
   });
-  return { child, wakes };
+  return { child, wakes, lines };
 }
 
 /** Live processes (zombies run nothing). */
@@ -144,5 +153,68 @@ describe('the watcher script', () => {
     }
     // No more writes: a tail left over from a wake would stay, so exactly one follows the folder.
     expect(await holdsWithin(() => tails() > 1, 500)).toBe(false);
+  }, 30_000);
+
+  it('streams what is appended to a file with its offset and stat, and names other changes', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    const file = join(watched, 'remediate.log');
+    writeFileSync(file, 'first\n');
+    // Appends wake it at once (tail -F); a truncation is seen by the listing, every 250 ms.
+    const { child, lines } = run([watched], 250);
+    children.push(child);
+    await until(() => lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
+    // Rebuild the file from the frames alone: every byte, at its offset, once.
+    let copy = Buffer.from(readFileSync(file));
+    let frames = 0;
+    for (let i = 0; i < 40; i++) {
+      appendFileSync(file, `line ${i} ${'é'.repeat(i % 7)}\n`);
+      if (i % 10 === 0) await until(() => lines.filter((l) => l.startsWith('+')).length > frames, 5000, `frame after line ${i}`);
+      frames = lines.filter((l) => l.startsWith('+')).length;
+    }
+    const want = readFileSync(file);
+    await until(() => {
+      for (const l of lines.splice(0)) {
+        const got = parseWatchLine(l);
+        if (got.kind !== 'grew') continue;
+        expect(got.path).toBe(file);
+        expect(got.stat.size).toBe(got.from + got.bytes.length);
+        // The overlap repeats bytes the copy already has: they must be the same.
+        expect(got.bytes.subarray(0, copy.length - got.from)).toEqual(copy.subarray(got.from));
+        copy = Buffer.concat([copy.subarray(0, got.from), got.bytes]);
+      }
+      return copy.length === want.length;
+    }, 10_000, 'frames up to the end of the file');
+    expect(copy.equals(want)).toBe(true);
+    // A truncation is not a growth: anything may have changed.
+    truncateSync(file, 0);
+    await until(() => lines.includes('changed'), 5000, '`changed` after the truncation');
+    expect(lines.filter((l) => l.startsWith('+'))).toEqual([]);
+  }, 30_000);
+
+  it('sends a file that grew past a frame, or a host without base64, as a change to read by requests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    const watched = join(dir, 'w');
+    mkdirSync(watched);
+    const file = join(watched, 'a.log');
+    writeFileSync(file, '');
+    const big = run([watched], 5000);
+    children.push(big.child);
+    await until(() => big.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher');
+    appendFileSync(file, 'x'.repeat(MAX_FRAME_BYTES + 1));
+    await until(() => big.lines.some((l) => l.startsWith('~')), 5000, 'a `~` line');
+    expect(parseWatchLine(big.lines.find((l) => l.startsWith('~')) ?? '')).toMatchObject({ kind: 'touched', path: file, stat: { size: MAX_FRAME_BYTES + 1 } });
+    expect(big.lines.some((l) => l.startsWith('+'))).toBe(false);
+    process.kill(-(big.child.pid ?? 0), 'SIGKILL');
+
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'base64'), '#!/bin/sh\nexit 127\n'); // a host whose base64 does not work
+    chmodSync(join(bin, 'base64'), 0o755);
+    const none = run([watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    children.push(none.child);
+    await until(() => none.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the second watcher');
+    appendFileSync(file, 'small\n');
+    await until(() => none.lines.some((l) => l.startsWith('~')), 5000, 'a `~` line without base64');
+    expect(none.lines.some((l) => l.startsWith('+'))).toBe(false);
   }, 30_000);
 });

@@ -3,47 +3,101 @@ import { shellQuote, STAT_FN } from './remote-shell';
 /** How often the watcher lists the folders when `tail -F` cannot wake it (ms). */
 export const FALLBACK_STAT_MS = 50;
 
+/** The most appended bytes one frame carries; a file that grew more is read by requests. */
+export const MAX_FRAME_BYTES = 256 * 1024;
+
 /**
- * The watcher that runs on the host while folders are watched; it prints `changed` when a poll
- * should start, and `.` as a heartbeat. Two paths, both stock tools only:
+ * Bytes before the previous end that a frame repeats, so a follower that checks the bytes before
+ * its offset (a ledger, `verifyTail`) is answered from the frame too, and a rewrite is seen.
+ */
+export const FRAME_OVERLAP = 64;
+
+/**
+ * Compares the previous listing (lines tagged `P`) with the new one (`C`), each `D <dir>` followed
+ * by `st` lines of its entries, and prints what the watcher should send: `+ <from> <to> <st line
+ * with the full path>` for a file that only grew (by at most `cap` bytes, with base64 at hand),
+ * `~ <st line>` for a file that changed otherwise in place (grew more, or its time moved), and
+ * `changed` once for anything else: a name or folder that came or went, a new inode, a shrink.
+ */
+const DIFF_AWK = [
+  '{ t = substr($0, 1, 1); s = substr($0, 2) }',
+  's ~ /^D / { d = substr(s, 3); if (t == "P") pd[d] = 1; else cd[d] = 1; next }',
+  '{',
+  '  name = s; for (i = 1; i <= 5; i++) sub(/^[^|]*[|]/, "", name)',
+  '  split(s, a, "|"); key = d "/" name; ty = a[5]; if (ty == "regular empty file") ty = "regular file"',
+  '  if (t == "P") { pk[key] = 1; pi[key] = a[1]; ps[key] = a[2]; pm[key] = a[3]; pt[key] = ty; next }',
+  '  ck[key] = 1',
+  '  if (!(key in pk) || pi[key] != a[1] || pt[key] != ty) { big = 1; next }',
+  '  if (a[2] == ps[key] && a[3] == pm[key]) next',
+  '  if (ty == "directory" || ty == "Directory" || a[2] + 0 < ps[key] + 0) { big = 1; next }',
+  '  line = a[1] "|" a[2] "|" a[3] "|" a[4] "|" a[5] "|" key',
+  '  if (b64 && a[2] + 0 > ps[key] + 0 && a[2] - ps[key] <= cap) {',
+  '    from = ps[key] - overlap; if (from < 0) from = 0; print "+ " from " " a[2] " " line',
+  '  } else print "~ " line',
+  '}',
+  'END {',
+  '  for (k in pk) if (!(k in ck)) big = 1',
+  '  for (x in pd) if (!(x in cd)) big = 1',
+  '  for (x in cd) if (!(x in pd)) big = 1',
+  '  if (big) print "changed"',
+  '}',
+].join('\n');
+
+/**
+ * The watcher that runs on the host while folders are watched. It prints, a line each:
+ *
+ * - `+<from> <base64> <st line>`: a file grew, with its bytes from `from` to its new size (the
+ *   last FRAME_OVERLAP bytes before its previous end included) and its stat, so the poll it wakes
+ *   reads that file from the frame, with no request to the host;
+ * - `~<st line>`: a file changed in place beyond what a frame carries: read it by requests;
+ * - `changed`: something else changed (a file or folder came or went, was replaced or truncated):
+ *   anything may have changed, the poll reads the folders again;
+ * - `.`: a heartbeat, about once a second.
+ *
+ * Two parts, both stock tools only (sh, stat, awk, tail, head, base64, tr):
  *
  * - **Events**: `tail -n0 -F` over the files in the folders (inotify on Linux, kqueue on BSD and
  *   macOS) wakes at once when one grows; `head -c1` takes the first byte, so no file content
- *   crosses the link, and the tail is started again. Each tail writes its pid first (it is
- *   `exec`ed by a tiny `sh`), so the one that woke is ended at once, not on its next write.
- * - **Listing**: every `statMs` the folders are stat-ed; a difference prints `changed`, and a new or
- *   vanished name also appends to a private kick file the tails follow, so the next tail follows
- *   the new file. Where `tail -F` cannot run this path alone remains, every FALLBACK_STAT_MS.
- *   (Listing is what costs: every 50 ms it takes ~11% of a core here, every 250 ms ~3%, while a
- *   tail restarted on each of 50 appends a second adds ~2%.)
+ *   crosses the link that way, and the tail is started again. It cuts the listing's sleep short
+ *   (a `wake` file, then the sleep's pid). Each tail writes its pid first (it is `exec`ed by a tiny
+ *   `sh`), so the one that woke is ended at once, not on its next write.
+ * - **Listing**: every `statMs`, or at once when woken, the folders are stat-ed and compared with
+ *   the previous listing (awk); the one writer of the output. A listing also catches what was
+ *   appended while no tail ran. A new or vanished name appends to a private kick file the tails
+ *   follow, so the next tail follows the new file. Where `tail -F` cannot run this part alone
+ *   remains, every FALLBACK_STAT_MS.
  *
- * The heartbeat (about once a second) is what ends it once the link is gone: writing fails and
- * the loop exits (HUP, INT and TERM end it the same way). On exit it kills the events loop and
- * the current tail by pid, never by a kick a tail may miss: a tail could otherwise block `head`
- * and the loop forever on a folder nobody writes to again. A tail started while it exits finds
- * the `go` file gone and does not start; the events loop also stops once the watcher's pid is
- * gone. Only `kill`, `read` and files: it works where `set -m` needs a terminal (dash) and where
- * there is no `setsid` or `tail --pid` (macOS). Nothing is left running on the host.
+ * The heartbeat is what ends it once the link is gone: writing fails and the loop exits (HUP, INT
+ * and TERM end it the same way). On exit it kills the events loop and the current tail by pid,
+ * never by a kick a tail may miss. A tail started while it exits finds the `go` file gone and does
+ * not start; the events loop also stops once the watcher's pid is gone. Only `kill`, `read` and
+ * files: it works where `set -m` needs a terminal (dash) and where there is no `setsid` or `tail
+ * --pid` (macOS). Nothing is left running on the host.
  */
 export function watcherScript(dirs: readonly string[], statMs: number): string {
   const each = dirs.map(shellQuote).join(' ');
   const beats = Math.max(1, Math.round(1000 / statMs));
+  const seconds = (ms: number): string => (ms / 1000).toFixed(3);
   // The tail's own sh: record its pid, then become the tail unless the watcher is ending.
   const tail = shellQuote('echo $$ >"$0/tp" && [ -e "$0/go" ] && exec tail -n0 -q -F -- "$@"');
   return [
     STAT_FN,
     "trap '' PIPE",
     'me=$$',
-    `w=$(mktemp -d 2>/dev/null) || { w="\${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1`,
-    'k="$w/kick"; : >"$k"; : >"$w/go"',
+    'w=$(mktemp -d 2>/dev/null) || { w="${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1',
+    'k="$w/kick"; : >"$k"; : >"$w/go"; : >"$w/prev"',
+    // Frames need a working base64 (GNU, BSD and busybox have one); without it, `~` lines.
+    'b64=0; [ "$(printf ab | base64 2>/dev/null | tr -d \'\\n\')" = YWI= ] && b64=1',
+    // A sleep that takes fractions, or whole seconds where it does not.
+    `short=${seconds(statMs)}; fast=${seconds(Math.min(statMs, FALLBACK_STAT_MS))}`,
+    'sleep 0.001 2>/dev/null || { short=1; fast=1; }',
     'events() {',
     '  while [ -e "$w/go" ] && kill -0 "$me" 2>/dev/null; do',
     `    set -- "$k"; for d in ${each}; do for f in "$d"/*; do [ -f "$f" ] && set -- "$@" "$f"; done; done`,
-    // `changed` is printed as soon as the first byte comes, not once the tail has exited (that
-    // takes up to ~20 ms more); the group's status says what happened: 3 no tail, 4 link gone.
-    `    sh -c ${tail} "$w" "$@" 2>/dev/null | { n=$(head -c1 | wc -c); [ "$n" -gt 0 ] 2>/dev/null || exit 3; echo changed || exit 4; }`,
+    // On the first byte: mark the wake and cut the listing's sleep short. Status 3: no tail ran.
+    `    sh -c ${tail} "$w" "$@" 2>/dev/null | { n=$(head -c1 | wc -c); [ "$n" -gt 0 ] 2>/dev/null || exit 3; : >"$w/wake"; read -r sp 2>/dev/null <"$w/sp" && kill "$sp" 2>/dev/null; exit 0; }`,
     '    r=$?; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null',
-    '    case $r in 3) [ -e "$w/go" ] && : >"$k.off"; return 0 ;; 4) return 0 ;; esac',
+    '    [ $r -eq 3 ] && { [ -e "$w/go" ] && : >"$k.off"; return 0; }',
     '  done',
     '}',
     'events &',
@@ -51,17 +105,29 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     // Stop new tails, end the loop, then the tail it may have started (its pid is written first).
     `trap 'rm -f "$w/go"; kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null; rm -rf "$w"' EXIT`,
     "trap 'exit 0' HUP INT TERM",
-    'prev=; names=; n=0',
+    'prev=; n=0',
     'while :; do',
-    `  cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && set -- * && [ -e "$1" ] && { echo "N $d/$*"; st "$@"; }); done 2>/dev/null)`,
+    '  rm -f "$w/wake"',
+    `  cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && echo "D $d" && set -- * && [ -e "$1" ] && st "$@"); done 2>/dev/null)`,
     '  if [ "$cur" != "$prev" ]; then',
-    '    echo changed || exit 0',
-    `    nm=$(printf '%s\\n' "$cur" | grep '^N ')`,
-    '    if [ "$nm" != "$names" ]; then names=$nm; echo >>"$k"; fi',
-    '    prev=$cur',
+    `    acts=$({ sed 's/^/P/' "$w/prev"; printf '%s\\n' "$cur" | sed 's/^/C/'; } | awk -v b64=$b64 -v cap=${MAX_FRAME_BYTES} -v overlap=${FRAME_OVERLAP} ${shellQuote(DIFF_AWK)})`,
+    `    printf '%s\\n' "$cur" >"$w/prev"; prev=$cur`,
+    '    while IFS= read -r a; do',
+    '      case $a in',
+    '        changed) echo changed || exit 0; echo >>"$k" ;;',
+    // `+ from to st-line`: the st line's last field is the path (after five `|`).
+    '        "+ "*) r=${a#+ }; s0=${r%% *}; r=${r#* }; t0=${r%% *}; l=${r#* }; p=${l#*|*|*|*|*|}',
+    `          printf '+%s %s %s\\n' "$s0" "$(tail -c +$((s0 + 1)) -- "$p" 2>/dev/null | head -c $((t0 - s0)) | base64 | tr -d '\\n')" "$l" || exit 0 ;;`,
+    '        "~ "*) echo "~${a#~ }" || exit 0 ;;',
+    '      esac',
+    '    done <<EOF',
+    '$acts',
+    'EOF',
     '  fi',
     `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
-    `  if [ -e "$k.off" ]; then sleep ${(Math.min(statMs, FALLBACK_STAT_MS) / 1000).toFixed(3)} 2>/dev/null || sleep 1; else sleep ${(statMs / 1000).toFixed(3)} 2>/dev/null || sleep 1; fi`,
+    '  [ -e "$w/wake" ] && continue',
+    '  if [ -e "$k.off" ]; then sleep "$fast" & else sleep "$short" & fi',
+    '  echo $! >"$w/sp"; wait $! 2>/dev/null; rm -f "$w/sp"',
     'done',
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import ssh2, { type AuthMethod, type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import type { HostConnState } from '../../../shared/domain';
+import { LineSplitter, MAX_STREAM_LINE_BYTES } from './line-splitter';
 import { Semaphore } from './semaphore';
 import { ShellSession } from './shell-session';
 
@@ -149,12 +150,8 @@ export class SshConnection extends EventEmitter {
    */
   async stream(script: string, onLine: (line: string) => void, onEnd: () => void): Promise<() => void> {
     const { channel, release } = await this.holdChannel(script);
-    let rest = '';
-    channel.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString('utf8')).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) onLine(line);
-    });
+    const lines = new LineSplitter(MAX_STREAM_LINE_BYTES, onLine);
+    channel.on('data', (chunk: Buffer) => lines.push(chunk));
     channel.stderr.on('data', () => undefined);
     channel.once('close', () => {
       release();
