@@ -16,6 +16,7 @@ import {
   TaskSchema,
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
+import { LedgerPageInputSchema, LedgerPageSchema, SummarySchema } from './ledger-slice';
 
 /** How the console reached its configuration: loaded, absent (first run) or invalid. */
 export const ConfigStatusSchema = z.discriminatedUnion('state', [
@@ -44,6 +45,10 @@ export const commands = {
     }),
   },
   'state.snapshot': { input: Empty, output: SnapshotSchema },
+  /** The state without the ledgers' rows: the renderer's first load, bounded whatever the history. */
+  'state.summary': { input: Empty, output: SummarySchema },
+  /** The ledgers' rows a page at a time, from one frozen copy (`cursor: null` opens one). */
+  'ledgers.page': { input: LedgerPageInputSchema, output: LedgerPageSchema },
   'demo.start': { input: Empty, output: z.object({ configPath: z.string() }) },
   /** Trust the host key a host presented; the fingerprint must be the one the operator saw. */
   'hosts.trust': {

@@ -9,6 +9,8 @@ import { databasePath } from './paths';
 import { Store } from './store/store';
 import { VERSION } from './version';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './poll-scheduler';
+import { LedgerCursors } from './ledger-cursors';
+import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -84,6 +86,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const snapshot = (): Snapshot =>
     engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
 
+  // The renderer reads the ledgers' rows in pages of one frozen copy after its summary.
+  const cursors = new LedgerCursors();
+
   const requireEngine = (): Engine => {
     if (!engine) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);
     return engine;
@@ -98,6 +103,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       demo: demo !== null,
     }),
     'state.snapshot': () => snapshot(),
+    'state.summary': () => summaryOf(snapshot()),
+    'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
     'hosts.trust': ({ host, fingerprint }) => {
       requireEngine().sshHost(host).trust(fingerprint);
       return { trusted: true } as const;

@@ -1,4 +1,5 @@
 import { emptySnapshot } from '../../shared/domain';
+import { emptyLedgerRows, pageOf, summaryOf } from '../../shared/ledger-slice';
 import type { Handlers } from '../rpc/dispatch';
 
 /** Handlers answering every command with a fixed, valid value: for transport tests. */
@@ -6,6 +7,8 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
   return {
     'app.info': () => ({ version: '0.0.0-test', shell: 'electron', config: { state: 'loaded', path: '/tmp/config.yaml' }, dataDir: '/tmp/data', demo: false }),
     'state.snapshot': async () => emptySnapshot('2025-01-01T06:00:00.000Z'),
+    'state.summary': () => summaryOf(emptySnapshot('2025-01-01T06:00:00.000Z')),
+    'ledgers.page': ({ cursor }) => pageOf(emptyLedgerRows, cursor ?? 'c1', 0, 1),
     'demo.start': () => ({ configPath: '/tmp/demo.yaml' }),
     'hosts.trust': () => ({ trusted: true }),
     'hosts.untrust': () => ({ removed: 0 }),

@@ -56,6 +56,7 @@ export function FindingDetail({ id, onClose }: { id: string; onClose: () => void
   const finding = useDeck((s) => selectFindingById(s).get(id));
   const backlog = useDeck(selectBacklogById);
   const reviewedAt = useDeck(selectLastReviewedAt);
+  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
   return (
     <aside className="detail" data-testid="finding-detail" aria-label="Finding detail">
       <header className="detail-head">
@@ -72,7 +73,11 @@ export function FindingDetail({ id, onClose }: { id: string; onClose: () => void
           ×
         </button>
       </header>
-      {!finding ? (
+      {!finding && !ledgersLoaded ? (
+        <p className="callout callout-muted" data-testid="finding-detail-loading" aria-busy="true">
+          Loading the ledgers…
+        </p>
+      ) : !finding ? (
         <p className="callout callout-muted">
           There is no finding {id} in the current ledgers (it may have been renamed, or its ledger is not read yet).
         </p>

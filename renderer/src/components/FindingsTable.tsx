@@ -1,18 +1,9 @@
-import {
-  flexRender,
-  getCoreRowModel,
-  getSortedRowModel,
-  useReactTable,
-  type ColumnDef,
-  type Row,
-  type SortingFn,
-  type SortingState,
-} from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Finding } from '../../../shared/domain';
 import { formatClock } from '../lib/format';
-import { isNewFinding, severityRank } from '../lib/findings';
+import { isNewFinding } from '../lib/findings';
+import { DEFAULT_FINDING_SORT, sortedOrder, visibleRows, type FindingSort, type FindingSortId } from '../lib/findings-order';
 import { routeHash } from '../lib/route';
 import { FindingStatusTag, SeverityTag } from './FindingTags';
 
@@ -28,13 +19,6 @@ export interface FindingsTableProps {
 }
 
 const ROW_H = 32;
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-const byText: SortingFn<Finding> = (a, b, id) => collator.compare(String(a.getValue(id) ?? ''), String(b.getValue(id) ?? ''));
-const byValue: SortingFn<Finding> = (a, b, id) => {
-  const x = a.getValue<number | string>(id);
-  const y = b.getValue<number | string>(id);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
 const SEEN_DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
 
 /** `17 Aug 01:12` in local time. */
@@ -43,61 +27,52 @@ function seen(iso: string): string {
   return Number.isFinite(t) ? `${SEEN_DAY.format(t)} ${formatClock(iso) ?? ''}` : iso;
 }
 
-function columns(reviewedAt: string | null): ColumnDef<Finding>[] {
-  return [
-    {
-      id: 'id',
-      header: 'ID',
-      accessorKey: 'id',
-      sortingFn: byText,
-      cell: ({ row: { original: f } }) => (
-        <>
-          <a href={routeHash({ view: 'findings', id: f.id })} className="fid" tabIndex={-1}>
-            {f.id}
-          </a>
-          {isNewFinding(f, reviewedAt) ? <span className="new-mark">new</span> : null}
-        </>
-      ),
-    },
-    { id: 'loop', header: 'Loop', accessorKey: 'loop', sortingFn: byText },
-    {
-      id: 'severity',
-      header: 'Sev',
-      accessorFn: (f) => severityRank(f.severity),
-      sortingFn: byValue,
-      cell: ({ row: { original: f } }) => <SeverityTag severity={f.severity} />,
-    },
-    { id: 'status', header: 'Status', accessorKey: 'status', sortingFn: byText, cell: ({ row: { original: f } }) => <FindingStatusTag status={f.status} /> },
-    { id: 'section', header: 'Section', accessorKey: 'section', sortingFn: byText },
-    { id: 'where', header: 'Where', accessorFn: (f) => f.where ?? '', sortingFn: byText },
-    { id: 'text', header: 'Finding', accessorKey: 'text', enableSorting: false },
-    { id: 'firstSeen', header: 'First seen', accessorKey: 'firstSeenAt', sortingFn: byValue, cell: ({ row: { original: f } }) => seen(f.firstSeenAt) },
-  ];
+interface Column {
+  readonly id: FindingSortId | 'text';
+  readonly header: string;
+  readonly sortable: boolean;
+  readonly cell: (f: Finding, reviewedAt: string | null) => ReactNode;
 }
 
+const COLUMNS: readonly Column[] = [
+  {
+    id: 'id',
+    header: 'ID',
+    sortable: true,
+    cell: (f, reviewedAt) => (
+      <>
+        <a href={routeHash({ view: 'findings', id: f.id })} className="fid" tabIndex={-1}>
+          {f.id}
+        </a>
+        {isNewFinding(f, reviewedAt) ? <span className="new-mark">new</span> : null}
+      </>
+    ),
+  },
+  { id: 'loop', header: 'Loop', sortable: true, cell: (f) => f.loop },
+  { id: 'severity', header: 'Sev', sortable: true, cell: (f) => <SeverityTag severity={f.severity} /> },
+  { id: 'status', header: 'Status', sortable: true, cell: (f) => <FindingStatusTag status={f.status} /> },
+  { id: 'section', header: 'Section', sortable: true, cell: (f) => f.section },
+  { id: 'where', header: 'Where', sortable: true, cell: (f) => f.where ?? '' },
+  { id: 'text', header: 'Finding', sortable: false, cell: (f) => f.text },
+  { id: 'firstSeen', header: 'First seen', sortable: true, cell: (f) => seen(f.firstSeenAt) },
+];
+
 /**
- * Every finding in one virtualised table: TanStack Table sorts (once per sort or data change), the
- * filter mask then picks rows, and TanStack Virtual renders only the rows in view.
+ * Every finding in one virtualised table. The sorted order is an index array memoised per
+ * findings array and sort (lib/findings-order), the filter mask then picks rows in one pass, and
+ * TanStack Virtual renders only the rows in view: opening the view again sorts nothing.
  */
 export const FindingsTable = memo(function FindingsTable({ findings, mask, reviewedAt, selectedId, onOpen }: FindingsTableProps) {
-  const [sorting, setSorting] = useState<SortingState>([{ id: 'severity', desc: false }]);
-  const cols = useMemo(() => columns(reviewedAt), [reviewedAt]);
-  const table = useReactTable({
-    data: findings as Finding[],
-    columns: cols,
-    state: { sorting },
-    onSortingChange: setSorting,
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-    sortDescFirst: false,
-    enableSortingRemoval: false,
-    getRowId: (f, i) => `${i}`,
-  });
-  const sorted = table.getSortedRowModel().rows;
-  const rows = useMemo(() => sorted.filter((r) => mask[r.index] === 1), [sorted, mask]);
+  const [sort, setSort] = useState<FindingSort>(DEFAULT_FINDING_SORT);
+  const order = useMemo(() => sortedOrder(findings, sort), [findings, sort]);
+  const rows = useMemo(() => visibleRows(order, mask), [order, mask]);
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_H, overscan: 10 });
-  const selectedIndex = useMemo(() => (selectedId === null ? -1 : rows.findIndex((r) => r.original.id === selectedId)), [rows, selectedId]);
+  const selectedIndex = useMemo(() => {
+    if (selectedId === null) return -1;
+    for (let i = 0; i < rows.length; i++) if (findings[rows[i] as number]?.id === selectedId) return i;
+    return -1;
+  }, [rows, findings, selectedId]);
 
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
@@ -108,11 +83,12 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
     if (step === undefined || rows.length === 0) return;
     e.preventDefault();
     const next = Math.max(0, Math.min(rows.length - 1, (selectedIndex < 0 ? -1 : selectedIndex) + step));
-    const row = rows[next];
-    if (row) onOpen(row.original.id, true);
+    const f = findings[rows[next] as number];
+    if (f) onOpen(f.id, true);
   };
 
-  const header = table.getHeaderGroups()[0]?.headers ?? [];
+  const toggle = (id: FindingSortId) => setSort((s) => (s.id === id ? { id, desc: !s.desc } : { id, desc: false }));
+
   return (
     <div
       className="ftable"
@@ -125,24 +101,24 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
       onKeyDown={onKey}
     >
       <div className="frow fhead" role="row" aria-rowindex={1}>
-        {header.map((h) => {
-          const dir = h.column.getIsSorted();
+        {COLUMNS.map((c) => {
+          const dir = sort.id === c.id ? (sort.desc ? 'desc' : 'asc') : null;
           return (
             <div
-              key={h.id}
+              key={c.id}
               role="columnheader"
-              className={`fcell fcol-${h.id}`}
+              className={`fcell fcol-${c.id}`}
               aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : undefined}
             >
-              {h.column.getCanSort() ? (
-                <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()} title="Sort">
-                  {flexRender(h.column.columnDef.header, h.getContext())}
+              {c.sortable ? (
+                <button type="button" className="sort" onClick={() => toggle(c.id as FindingSortId)} title="Sort">
+                  {c.header}
                   <span className="sort-mark" aria-hidden="true">
                     {dir === 'asc' ? '▲' : dir === 'desc' ? '▼' : ''}
                   </span>
                 </button>
               ) : (
-                flexRender(h.column.columnDef.header, h.getContext())
+                c.header
               )}
             </div>
           );
@@ -150,12 +126,12 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
       </div>
       <div className="fbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((v) => {
-          const row = rows[v.index] as Row<Finding>;
-          const f = row.original;
+          const index = rows[v.index] as number;
+          const f = findings[index] as Finding;
           const selected = f.id === selectedId;
           return (
             <div
-              key={row.id}
+              key={index}
               role="row"
               aria-rowindex={v.index + 2}
               aria-selected={selected}
@@ -167,9 +143,9 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
                 onOpen(f.id);
               }}
             >
-              {row.getVisibleCells().map((cell) => (
-                <div key={cell.id} role="gridcell" className={`fcell fcol-${cell.column.id}`} title={cell.column.id === 'text' ? f.text : undefined}>
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
+              {COLUMNS.map((c) => (
+                <div key={c.id} role="gridcell" className={`fcell fcol-${c.id}`} title={c.id === 'text' ? f.text : undefined}>
+                  {c.cell(f, reviewedAt)}
                 </div>
               ))}
             </div>

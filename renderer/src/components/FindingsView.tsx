@@ -1,16 +1,8 @@
 import { useCallback, useDeferredValue, useMemo, useState } from 'react';
-import {
-  emptyFindingFilter,
-  formatCount,
-  isFiltering,
-  matchMask,
-  SEVERITIES,
-  severityCounts,
-  type FindingFilter,
-  type SeverityCounts,
-} from '../lib/findings';
+import { emptyFindingFilter, formatCount, isFiltering, SEVERITIES, type FindingFilter, type SeverityCounts } from '../lib/findings';
+import { cachedCounts, cachedMask } from '../lib/findings-order';
 import { navigate, replaceRoute } from '../lib/react-hooks';
-import { selectFindingFacets, selectLastReviewedAt, selectSearchKeys, useDeck } from '../store';
+import { searchKeysOf, selectFindingFacets, selectLastReviewedAt, useDeck } from '../store';
 import { FindingsFilters } from './FindingsFilters';
 import { FindingsTable } from './FindingsTable';
 
@@ -50,11 +42,27 @@ function NoLedgers({ configPath }: { configPath: string | undefined }) {
   );
 }
 
+/** The ledger rows are still on their way (they load in pages after the first paint). */
+function LoadingLedgers({ expected }: { expected: number | null }) {
+  return (
+    <div className="empty card" data-testid="findings-loading" aria-busy="true">
+      <h2>Loading findings…</h2>
+      <p className="muted">{expected === null ? 'Reading the ledgers.' : `Reading ${formatCount(expected)} findings from the ledgers.`}</p>
+    </div>
+  );
+}
+
 /** All findings of every loop: filters, counts by severity, and the virtualised table. */
 export function FindingsView({ selectedId }: { selectedId: string | null }) {
+  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
+  if (!ledgersLoaded) return <LoadingLedgers expected={expected} />;
+  return <LoadedFindings selectedId={selectedId} />;
+}
+
+function LoadedFindings({ selectedId }: { selectedId: string | null }) {
   const findings = useDeck((s) => s.findings);
   const backlogCount = useDeck((s) => s.backlog.length);
-  const keys = useDeck(selectSearchKeys);
   const facets = useDeck(selectFindingFacets);
   const reviewedAt = useDeck(selectLastReviewedAt);
   const configPath = useDeck((s) => s.info?.config.path);
@@ -63,8 +71,9 @@ export function FindingsView({ selectedId }: { selectedId: string | null }) {
   // The box updates at once; the 20,000-row filter runs on a deferred copy, so typing never waits.
   const deferredText = useDeferredValue(text);
   const effective = useMemo(() => ({ ...filter, text: deferredText }), [filter, deferredText]);
-  const mask = useMemo(() => matchMask(findings, keys, effective), [findings, keys, effective]);
-  const counts = useMemo(() => severityCounts(findings, mask), [findings, mask]);
+  // Memoised beyond this mount: opening the view again with the same rows and filter costs nothing.
+  const mask = useMemo(() => cachedMask(findings, () => searchKeysOf(findings), effective), [findings, effective]);
+  const counts = cachedCounts(findings, mask);
   const visible = counts.P0 + counts.P1 + counts.P2 + counts.P3 + counts.none;
   const onOpen = useCallback((id: string, replace = false) => (replace ? replaceRoute : navigate)({ view: 'findings', id }), []);
   const filtering = isFiltering({ ...filter, text });

@@ -60,6 +60,9 @@ export function ReviewView() {
   const loopNames = useDeck((s) => s.loopNames);
   const loops = useDeck((s) => s.loops);
   const findings = useDeck((s) => s.findings);
+  // The findings come in pages after the first paint; until then the section says so.
+  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   const prs = useDeck((s) => s.prs);
   const runs = useDeck((s) => s.drillRuns);
   const capacity = useDeck((s) => s.capacity);
@@ -76,7 +79,7 @@ export function ReviewView() {
 
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;
-  const nothing = needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
+  const nothing = ledgersLoaded && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
       Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago).
@@ -133,16 +136,24 @@ export function ReviewView() {
           title="New findings"
           id="rv-findings"
           count={
-            <span className="rv-counts small" data-testid="review-finding-counts">
-              {(['P0', 'P1', 'P2', 'P3'] as const).map((s) => (
-                <span key={s} className={fresh.counts[s] ? `rv-count sev-text-${s}` : 'rv-count zero'}>
-                  <strong className="num">{fresh.counts[s]}</strong> {s}
-                </span>
-              ))}
-            </span>
+            ledgersLoaded ? (
+              <span className="rv-counts small" data-testid="review-finding-counts">
+                {(['P0', 'P1', 'P2', 'P3'] as const).map((s) => (
+                  <span key={s} className={fresh.counts[s] ? `rv-count sev-text-${s}` : 'rv-count zero'}>
+                    <strong className="num">{fresh.counts[s]}</strong> {s}
+                  </span>
+                ))}
+              </span>
+            ) : (
+              <span className="muted small">loading</span>
+            )
           }
         >
-          {fresh.items.length === 0 ? (
+          {!ledgersLoaded ? (
+            <p className="empty-inline muted" data-testid="review-findings-loading" aria-busy="true">
+              Loading {expected === null ? 'the findings' : `${expected.toLocaleString('en-US')} findings`}…
+            </p>
+          ) : fresh.items.length === 0 ? (
             <p className="empty-inline">No findings first seen in this window.</p>
           ) : (
             <ul className="rv-list">

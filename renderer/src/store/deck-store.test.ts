@@ -1,8 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { EventName, RpcResult } from '../../../shared/contract';
+import type { EventName, EventPayload, RpcResult } from '../../../shared/contract';
 import type { ConnectionState, Transport } from '../client';
 import { clientOver } from '../client';
-import { cycle, snapshot } from '../lib/test-fixtures';
+import { pageOf, summaryOf } from '../../../shared/ledger-slice';
+import type { Finding, Snapshot } from '../../../shared/domain';
+import { applyKeyedDelta, findingKey } from '../../../shared/deltas';
+import { cycle, finding, snapshot } from '../lib/test-fixtures';
+import { withSnapshot } from './reducers';
 import { bindDeckStore, createDeckStore } from './deck-store';
 
 type Answer = (name: string, input?: unknown) => Promise<RpcResult>;
@@ -54,8 +58,20 @@ const infoOutput = (state: 'loaded' | 'missing' = 'loaded') => ({
   demo: false,
 });
 
-const standard: Answer = async (name) =>
-  name === 'app.info' ? { ok: true, output: infoOutput() } : { ok: true, output: snapshot() };
+/** Main's answers for a snapshot: the summary, and its ledger rows in pages of `limit`. */
+function mainOf(snap: () => Snapshot): Answer {
+  return async (name, input) => {
+    if (name === 'app.info') return { ok: true, output: infoOutput() };
+    if (name === 'state.summary') return { ok: true, output: summaryOf(snap()) };
+    if (name === 'ledgers.page') {
+      const { cursor, offset, limit } = input as { cursor: string | null; offset: number; limit: number };
+      return { ok: true, output: pageOf(snap(), cursor ?? 'c1', offset, limit) };
+    }
+    return { ok: true, output: snap() };
+  };
+}
+
+const standard: Answer = mainOf(() => snapshot());
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
@@ -76,13 +92,13 @@ describe('deck store', () => {
     expect(h.calls).toEqual([]);
     h.setConnection('open');
     await flush();
-    expect(h.calls.sort()).toEqual(['app.info', 'state.snapshot']);
+    expect(h.calls.sort()).toEqual(['app.info', 'ledgers.page', 'state.summary']);
     h.setConnection('closed');
     expect(h.store.getState().connection).toBe('closed');
     h.setConnection('connecting');
     h.setConnection('open');
     await flush();
-    expect(h.calls).toHaveLength(4);
+    expect(h.calls).toHaveLength(6);
   });
 
   it('applies events, and config.changed triggers a refetch', async () => {
@@ -99,7 +115,7 @@ describe('deck store', () => {
     h.emit('config.changed', { config: { state: 'loaded', path: '/c.yaml' }, demo: true });
     expect(h.store.getState().info?.demo).toBe(true);
     await flush();
-    expect(h.calls.length).toBe(before + 2);
+    expect(h.calls.length).toBe(before + 3);
   });
 
   it('replays events that arrive while a snapshot is in flight', async () => {
@@ -108,7 +124,7 @@ describe('deck store', () => {
     const h = harness(async (name) => {
       if (name === 'app.info') return { ok: true, output: infoOutput() };
       await gate;
-      return { ok: true, output: snapshot() };
+      return standard(name, { cursor: null, offset: 0, limit: 10 });
     });
     await flush();
     h.emit('loop.changed', { loop: 'reliability', host: 'runner', upserted: [cycle('2026-08-24', 'failed')], removed: [] });
@@ -121,7 +137,7 @@ describe('deck store', () => {
     let fail = true;
     const h = harness(async (name) => {
       if (name === 'app.info') return { ok: true, output: infoOutput() };
-      return fail ? { ok: false, error: { code: 'handler-failed', message: 'state.snapshot failed: disk I/O' } } : { ok: true, output: snapshot() };
+      return fail ? { ok: false, error: { code: 'handler-failed', message: 'state.summary failed: disk I/O' } } : standard(name, { cursor: null, offset: 0, limit: 10 });
     });
     await flush();
     expect(h.store.getState().loadError).toContain('disk I/O');
@@ -150,7 +166,7 @@ describe('deck store', () => {
     );
     await flush();
     await h.store.getState().startDemo();
-    expect(h.calls.slice(2)).toEqual(['demo.start', 'app.info', 'state.snapshot']);
+    expect(h.calls.slice(3)).toEqual(['demo.start', 'app.info', 'state.summary', 'ledgers.page']);
   });
 
   it('trustHost sends the host and the fingerprint the operator saw, and surfaces failures', async () => {
@@ -181,5 +197,89 @@ describe('deck store', () => {
     await expect(h.store.getState().unlockHost('mac', 'wrong')).resolves.toBe(false);
     await expect(h.store.getState().unlockHost('mac', secret)).resolves.toBe(true);
     expect(JSON.stringify(h.store.getState())).not.toContain(secret);
+  });
+});
+
+describe('the light first load', () => {
+  const none = { upserted: [], removed: [] };
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => finding(`R-${i}`, { line: 10 + i }));
+
+  /**
+   * A main whose findings change while the store loads: `at(call)` runs before main answers the
+   * n-th call (0: app.info…), and each change is applied to main and published as a delta, as the
+   * engine does. Pages are 2 rows, read from the copy taken when the cursor opened.
+   */
+  function changingMain(start: readonly Finding[], at: Record<number, () => EventPayload<'ledgers.changed'>>) {
+    let findings = start;
+    const cursors = new Map<string, Snapshot>();
+    let n = 0;
+    let emit: (p: EventPayload<'ledgers.changed'>) => void = () => {};
+    const now = () => snapshot({ findings });
+    const answer: Answer = async (name, input) => {
+      const change = at[n++];
+      if (change) {
+        const delta = change();
+        findings = applyKeyedDelta(findings, delta.findings, findingKey);
+        emit(delta);
+      }
+      if (name === 'ledgers.page') {
+        const { cursor, offset } = input as { cursor: string | null; offset: number };
+        const id = cursor ?? `c${cursors.size + 1}`;
+        if (!cursors.has(id)) cursors.set(id, now());
+        return { ok: true, output: pageOf(cursors.get(id) as Snapshot, id, offset, 2) };
+      }
+      return mainOf(now)(name, input);
+    };
+    return { answer, main: now, onEmit: (cb: typeof emit) => (emit = cb) };
+  }
+
+  const delta = (findings: EventPayload<'ledgers.changed'>['findings']): EventPayload<'ledgers.changed'> => ({
+    loop: 'reliability',
+    findings,
+    backlog: none,
+    tasks: none,
+    lessons: none,
+    audits: none,
+  });
+
+  it('paints from the summary without rows, then holds what a full snapshot holds, whatever deltas came before, between and after the pages', async () => {
+    const m = changingMain(rows(7), {
+      // Before the summary, between the summary and the first page, between two pages (a row of
+      // a page already read goes away, which would shift an offset into the live list), and a
+      // change of a row main already sent in the copy.
+      1: () => delta({ upserted: [finding('R-new1', { line: 100 })], removed: [] }),
+      2: () => delta({ upserted: [finding('R-2', { line: 12, status: 'done' })], removed: [] }),
+      4: () => delta({ upserted: [finding('R-new2', { line: 101 })], removed: [findingKey(finding('R-0', { line: 10 }))] }),
+      5: () => delta({ upserted: [finding('R-5', { line: 15, severity: 'P0' })], removed: [findingKey(finding('R-1', { line: 11 }))] }),
+    });
+    const h = harness(m.answer, 'connecting');
+    m.onEmit((p) => h.emit('ledgers.changed', p));
+    let painted: { loaded: boolean; ledgersLoaded: boolean; findings: number; expected: number | undefined } | null = null;
+    h.store.subscribe((s) => {
+      if (s.loaded && painted === null) painted = { loaded: s.loaded, ledgersLoaded: s.ledgersLoaded, findings: s.findings.length, expected: s.ledgerRows?.findings };
+    });
+    h.setConnection('open');
+    await vi.waitFor(() => expect(h.store.getState().ledgersLoaded).toBe(true));
+    expect(painted).toEqual({ loaded: true, ledgersLoaded: false, findings: 0, expected: 8 });
+    expect(h.calls.filter((c) => c === 'ledgers.page').length).toBeGreaterThan(2);
+    // After the pages, one more change arrives the usual way.
+    h.emit('ledgers.changed', delta({ upserted: [finding('R-new3', { line: 102 })], removed: [] }));
+    const full = withSnapshot(h.store.getState(), snapshot({ findings: applyKeyedDelta(m.main().findings, delta({ upserted: [finding('R-new3', { line: 102 })], removed: [] }).findings, findingKey) }));
+    expect(h.store.getState().findings).toEqual(full.findings);
+    expect(h.store.getState().findings.map((f) => f.id)).toEqual(['R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-new1', 'R-new2', 'R-new3']);
+    expect(h.store.getState().findings.find((f) => f.id === 'R-2')?.status).toBe('done');
+  });
+
+  it('starts over from a new copy when main forgot the one being read', async () => {
+    let pages = 0;
+    const h = harness(async (name, input) => {
+      if (name === 'ledgers.page' && (input as { cursor: string | null }).cursor !== null && pages++ === 0) {
+        return { ok: false, error: { code: 'handler-failed', message: 'ledgers.page failed: the ledger cursor c1 has expired (unused for 60 s)' } };
+      }
+      return changingMain(rows(3), {}).answer(name, input);
+    });
+    await vi.waitFor(() => expect(h.store.getState().ledgersLoaded).toBe(true));
+    expect(h.store.getState().findings.map((f) => f.id)).toEqual(['R-0', 'R-1', 'R-2']);
+    expect(h.store.getState().loadError).toBeNull();
   });
 });

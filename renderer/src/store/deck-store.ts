@@ -3,7 +3,8 @@ import type { CommandInput, CommandOutput, EventName, EventPayload } from '../..
 import { events } from '../../../shared/contract';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
-import { emptyDeckData, reduceEvent, withSnapshot, type DeckData } from './reducers';
+import { loadLedgerRows } from './ledger-loader';
+import { emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
 export interface DeckState extends DeckData, OpsActions {
@@ -13,7 +14,10 @@ export interface DeckState extends DeckData, OpsActions {
   readonly loading: boolean;
   /** Apply one event (already validated by the client). */
   applyEvent<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** Fetch `app.info` and `state.snapshot` and replace the data with them. */
+  /**
+   * Fetch `app.info` and `state.summary` and replace the data with them (the views paint), then
+   * the ledger rows in pages; resolves once the rows are in.
+   */
   load(): Promise<void>;
   /** Start the demo configuration, then load the state it produces. Throws for the caller to show. */
   startDemo(): Promise<void>;
@@ -38,8 +42,10 @@ type Buffered = { [E in EventName]: readonly [E, EventPayload<E>] }[EventName];
 /** Create the store over a client. Call `bindDeckStore` to feed it events and connection changes. */
 export function createDeckStore(client: LoopdeckClient, now: () => string = () => new Date().toISOString()): DeckStore {
   let generation = 0;
-  // Events that arrive while a snapshot is in flight are replayed over it, so a snapshot computed
-  // just before an event cannot undo it.
+  // Events that arrive while a load is in flight are replayed over what it brings, so a summary or
+  // a page computed just before an event cannot undo it. The ledger deltas are replayed over the
+  // pages (which come from one copy taken after the load began): replaying a delta the copy
+  // already holds gives the same rows, so none is lost or counted twice.
   let buffer: Buffered[] | null = null;
 
   return createStore<DeckState>()((set, get) => ({
@@ -61,25 +67,33 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
       buffer = [];
       set({ loading: true });
       try {
-        const [info, snapshot] = await Promise.all([
+        const [info, summary] = await Promise.all([
           client.invoke('app.info', {}),
-          client.invoke('state.snapshot', {}).then(
+          client.invoke('state.summary', {}).then(
             (output) => ({ ok: true as const, output }),
             (error: unknown) => ({ ok: false as const, error }),
           ),
         ]);
         if (mine !== generation) return;
-        if (!snapshot.ok) {
+        if (!summary.ok) {
           // Without a loaded config there may be nothing to snapshot; only then is that fine.
-          if (info.config.state === 'loaded') throw snapshot.error;
-          set({ ...emptyDeckData, info, loaded: true, loading: false, loadError: null });
-        } else {
-          let data: DeckData = withSnapshot({ ...get(), info }, snapshot.output);
-          for (const [event, payload] of buffer ?? []) {
-            if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? snapshot.output.takenAt).data;
-          }
-          set({ ...data, loading: false, loadError: null });
+          if (info.config.state === 'loaded') throw summary.error;
+          set({ ...emptyDeckData, info, loaded: true, ledgersLoaded: true, loading: false, loadError: null });
+          return;
         }
+        let data: DeckData = withSummary({ ...get(), info }, summary.output);
+        for (const [event, payload] of buffer ?? []) {
+          if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? summary.output.takenAt).data;
+        }
+        set({ ...data, loading: false, loadError: null });
+        // The views have painted; now the rows, a page at a time.
+        const rows = await loadLedgerRows(client, () => mine === generation);
+        if (rows === null || mine !== generation) return;
+        let withRows = withLedgers(get(), rows);
+        for (const [event, payload] of buffer ?? []) {
+          if (event === 'ledgers.changed') withRows = reduceEvent(withRows, event, payload, withRows.updatedAt ?? summary.output.takenAt).data;
+        }
+        set(withRows);
       } catch (err) {
         if (mine !== generation) return;
         set({ loading: false, loadError: describeError(err) });

@@ -92,7 +92,7 @@ export function capToasts(toasts: readonly Toast[]): readonly Toast[] {
 }
 
 /** The ops fields a snapshot carries; toasts and watched output are kept. */
-export function opsFromSnapshot(data: OpsData, snapshot: Snapshot): Partial<OpsData> {
+export function opsFromSnapshot(data: OpsData, snapshot: Pick<Snapshot, 'notices' | 'drills' | 'drillRuns'>): Partial<OpsData> {
   return {
     notices: snapshot.notices,
     drills: snapshot.drills,

@@ -13,6 +13,7 @@ import type {
   Task,
 } from '../../../shared/domain';
 import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
+import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
 import { emptyOpsData, opsFromSnapshot, reduceOpsEvent, type OpsData } from './ops';
 
 /** What `app.info` answers. */
@@ -44,6 +45,13 @@ export interface DeckData extends OpsData {
   readonly lastReviewedAt: string | null;
   /** A snapshot has been applied at least once. */
   readonly loaded: boolean;
+  /**
+   * The ledger rows above are the ones main holds (loaded in pages after the summary). Until the
+   * first pages arrive they are empty and `ledgers.changed` deltas wait in the store's buffer.
+   */
+  readonly ledgersLoaded: boolean;
+  /** The rows each ledger list held at the last summary: what is being loaded. */
+  readonly ledgerRows: LedgerCounts | null;
 }
 
 /** Nothing loaded yet. */
@@ -64,6 +72,8 @@ export const emptyDeckData: DeckData = {
   capacity: [],
   lastReviewedAt: null,
   loaded: false,
+  ledgersLoaded: false,
+  ledgerRows: null,
   ...emptyOpsData,
 };
 
@@ -73,27 +83,36 @@ export interface EventEffect {
   readonly refetch: boolean;
 }
 
-/** Replace everything a snapshot carries; keeps `info`. */
-export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
+/**
+ * Replace everything a summary carries; keeps `info` and the ledger rows held (empty before the
+ * first pages; after a resync the old rows stay shown until the new pages replace them).
+ */
+export function withSummary(data: DeckData, summary: Summary): DeckData {
   return {
     ...data,
-    takenAt: snapshot.takenAt,
-    updatedAt: snapshot.takenAt,
-    hosts: snapshot.hosts,
-    loopNames: snapshot.loops.map((l) => l.name),
-    loops: Object.fromEntries(snapshot.loops.map((l) => [l.name, l])),
-    problems: snapshot.problems,
-    findings: snapshot.findings,
-    backlog: snapshot.backlog,
-    tasks: snapshot.tasks,
-    lessons: snapshot.lessons,
-    audits: snapshot.audits,
-    prs: snapshot.prs,
-    capacity: snapshot.capacity,
-    lastReviewedAt: snapshot.lastReviewedAt,
+    takenAt: summary.takenAt,
+    updatedAt: summary.takenAt,
+    hosts: summary.hosts,
+    loopNames: summary.loops.map((l) => l.name),
+    loops: Object.fromEntries(summary.loops.map((l) => [l.name, l])),
+    problems: summary.problems,
+    prs: summary.prs,
+    capacity: summary.capacity,
+    lastReviewedAt: summary.lastReviewedAt,
     loaded: true,
-    ...opsFromSnapshot(data, snapshot),
+    ledgerRows: summary.ledgerRows,
+    ...opsFromSnapshot(data, summary),
   };
+}
+
+/** Replace the ledger rows with those main holds (the pages read after a summary). */
+export function withLedgers(data: DeckData, rows: LedgerRows): DeckData {
+  return { ...data, ...ledgerRowsOf(rows), ledgersLoaded: true };
+}
+
+/** Replace everything a snapshot carries; keeps `info`. */
+export function withSnapshot(data: DeckData, snapshot: Snapshot): DeckData {
+  return withLedgers(withSummary(data, summaryOf(snapshot)), snapshot);
 }
 
 /** Replace (or add) one loop, keeping the others and their order. */
@@ -125,6 +144,9 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
     }
     case 'ledgers.changed': {
       // Deltas of one loop's ledgers: only the rows that changed are touched (20,000 findings stay).
+      // Before the rows are loaded there is nothing to apply them to: the store replays them over
+      // the pages when those arrive.
+      if (!data.ledgersLoaded) return { data, refetch: false };
       const d = payload as EventPayload<'ledgers.changed'>;
       return {
         data: {

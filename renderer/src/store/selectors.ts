@@ -31,6 +31,9 @@ export const selectFindingById = (s: DeckData): ReadonlyMap<string, Finding> => 
 /** The lower-cased haystacks of the free-text filter, index for index with `findings`. */
 export const selectSearchKeys = (s: DeckData): readonly string[] => keysOf(s.findings);
 
+/** The same haystacks for a findings array, built when a text filter first needs them. */
+export const searchKeysOf = (findings: readonly Finding[]): readonly string[] => keysOf(findings);
+
 /** Distinct loops and sections of the findings. */
 export const selectFindingFacets = (s: DeckData): { loops: string[]; sections: string[] } => facetsOf(s.findings);
 
