@@ -13,24 +13,24 @@ export const MAX_FRAME_BYTES = 256 * 1024;
 export const FRAME_OVERLAP = 64;
 
 /**
- * Compares the previous listing (lines tagged `P`) with the new one (`C`), each `D <dir>` followed
- * by `st` lines of its entries, and prints what the watcher should send: `+ <from> <to> <st line
+ * Compares the previous listing (the file it is given, `t=P`) with the new one (its input, `t=C`), each a `D
+ * <dir>` line per folder that exists and then `st` lines of their entries by full path, and prints what the watcher should send: `+ <from> <to> <st line
  * with the full path>` for a file that only grew (by at most `cap` bytes, with base64 at hand),
  * `~ <st line>` for a file that changed otherwise in place (grew more, or its time moved), and
  * `changed` once for anything else: a name or folder that came or went, a new inode, a shrink.
  */
 const DIFF_AWK = [
-  '{ t = substr($0, 1, 1); s = substr($0, 2) }',
+  '{ s = $0 }',
   's ~ /^D / { d = substr(s, 3); if (t == "P") pd[d] = 1; else cd[d] = 1; next }',
   '{',
-  '  name = s; for (i = 1; i <= 5; i++) sub(/^[^|]*[|]/, "", name)',
-  '  split(s, a, "|"); key = d "/" name; ty = a[5]; if (ty == "regular empty file") ty = "regular file"',
+  '  key = s; for (i = 1; i <= 5; i++) sub(/^[^|]*[|]/, "", key)',
+  '  split(s, a, "|"); ty = a[5]; if (ty == "regular empty file") ty = "regular file"',
   '  if (t == "P") { pk[key] = 1; pi[key] = a[1]; ps[key] = a[2]; pm[key] = a[3]; pt[key] = ty; next }',
   '  ck[key] = 1',
   '  if (!(key in pk) || pi[key] != a[1] || pt[key] != ty) { big = 1; next }',
   '  if (a[2] == ps[key] && a[3] == pm[key]) next',
   '  if (ty == "directory" || ty == "Directory" || a[2] + 0 < ps[key] + 0) { big = 1; next }',
-  '  line = a[1] "|" a[2] "|" a[3] "|" a[4] "|" a[5] "|" key',
+  '  line = s',
   '  if (b64 && a[2] + 0 > ps[key] + 0 && a[2] - ps[key] <= cap) {',
   '    from = ps[key] - overlap; if (from < 0) from = 0; print "+ " from " " a[2] " " line',
   '  } else print "~ " line',
@@ -87,7 +87,9 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     'w=$(mktemp -d 2>/dev/null) || { w="${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1',
     'k="$w/kick"; : >"$k"; : >"$w/go"; : >"$w/prev"',
     // Frames need a working base64 (GNU, BSD and busybox have one); without it, `~` lines.
-    'b64=0; [ "$(printf ab | base64 2>/dev/null | tr -d \'\\n\')" = YWI= ] && b64=1',
+    // `enc` is base64 on one line: `-w0` where it is known (GNU, busybox), else with `tr`.
+    'b64=0; enc() { base64 | tr -d \'\\n\'; }; [ "$(printf ab | enc 2>/dev/null)" = YWI= ] && b64=1',
+    '[ "$(printf ab | base64 -w0 2>/dev/null)" = YWI= ] && enc() { base64 -w0; }',
     // A sleep that takes fractions, or whole seconds where it does not.
     `short=${seconds(statMs)}; fast=${seconds(Math.min(statMs, FALLBACK_STAT_MS))}`,
     'sleep 0.001 2>/dev/null || { short=1; fast=1; }',
@@ -108,16 +110,17 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     'prev=; n=0',
     'while :; do',
     '  rm -f "$w/wake"',
-    `  cur=$(for d in ${each}; do (cd "$d" 2>/dev/null && echo "D $d" && set -- * && [ -e "$1" ] && st "$@"); done 2>/dev/null)`,
+    // One stat for every entry of every folder, by full path (no subshell, no cd).
+    `  cur=$(set --; for d in ${each}; do [ -d "$d" ] && echo "D $d" && for f in "$d"/*; do [ -e "$f" ] && set -- "$@" "$f"; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
     '  if [ "$cur" != "$prev" ]; then',
-    `    acts=$({ sed 's/^/P/' "$w/prev"; printf '%s\\n' "$cur" | sed 's/^/C/'; } | awk -v b64=$b64 -v cap=${MAX_FRAME_BYTES} -v overlap=${FRAME_OVERLAP} ${shellQuote(DIFF_AWK)})`,
+    `    acts=$(printf '%s\\n' "$cur" | awk -v b64=$b64 -v cap=${MAX_FRAME_BYTES} -v overlap=${FRAME_OVERLAP} ${shellQuote(DIFF_AWK)} t=P "$w/prev" t=C -)`,
     `    printf '%s\\n' "$cur" >"$w/prev"; prev=$cur`,
     '    while IFS= read -r a; do',
     '      case $a in',
     '        changed) echo changed || exit 0; echo >>"$k" ;;',
     // `+ from to st-line`: the st line's last field is the path (after five `|`).
     '        "+ "*) r=${a#+ }; s0=${r%% *}; r=${r#* }; t0=${r%% *}; l=${r#* }; p=${l#*|*|*|*|*|}',
-    `          printf '+%s %s %s\\n' "$s0" "$(tail -c +$((s0 + 1)) -- "$p" 2>/dev/null | head -c $((t0 - s0)) | base64 | tr -d '\\n')" "$l" || exit 0 ;;`,
+    `          printf '+%s %s %s\\n' "$s0" "$(tail -c +$((s0 + 1)) -- "$p" 2>/dev/null | head -c $((t0 - s0)) | enc)" "$l" || exit 0 ;;`,
     '        "~ "*) echo "~${a#~ }" || exit 0 ;;',
     '      esac',
     '    done <<EOF',
