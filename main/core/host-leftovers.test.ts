@@ -125,11 +125,12 @@ describe('nothing Loopdeck starts on a host outlives the app', () => {
         ];
         const { app, exited } = i < SERVE_ROUNDS ? await launch(r.args, r.env, 'Loopdeck is serving at') : await launch(driver, r.env, 'connected');
         const onHost = (): Proc[] => processes().filter((p) => p.args.includes(r.dir) && p.pid !== app.pid);
-        // The watcher's shell and its tail both name the runs folder on their command lines.
+        // The watcher (Perl here, the shell one where there is no perl) and its tail both name the
+        // runs folder on their command lines.
         await until(
           () => {
             const ps = onHost();
-            return ps.some((p) => /^(ba|da)?sh -c /.test(p.args)) && ps.some((p) => p.args.startsWith('tail -n0 -q -F -- '));
+            return ps.some((p) => /^((ba|da)?sh -c |perl -e )/.test(p.args)) && ps.some((p) => p.args.startsWith('tail -n0 -q -F -- '));
           },
           20_000,
           `the watcher and its tail on the host (${r.dir})`,

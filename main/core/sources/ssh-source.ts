@@ -4,7 +4,7 @@ import { FileReadError, type DirEntry, type FileSource, type FileStat, type Watc
 import { parseStatLine, shellQuote, STAT_FN } from './remote-shell';
 import { StreamedBytes } from './streamed-bytes';
 import { parseWatchLine } from './watch-frames';
-import { watcherScript } from './watcher-script';
+import { watcherCommand } from './watcher-perl';
 
 /** Exit code our scripts use for "no such file or folder". */
 const MISSING = 3;
@@ -20,6 +20,11 @@ export interface SshSourceOptions {
    * grows wakes it at once anyway. Default 250 (FALLBACK_STAT_MS where `tail -F` does not run).
    */
   readonly watchStatMs?: number;
+  /**
+   * Which watcher runs on the host: `perl` (the default) takes the Perl one where perl starts and
+   * the shell one elsewhere; `sh` always the shell one (tests of hosts without perl).
+   */
+  readonly watcher?: 'perl' | 'sh';
 }
 
 /**
@@ -52,7 +57,7 @@ export class SshSource implements FileSource {
     if (dirs.length === 0) return;
     const state: { key: string; stop: (() => void) | null } = { key, stop: null };
     this.watcher = state;
-    const script = watcherScript(dirs, this.options.watchStatMs ?? 250);
+    const command = watcherCommand(dirs, this.options.watchStatMs ?? 250, this.options.watcher ?? 'perl');
     const hintFor = (path: string): WatchHint => ({ dir: posix.dirname(path), name: posix.basename(path), kind: 'change' });
     const onLine = (line: string): void => {
       if (this.watcher !== state) return;
@@ -70,7 +75,7 @@ export class SshSource implements FileSource {
       onChange();
     };
     this.connection
-      .stream(`exec sh -c ${shellQuote(script)}`, onLine, () => {
+      .stream(command, onLine, () => {
         // The link dropped or the watcher was replaced: the next watch() call starts a new one,
         // and nothing it streamed is trusted any more.
         if (this.watcher === state) {

@@ -7,12 +7,13 @@ export type WatchLine =
   | { readonly kind: 'changed' }
   /** The heartbeat: the link and the watcher are alive. */
   | { readonly kind: 'beat' }
-  /** A file grew: `bytes` are its content from `from` to `stat.size`. */
+  /** A file grew: `bytes` are its content from `from` to `stat.size` (sent as base64, or hex after `h:`). */
   | { readonly kind: 'grew'; readonly path: string; readonly stat: FileStat; readonly from: number; readonly bytes: Buffer }
   /** A file changed in place beyond what a frame carries: read it by requests. */
   | { readonly kind: 'touched'; readonly path: string; readonly stat: FileStat };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const HEX = /^(?:[0-9a-f]{2})*$/;
 
 /**
  * Parse one watcher line. Anything it cannot read — a line cut short by the stream's bound, a
@@ -31,8 +32,9 @@ export function parseWatchLine(line: string): WatchLine {
     const from = Number(line.slice(1, sp1));
     const data = sp2 < 0 ? '' : line.slice(sp1 + 1, sp2);
     const parsed = sp2 < 0 ? null : parseStatLine(line.slice(sp2 + 1));
-    if (!parsed || !Number.isSafeInteger(from) || from < 0 || !BASE64.test(data)) return { kind: 'changed' };
-    const bytes = Buffer.from(data, 'base64');
+    const hex = data.startsWith('h:');
+    if (!parsed || !Number.isSafeInteger(from) || from < 0 || !(hex ? HEX.test(data.slice(2)) : BASE64.test(data))) return { kind: 'changed' };
+    const bytes = hex ? Buffer.from(data.slice(2), 'hex') : Buffer.from(data, 'base64');
     // The file was truncated between the listing and the read: the frame says nothing sure.
     if (from + bytes.length !== parsed.stat.size) return { kind: 'touched', path: parsed.name, stat: parsed.stat };
     return { kind: 'grew', path: parsed.name, stat: parsed.stat, from, bytes };

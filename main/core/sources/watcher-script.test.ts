@@ -5,14 +5,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdsWithin, until } from '../../testing/until';
 import { parseWatchLine } from './watch-frames';
-import { MAX_FRAME_BYTES, watcherScript } from './watcher-script';
+import { watcherCommand } from './watcher-perl';
+import { MAX_FRAME_BYTES } from './watcher-script';
+
+/** Which watcher a test runs: the shell one, or the Perl one hosts with perl get. */
+type Mode = 'sh' | 'perl';
 
 /**
  * The watcher script run by a local sh, as sshd would run it; every line that wakes a poll
  * (`changed`, a `+` frame, a `~` change) is timestamped, and all lines but heartbeats are kept.
  */
-function run(dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[]; lines: string[] } {
-  const child = spawn('sh', ['-c', watcherScript(dirs, statMs)], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[]; lines: string[] } {
+  const child = spawn('sh', ['-c', watcherCommand(dirs, statMs, mode)], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   const wakes: number[] = [];
   const lines: string[] = [];
   let rest = '';
@@ -56,17 +60,19 @@ async function expectNothingLeft(marker: string, what: string): Promise<void> {
   expect(left.map((p) => p.args.slice(0, 160)), what).toEqual([]);
 }
 
-describe('the watcher script', () => {
-  const children: ChildProcess[] = [];
-  afterEach(() => {
-    for (const c of children.splice(0)) {
-      try {
-        if (c.pid) process.kill(-c.pid, 'SIGKILL');
-      } catch {
-        // the group has ended by itself
-      }
+/** Watchers a test started: their process groups are killed after each test. */
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) {
+    try {
+      if (c.pid) process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      // the group has ended by itself
     }
-  });
+  }
+});
+
+describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
 
   it('lists every 50 ms where tail -F cannot run, whatever the listing interval asked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
@@ -77,11 +83,12 @@ describe('the watcher script', () => {
     const watched = join(dir, 'w');
     mkdirSync(watched);
     writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run([watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const { child, wakes } = run(mode, [watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
     children.push(child);
     // The fallback is on once the watcher sleeps 50 ms between listings (it starts on the 5 s one).
     const fallback = (): boolean => processes().some((p) => p.pgid === child.pid && p.args === 'sleep 0.050');
-    await until(() => wakes.length > 0 && fallback(), 10_000, 'the first listing and the 50 ms fallback');
+    // (Perl sees its tail end at once and lists every 50 ms from then on: no sleep process to see.)
+    await until(() => wakes.length > 0 && (mode === 'perl' || fallback()), 10_000, 'the first listing and the 50 ms fallback');
     const t0 = Date.now();
     appendFileSync(join(watched, 'a.log'), 'x\n');
     // With the 5 s listing this would take up to 5 s; the fallback lists every 50 ms.
@@ -93,7 +100,7 @@ describe('the watcher script', () => {
     const watched = join(dir, "it's a -dir");
     mkdirSync(watched);
     writeFileSync(join(watched, '-odd name.log'), '');
-    const { child, wakes } = run([watched], 5000);
+    const { child, wakes } = run(mode, [watched], 5000);
     children.push(child);
     await until(() => wakes.length > 0 && running('-odd name.log').some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
     const t0 = Date.now();
@@ -101,37 +108,10 @@ describe('the watcher script', () => {
     await until(() => wakes.some((t) => t >= t0), 2000, 'a wake after the append'); // tail -F, not the 5 s listing
   }, 15_000);
 
-  // The link went while the events loop was starting a tail (a busy host: here a tail that takes
-  // 2 s to start): the kick appended and removed at exit came before that tail opened the kick
-  // file, so its events loop waited in `head` forever, with the tail, on a folder nobody writes
-  // to again.
-  it('ends its events loop and every tail once the link is gone, even while a tail is starting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    const realTail = execFileSync('sh', ['-c', 'command -v tail'], { encoding: 'utf8' }).trim();
-    writeFileSync(join(bin, 'tail'), `#!/bin/sh\nsleep 2\nexec ${realTail} "$@"\n`);
-    chmodSync(join(bin, 'tail'), 0o755);
-    const watched = join(dir, 'w');
-    mkdirSync(watched);
-    writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run([watched], 250, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
-    children.push(child);
-    const tailUp = (): boolean => running(watched).some((p) => p.args.startsWith(`${realTail} -n0 -q -F -- `));
-    const tailStarting = (): boolean => running(watched).some((p) => p.args.includes(`${bin}/tail -n0`));
-    await until(() => wakes.length > 0 && tailUp() && !tailStarting(), 15_000, 'the watcher and its tail');
-    appendFileSync(join(watched, 'a.log'), 'x\n');
-    await until(tailStarting, 5000, 'the next tail starting after the wake');
-    child.stdout?.destroy(); // the link is gone: the next heartbeat fails
-    await until(() => child.exitCode !== null || child.signalCode !== null, 5000, 'the watcher to exit');
-    rmSync(watched, { recursive: true, force: true });
-    await expectNothingLeft(watched, 'left running after the link was gone');
-  }, 40_000);
-
   it.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('ends its events loop and every tail on %s', async (signal) => {
     const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
     writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run([watched], 250);
+    const { child, wakes } = run(mode, [watched], 250);
     children.push(child);
     await until(() => wakes.length > 0 && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher and its tail');
     process.kill(child.pid ?? 0, signal);
@@ -142,7 +122,7 @@ describe('the watcher script', () => {
   it('ends the tail that woke it at once, not on that tail\'s next write', async () => {
     const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
     writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run([watched], 5000);
+    const { child, wakes } = run(mode, [watched], 5000);
     children.push(child);
     const tails = (): number => running(watched).filter((p) => p.args.startsWith('tail -n0 -q -F -- ')).length;
     await until(() => wakes.length > 0 && tails() === 1, 10_000, 'the watcher and its tail');
@@ -160,7 +140,7 @@ describe('the watcher script', () => {
     const file = join(watched, 'remediate.log');
     writeFileSync(file, 'first\n');
     // Appends wake it at once (tail -F); a truncation is seen by the listing, every 250 ms.
-    const { child, lines } = run([watched], 250);
+    const { child, lines } = run(mode, [watched], 250);
     children.push(child);
     await until(() => lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
     // Rebuild the file from the frames alone: every byte, at its offset, once.
@@ -191,13 +171,13 @@ describe('the watcher script', () => {
     expect(lines.filter((l) => l.startsWith('+'))).toEqual([]);
   }, 30_000);
 
-  it('sends a file that grew past a frame, or a host without base64, as a change to read by requests', async () => {
+  it('sends a file that grew past a frame as a change to read by requests, and without base64 as sh or Perl can', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
     const watched = join(dir, 'w');
     mkdirSync(watched);
     const file = join(watched, 'a.log');
     writeFileSync(file, '');
-    const big = run([watched], 5000);
+    const big = run(mode, [watched], 5000);
     children.push(big.child);
     await until(() => big.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher');
     appendFileSync(file, 'x'.repeat(MAX_FRAME_BYTES + 1));
@@ -206,15 +186,67 @@ describe('the watcher script', () => {
     expect(big.lines.some((l) => l.startsWith('+'))).toBe(false);
     process.kill(-(big.child.pid ?? 0), 'SIGKILL');
 
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'base64'), '#!/bin/sh\nexit 127\n'); // a host whose base64 does not work
-    chmodSync(join(bin, 'base64'), 0o755);
-    const none = run([watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    // Without base64 (sh: a base64 that does not work; Perl: no MIME::Base64): sh sends the
+    // change to be read by requests, Perl the bytes as hex.
+    const lib = join(dir, 'lib');
+    mkdirSync(join(lib, 'MIME'), { recursive: true });
+    writeFileSync(join(lib, 'MIME', 'Base64.pm'), 'die "no MIME::Base64 here\\n";\n');
+    writeFileSync(join(lib, 'base64'), '#!/bin/sh\nexit 127\n');
+    chmodSync(join(lib, 'base64'), 0o755);
+    const none = run(mode, [watched], 5000, { ...process.env, PATH: `${lib}:${process.env.PATH ?? ''}`, PERL5LIB: lib });
     children.push(none.child);
     await until(() => none.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the second watcher');
+    const size = MAX_FRAME_BYTES + 1;
     appendFileSync(file, 'small\n');
-    await until(() => none.lines.some((l) => l.startsWith('~')), 5000, 'a `~` line without base64');
-    expect(none.lines.some((l) => l.startsWith('+'))).toBe(false);
+    await until(() => none.lines.some((l) => l.startsWith(mode === 'sh' ? '~' : '+')), 5000, 'a line after the append without base64');
+    const got = parseWatchLine(none.lines.find((l) => l.startsWith(mode === 'sh' ? '~' : '+')) ?? '');
+    if (mode === 'sh') expect(got).toMatchObject({ kind: 'touched', path: file, stat: { size: size + 6 } });
+    else {
+      expect(got).toMatchObject({ kind: 'grew', path: file, from: size - 64, stat: { size: size + 6 } });
+      expect(got.kind === 'grew' && got.bytes.toString()).toBe(`${'x'.repeat(64)}small\n`);
+    }
   }, 30_000);
+
+});
+
+describe('the sh watcher', () => {
+  // The link went while the events loop was starting a tail (a busy host: here a tail that takes
+  // 2 s to start): the kick appended and removed at exit came before that tail opened the kick
+  // file, so its events loop waited in `head` forever, with the tail, on a folder nobody writes
+  // to again.
+  it('ends its events loop and every tail once the link is gone, even while a tail is starting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const realTail = execFileSync('sh', ['-c', 'command -v tail'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'tail'), `#!/bin/sh\nsleep 2\nexec ${realTail} "$@"\n`);
+    chmodSync(join(bin, 'tail'), 0o755);
+    const watched = join(dir, 'w');
+    mkdirSync(watched);
+    writeFileSync(join(watched, 'a.log'), '');
+    const { child, wakes } = run('sh', [watched], 250, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    children.push(child);
+    const tailUp = (): boolean => running(watched).some((p) => p.args.startsWith(`${realTail} -n0 -q -F -- `));
+    const tailStarting = (): boolean => running(watched).some((p) => p.args.includes(`${bin}/tail -n0`));
+    await until(() => wakes.length > 0 && tailUp() && !tailStarting(), 15_000, 'the watcher and its tail');
+    appendFileSync(join(watched, 'a.log'), 'x\n');
+    await until(tailStarting, 5000, 'the next tail starting after the wake');
+    child.stdout?.destroy(); // the link is gone: the next heartbeat fails
+    await until(() => child.exitCode !== null || child.signalCode !== null, 5000, 'the watcher to exit');
+    rmSync(watched, { recursive: true, force: true });
+    await expectNothingLeft(watched, 'left running after the link was gone');
+  }, 40_000);
+});
+
+describe('the perl watcher', () => {
+  it('ends with its tail once the link is gone, with nothing written to the folder', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    writeFileSync(join(watched, 'a.log'), '');
+    const { child, wakes } = run('perl', [watched], 250);
+    children.push(child);
+    await until(() => wakes.length > 0 && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher and its tail');
+    child.stdout?.destroy(); // the link is gone: the next heartbeat fails
+    await until(() => child.exitCode !== null || child.signalCode !== null, 5000, 'the watcher to exit');
+    await expectNothingLeft(watched, 'left running after the link was gone');
+  }, 20_000);
 });

@@ -109,7 +109,8 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     "trap 'exit 0' HUP INT TERM",
     'prev=; n=0',
     'while :; do',
-    '  rm -f "$w/wake"',
+    // Woken: list again FALLBACK_STAT_MS later too, for what came while the next tail was starting.
+    '  if [ -e "$w/wake" ]; then rm -f "$w/wake"; woke=1; else woke=0; fi',
     // One stat for every entry of every folder, by full path (no subshell, no cd).
     `  cur=$(set --; for d in ${each}; do [ -d "$d" ] && echo "D $d" && for f in "$d"/*; do [ -e "$f" ] && set -- "$@" "$f"; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
     '  if [ "$cur" != "$prev" ]; then',
@@ -129,7 +130,7 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     '  fi',
     `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
     '  [ -e "$w/wake" ] && continue',
-    '  if [ -e "$k.off" ]; then sleep "$fast" & else sleep "$short" & fi',
+    '  if [ -e "$k.off" ] || [ $woke = 1 ]; then sleep "$fast" & else sleep "$short" & fi',
     '  echo $! >"$w/sp"; wait $! 2>/dev/null; rm -f "$w/sp"',
     'done',
   ].join('\n');

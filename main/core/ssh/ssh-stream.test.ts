@@ -6,6 +6,12 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
 import { until } from '../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
+import { followOnce } from '../follow/line-follower';
+import { statusFileParser } from '../parsers/status-file';
+import type { WatchHint } from '../sources/file-source';
+import { SshSource } from '../sources/ssh-source';
+import { Store } from '../store/store';
+import { connectTestHost } from '../../testing/ssh-fixture';
 import { SshConnection } from './connection';
 
 const DAY = '2026-11-29';
@@ -78,5 +84,98 @@ describe('appended bytes through the SSH watcher\'s stream, against a real sshd'
       requests.stop();
       await c.close();
     }
+  }, 90_000);
+
+  it.each(['perl', 'sh'] as const)('follows a watched file from the %s watcher\'s frames alone, exactly once', async (watcher) => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-frames-'));
+    const store = Store.open(join(dir, 'loopdeck.db'));
+    const host = await connectTestHost(sshd, store);
+    const source = new SshSource('runner', host.connection, { watcher });
+    const day = join(dir, 'day');
+    mkdirSync(day);
+    const path = join(day, 'audit.status');
+    writeFileSync(path, 'audit 2026-11-30T00:00:04+00:00 STARTED\n');
+    const hints: (WatchHint | 'all')[] = [];
+    const followed = (): string[] => store.records(store.file('runner', path).id).flatMap((r) => (r.kind === 'detail' ? [r.text] : []));
+    const requests = countRequests();
+    try {
+      source.watch([day], (hint) => hints.push(hint ?? 'all'));
+      await until(() => hints.includes('all') && source.watching([day]), 10_000, 'the watcher up');
+      await followOnce(source, store, path, statusFileParser); // by requests, to the end
+      requests.reset();
+      let seen = hints.length;
+      const expected: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        expected.push(`line-${i}-${'é'.repeat(i % 5)}`);
+        appendFileSync(path, `${expected[i]}\n`);
+        // As a woken poll does: on each batch of hints, one stat and one follow of the named file.
+        await until(async () => {
+          if (hints.length > seen) {
+            seen = hints.length;
+            expect(hints.at(-1)).toEqual({ dir: day, name: 'audit.status', kind: 'change' });
+            await followOnce(source, store, path, statusFileParser, { stat: await source.stat(path) });
+          }
+          return followed().length === i + 1;
+        }, 10_000, `line ${i}`);
+      }
+      expect(followed()).toEqual(expected);
+      expect(requests.count()).toBe(0);
+    } finally {
+      requests.stop();
+      source.unwatch();
+      host.connection.close();
+      store.close();
+    }
+  }, 60_000);
+
+  it('loses and repeats nothing when sshd is killed while frames stream, and restarted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-frames-kill-'));
+    const store = Store.open(join(dir, 'loopdeck.db'));
+    const host = await connectTestHost(sshd, store);
+    const source = new SshSource('runner', host.connection);
+    const day = join(dir, 'day');
+    mkdirSync(day);
+    const path = join(day, 'audit.status');
+    writeFileSync(path, 'audit 2026-11-30T00:00:04+00:00 STARTED\n');
+    const followed = (): string[] => store.records(store.file('runner', path).id).flatMap((r) => (r.kind === 'detail' ? [r.text] : []));
+    let hinted = 0;
+    let running = true;
+    const errors: string[] = [];
+    // The engine's way, in small: keep the folder watched, follow on a hint, and by requests now and then.
+    const loop = (async () => {
+      let polls = 0;
+      while (running) {
+        try {
+          if (!source.watching([day])) source.watch([day], () => void (hinted += 1));
+          if (hinted > 0 || ++polls % 10 === 0) {
+            hinted = 0;
+            await followOnce(source, store, path, statusFileParser);
+          }
+        } catch (err) {
+          errors.push((err as Error).message);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const expected: string[] = [];
+    try {
+      for (let i = 0; i < 2000; i++) {
+        expected.push(`k-${i}`);
+        appendFileSync(path, `k-${i}\n`);
+        if (i === 700) sshd.kill();
+        if (i === 1300) await sshd.restart();
+        if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+      await until(() => host.connection.status.state === 'connected', 20_000, 'the reconnect');
+      await until(() => followed().length >= expected.length, 30_000, 'all lines after the restart');
+    } finally {
+      running = false;
+      await loop;
+      source.unwatch();
+      host.connection.close();
+    }
+    expect(followed()).toEqual(expected);
+    expect(errors.length).toBeGreaterThan(0); // the link really dropped
+    store.close();
   }, 90_000);
 });
