@@ -146,7 +146,8 @@ export const events = {
   /**
    * What one loop's ledgers changed: the findings, backlog items, tasks, lessons and audit marks
    * added or changed, and the keys (shared/deltas.ts) of those gone. A section of 50 findings
-   * sends those 50; a restart publishes what was stored.
+   * sends those 50; a restart publishes what was stored (as `ledgers.reset` when it is more than
+   * LEDGER_DELTA_MAX_ROWS rows).
    */
   'ledgers.changed': z.object({
     loop: z.string(),
@@ -156,6 +157,11 @@ export const events = {
     lessons: keyedDeltaSchema(LessonSchema),
     audits: keyedDeltaSchema(AuditMarkSchema),
   }),
+  /**
+   * One loop's ledgers changed too much for a delta (more than LEDGER_DELTA_MAX_ROWS rows, e.g.
+   * the first poll after a restart): read them again (`ledgers.page`). `rows` is how many changed.
+   */
+  'ledgers.reset': z.object({ loop: z.string(), rows: z.number().int().nonnegative() }),
   'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
   'capacity.changed': z.object({ capacity: z.array(CapacitySchema).readonly() }),
   /**

@@ -31,6 +31,18 @@ export function keyedDeltaSchema<T extends z.ZodType>(item: T) {
   return z.object({ upserted: z.array(item).readonly(), removed: z.array(z.string()).readonly() });
 }
 
+/**
+ * The most rows one `ledgers.changed` event carries. A bigger change (the first poll after a
+ * restart reports everything stored; a 60,000-finding ledger rewritten) is sent as a
+ * `ledgers.reset` instead, and clients read the rows again in pages: no event of tens of MB.
+ */
+export const LEDGER_DELTA_MAX_ROWS = 2000;
+
+/** How many rows (added, changed or removed) these deltas hold together. */
+export function deltaRows(...deltas: readonly KeyedDelta<unknown>[]): number {
+  return deltas.reduce((n, d) => n + d.upserted.length + d.removed.length, 0);
+}
+
 /** Whether a delta changes nothing. */
 export function isEmptyDelta(d: KeyedDelta<unknown> | undefined): boolean {
   return d === undefined || (d.upserted.length === 0 && d.removed.length === 0);

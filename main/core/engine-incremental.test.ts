@@ -113,7 +113,9 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     const { store, engine, seen, of } = open(fx.config, ':memory:');
     await engine.poll();
     type Delta = { findings: { upserted: { id: string; status: string }[]; removed: string[] }; backlog: { upserted: { id: string; status: string }[] } };
-    expect(of<Delta>('ledgers.changed')[0]?.findings.upserted).toHaveLength(2000);
+    // 2,000 findings and their backlog: more than a delta carries, so clients read them in pages.
+    expect(of<Delta>('ledgers.changed')).toEqual([]);
+    expect(of<{ loop: string; rows: number }>('ledgers.reset')).toEqual([{ loop: 'reliability', rows: 2002 }]);
     const reads = vi.spyOn(store, 'records');
 
     seen.length = 0;
@@ -142,6 +144,28 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     expect(reads).not.toHaveBeenCalled();
     expect(engine.snapshot().findings).toHaveLength(2050);
     await engine.close();
+  });
+
+  it('a restart reports the stored ledgers as one small ledgers.reset, not an event of every row', async () => {
+    const fx = fixture();
+    const file = join(fx.dir, 'loopdeck.db');
+    const first = open(fx.config, file);
+    await first.engine.poll();
+    await first.engine.close();
+    first.store.close();
+    const again = open(fx.config, file);
+    await again.engine.poll();
+    expect(again.of('ledgers.reset')).toEqual([{ loop: 'reliability', rows: 2002 }]);
+    expect(again.of('ledgers.changed')).toEqual([]);
+    for (const { event, payload } of again.seen) expect(JSON.stringify(payload).length, event).toBeLessThan(64 * 1024);
+    expect(again.engine.snapshot().findings).toHaveLength(2000);
+    // Under the limit a change is still a delta: one section of 50.
+    again.seen.length = 0;
+    appendFileSync(fx.audit, section('2026-11-30', 2000, 2050, 'REL-2'));
+    await again.engine.poll();
+    expect(again.of<{ findings: { upserted: unknown[] } }>('ledgers.changed')[0]?.findings.upserted).toHaveLength(50);
+    await again.engine.close();
+    again.store.close();
   });
 
   it('an idle poll reads nothing from a host whose watchers cover the folders; a woken one reads the file they named, alone', async () => {

@@ -1,5 +1,6 @@
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
+import { deltaRows, LEDGER_DELTA_MAX_ROWS } from '../../shared/deltas';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
@@ -242,7 +243,9 @@ export class Engine {
         if (read.changed) {
           this.ledgers.set(name, ledgers.ledgers);
           changed.findings.push(...read.findings.upserted);
-          this.emit('ledgers.changed', { loop: name, findings: read.findings, backlog: read.backlog, tasks: read.tasks, lessons: read.lessons, audits: read.audits });
+          const rows = deltaRows(read.findings, read.backlog, read.tasks, read.lessons, read.audits);
+          if (rows > LEDGER_DELTA_MAX_ROWS) this.emit('ledgers.reset', { loop: name, rows });
+          else this.emit('ledgers.changed', { loop: name, findings: read.findings, backlog: read.backlog, tasks: read.tasks, lessons: read.lessons, audits: read.audits });
         } else if (read.deliverChanged) this.ledgers.set(name, ledgers.ledgers);
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {

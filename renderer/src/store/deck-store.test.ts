@@ -118,6 +118,20 @@ describe('deck store', () => {
     expect(h.calls.length).toBe(before + 3);
   });
 
+  it('reads the rows again on ledgers.reset (a change too big for a delta)', async () => {
+    let findings = [finding('R-1', { line: 10 }), finding('R-2', { line: 11 })];
+    const h = harness(mainOf(() => snapshot({ findings })));
+    await flush();
+    expect(findings.length).toBeGreaterThan(0);
+    expect(h.store.getState().findings).toHaveLength(findings.length);
+    findings = findings.slice(1);
+    const before = h.calls.length;
+    h.emit('ledgers.reset', { loop: 'reliability', rows: 5000 });
+    await flush();
+    expect(h.calls.slice(before).sort()).toEqual(['app.info', 'ledgers.page', 'state.summary']);
+    expect(h.store.getState().findings).toHaveLength(findings.length);
+  });
+
   it('replays events that arrive while a snapshot is in flight', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));

@@ -161,6 +161,9 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
         refetch: false,
       };
     }
+    case 'ledgers.reset':
+      // Too many rows changed for a delta: the rows are read again (summary, then pages).
+      return { data, refetch: true };
     case 'prs.changed': {
       const { prs } = payload as EventPayload<'prs.changed'>;
       return { data: { ...data, prs, updatedAt: now }, refetch: false };
