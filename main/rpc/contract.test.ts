@@ -6,6 +6,7 @@ import { commands, type LoopdeckBridge } from '../../shared/contract';
 import { appendPage, emptyLedgerRows, ledgerRowsOf, type LedgerRows } from '../../shared/ledger-slice';
 import { createAppCore, type AppCore } from '../core/app-core';
 import { connectWsBridge } from '../serve/ws-bridge';
+import { connectRendererWsBridge } from '../../testing/renderer-ws-bridge';
 import { startServer, type Served } from '../serve/server';
 import { createRunnerFixture, type RunnerFixture } from '../testing/runner-fixture';
 import { createInMemoryIpcPair } from './ipc-transport';
@@ -39,7 +40,11 @@ interface Transport {
   close(): Promise<void>;
 }
 
-/** The same contract, over both transports, against a real core following a real folder. */
+/**
+ * The same contract over every transport, against a real core following a real folder: Electron's
+ * IPC, serve mode's WebSocket from a Node client, and the same WebSocket from the renderer's own
+ * client (the code the browser runs).
+ */
 const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Transport>]> = [
   [
     'Electron IPC (in-memory pair)',
@@ -54,6 +59,14 @@ const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Tra
     async (core) => {
       const served: Served = await startServer({ core, rendererDir: '/nonexistent' });
       const bridge = await connectWsBridge(served.url);
+      return { bridge, close: async () => (bridge.close(), await served.close()) };
+    },
+  ],
+  [
+    "WebSocket (serve mode, the renderer's client)",
+    async (core) => {
+      const served: Served = await startServer({ core, rendererDir: '/nonexistent' });
+      const bridge = await connectRendererWsBridge(served.url);
       return { bridge, close: async () => (bridge.close(), await served.close()) };
     },
   ],
