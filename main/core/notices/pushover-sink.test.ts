@@ -31,7 +31,7 @@ afterEach(async () => {
 function setup(over: Partial<NotifyConfig> = {}, pushover: Partial<NonNullable<NotifyConfig['pushover']>> = {}) {
   const logs: string[] = [];
   const notify: NotifyConfig = { pushover: { user: USER, token: TOKEN, baseUrl: server.url, ...pushover }, retry: 60_000, expire: 3_600_000, ...over };
-  const sink = new PushoverSink({ store, notify, now, log: (m) => logs.push(m), pollMs: 10_000, backoffMs: 15_000 });
+  const sink = new PushoverSink({ store, notify, now, log: (m) => logs.push(m), pollMs: 10_000, backoffMs: 15_000, random: () => 0.5 });
   const svc = new NoticeService({ store, notify, now, sinks: [sink], log: (m) => logs.push(m) });
   return { sink, svc, logs };
 }
@@ -138,10 +138,22 @@ describe('PushoverSink against the local Pushover server', () => {
     expect(logs.join('\n')).toContain(`Pushover send of notice ${PR.key} failed (HTTP 503)`);
     advance(15_000);
     await settle(svc, sink); // the second simulated 503
+    // The wait doubles while Pushover keeps failing (the shared backoff): 15 s is not yet enough.
+    advance(15_000);
+    await settle(svc, sink);
+    expect(server.messages).toHaveLength(0);
     advance(15_000);
     await settle(svc, sink);
     expect(server.messages).toHaveLength(1);
     expect(row(PR.key)).toMatchObject({ pushover_owed: null, pushover_error: null });
+    // After a success a new outage starts again from the base wait.
+    server.failNext(503, 1);
+    svc.update([PR, { ...PR, key: 'pr:second', title: 'second' }]);
+    await settle(svc, sink);
+    expect(row('pr:second')).toMatchObject({ pushover_owed: 'alert', pushover_error: 'HTTP 503' });
+    advance(15_000);
+    await settle(svc, sink);
+    expect(server.messages).toHaveLength(2);
   });
 
   it('survives the network being down and a restart while a send is owed', async () => {

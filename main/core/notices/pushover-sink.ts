@@ -1,3 +1,4 @@
+import { backoffDelay } from '../../../shared/backoff';
 import type { Notice } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import type { NoticeSink, RemoteAck } from './notice-service';
@@ -17,8 +18,12 @@ export interface PushoverSinkOptions {
   readonly log?: (message: string) => void;
   /** Least time between receipt polls; Pushover asks for no more than one every 5 s. */
   readonly pollMs?: number;
-  /** After a failed send, owed sends wait this long before the next attempt. */
+  /** After a failed send, owed sends wait this long before the next attempt, doubling while sends keep failing. */
   readonly backoffMs?: number;
+  /** The longest wait between attempts during an outage (default 5 min). */
+  readonly backoffMaxMs?: number;
+  /** Uniform in [0, 1) for the backoff's jitter; tests pin it. */
+  readonly random?: () => number;
 }
 
 
@@ -49,7 +54,9 @@ export class PushoverSink implements NoticeSink {
   private readonly fetch: typeof fetch;
   private readonly log: (message: string) => void;
   private readonly pollMs: number;
-  private readonly backoffMs: number;
+  private readonly backoff: { baseMs: number; maxMs: number; random: () => number };
+  /** Failed rounds of sends since the last success: the backoff's attempt. */
+  private failures = 0;
   private readonly inflight = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private lastPollAt = Number.NEGATIVE_INFINITY;
@@ -64,7 +71,7 @@ export class PushoverSink implements NoticeSink {
     this.fetch = opts.fetch ?? fetch;
     this.log = opts.log ?? ((m) => console.error(`Loopdeck: ${m}`));
     this.pollMs = opts.pollMs ?? 10_000;
-    this.backoffMs = opts.backoffMs ?? 15_000;
+    this.backoff = { baseMs: opts.backoffMs ?? 15_000, maxMs: opts.backoffMaxMs ?? 300_000, random: opts.random ?? Math.random };
   }
 
   /** Whether Pushover is configured (otherwise every call is a no-op). */
@@ -176,6 +183,9 @@ export class PushoverSink implements NoticeSink {
       const { status, json } = await this.call('POST', '/1/messages.json', form);
       if (status >= 200 && status < 300 && json?.status === 1) {
         const emergency = form.get('priority') === '2' && typeof json.receipt === 'string';
+        // Pushover answers again: owed sends go out on the next tick, and a later outage starts from the base.
+        this.failures = 0;
+        this.retryAt = Number.NEGATIVE_INFINITY;
         this.set(key, {
           pushover_owed: null,
           pushover_error: null,
@@ -198,7 +208,9 @@ export class PushoverSink implements NoticeSink {
 
   private failed(key: string, why: string): void {
     this.set(key, { pushover_error: why });
-    this.retryAt = this.now().getTime() + this.backoffMs;
+    // One step per round of sends, not per owed notice: ten owed notices failing together are one failure.
+    const now = this.now().getTime();
+    if (now >= this.retryAt) this.retryAt = now + backoffDelay(this.failures++, this.backoff);
     this.log(`Pushover send of notice ${key} failed (${why}); it stays owed and is retried.`);
   }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import ssh2, { type AuthMethod, type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { backoffDelay } from '../../../shared/backoff';
 import type { HostConnState } from '../../../shared/domain';
 import { LineSplitter, MAX_STREAM_LINE_BYTES } from './line-splitter';
 import { Semaphore } from './semaphore';
@@ -197,7 +198,7 @@ export class SshConnection extends EventEmitter {
       try {
         return await this.openChannel(open);
       } catch (err) {
-        const wait = Math.min(50 * attempt, 500);
+        const wait = backoffDelay(attempt - 1, { baseMs: 50, maxMs: 500 });
         if (!/Channel open failure/i.test((err as Error).message) || Date.now() + wait > deadline) throw err;
         await new Promise((r) => setTimeout(r, wait));
       }
@@ -367,10 +368,9 @@ export class SshConnection extends EventEmitter {
 
   private schedule(): void {
     if (this.closed) return;
-    const base = this.options.backoffBaseMs ?? 500;
-    const max = this.options.backoffMaxMs ?? 30_000;
-    const exp = Math.min(max, base * 2 ** Math.min(this.current.attempt, 16));
-    const delay = exp / 2 + Math.random() * (exp / 2);
+    // attempt counts failed attempts since the last connection (0 when it was just lost): both a
+    // lost connection and the first failure wait about the base, doubling from there.
+    const delay = backoffDelay(this.current.attempt - 1, { baseMs: this.options.backoffBaseMs ?? 500, maxMs: this.options.backoffMaxMs ?? 30_000 });
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.attempt();
