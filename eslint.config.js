@@ -1,11 +1,82 @@
-// ESLint flat config. Besides the usual checks it enforces DESIGN.md's import rules: a violating
-// import fails `npm run lint`, and so `npm test`.
+// ESLint flat config. Besides the usual checks it enforces DESIGN.md's import rules as one
+// allowlist per layer (eslint-plugin-boundaries): every file belongs to a layer, and a layer may
+// import only what its policy lists — other layers, npm packages, node builtins — whether by
+// `import`, `import type`, `export … from`, dynamic `import()` or `require()`. One rule holds all
+// the policies, so no block can override another. A violating import fails `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import boundaries from 'eslint-plugin-boundaries';
 
-const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'url', 'stream', 'events', 'util', 'worker_threads'];
-const msg = (rule) => `DESIGN.md import rule: ${rule}`;
+const rule = (text) => `DESIGN.md import rule: ${text}`;
+
+/**
+ * The layers: each folder below is one element (its pattern is a folder from the repo root). Single
+ * files that are a layer of their own (the CLI entry, root configs) are file categories instead.
+ */
+const layers = [
+  { type: 'shared', pattern: 'shared' },
+  { type: 'renderer', pattern: 'renderer' },
+  { type: 'preload', pattern: 'preload' },
+  { type: 'main-core', pattern: 'main/core' },
+  { type: 'main-rpc', pattern: 'main/rpc' },
+  { type: 'main-serve', pattern: 'main/serve' },
+  { type: 'main-electron', pattern: 'main/electron' },
+  { type: 'testing', pattern: ['testing', 'main/testing'] },
+  { type: 'e2e', pattern: ['e2e', 'e2e-electron'] },
+  { type: 'bench', pattern: 'bench' },
+  { type: 'tooling', pattern: ['bin', 'scripts', 'tools'] },
+].map((l) => ({ ...l, partialMatch: false }));
+
+/** File categories, matched on the path from the repo root; a file may have several. */
+const fileCategories = [
+  { category: 'main-cli', pattern: ['main/cli.ts', 'main/cli*.test.ts'] },
+  { category: 'config', pattern: ['*.{js,mjs,ts}', 'renderer/vite.config.ts'] },
+  { category: 'package-json', pattern: 'package.json' },
+  { category: 'main-test', pattern: ['main/**/*.test.ts', 'main/**/*.test-support.ts'] },
+  { category: 'renderer-test', pattern: 'renderer/**/*.test.{ts,tsx}' },
+  { category: 'shared-test', pattern: 'shared/**/*.test.ts' },
+].map((f) => ({ ...f, partialMatch: false }));
+
+const to = (...types) => ({ element: { types: { anyOf: types } } });
+const from = (type) => ({ element: { type } });
+const fromFiles = (category) => ({ file: { categories: category } });
+const pkg = (...sources) => ({ module: { origin: 'external', source: sources } });
+const nodeBuiltins = { module: { origin: 'core' } };
+const testLibs = pkg('vitest', 'fast-check');
+
+/**
+ * Who may import what: a dependency is allowed only if a policy below allows it (default
+ * disallow), so each layer's policy is its whole allowlist. Imports inside one layer are free.
+ */
+const policies = [
+  { from: from('shared'), allow: { to: [to('shared'), pkg('zod')] } },
+  {
+    from: from('renderer'),
+    allow: { to: [to('renderer', 'shared'), pkg('react', 'react-dom', 'zustand', 'zod', '@tanstack/react-virtual', '@tanstack/react-table', 'recharts')] },
+  },
+  { from: from('preload'), allow: { to: [to('shared'), pkg('electron')] } },
+  {
+    from: from('main-core'),
+    allow: {
+      to: [
+        to('shared'), fromFiles('package-json'), nodeBuiltins,
+        pkg('ssh2', 'better-sqlite3', 'zod', 'yaml', 'cron-parser', 'ssh-config', 'parse-prometheus-text-format'),
+      ],
+    },
+  },
+  { from: from('main-rpc'), allow: { to: [to('main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
+  { from: from('main-serve'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('ws', 'zod')] } },
+  { from: fromFiles('main-cli'), allow: { to: [to('main-serve', 'main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
+  { from: from('main-electron'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('electron', 'zod')] } },
+  { from: from('e2e'), allow: { to: [to('shared', 'testing'), nodeBuiltins, pkg('@playwright/test')] } },
+  // Tests beside main/ code may also reach the test helpers and the main/ layers they test through (never electron).
+  { from: fromFiles('main-test'), allow: { to: [to('main-core', 'main-rpc', 'main-serve', 'testing', 'shared'), nodeBuiltins, testLibs] } },
+  { from: fromFiles('renderer-test'), allow: { to: [testLibs] } },
+  { from: fromFiles('shared-test'), allow: { to: [testLibs] } },
+  // Test helpers, benchmarks and tooling may import anything; only they and tests import them.
+  { from: [from('testing'), from('bench'), from('tooling'), fromFiles('config')], allow: { to: [{ element: { types: '*' } }, { file: { categories: '*' } }, { module: { origin: '*' } }] } },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'release/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
@@ -19,73 +90,31 @@ export default tseslint.config(
     },
   },
   {
-    files: ['shared/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['electron', 'react', 'react-dom', 'zustand', 'ssh2', 'better-sqlite3', 'ws', ...nodeBuiltins], message: msg('shared/ imports only shared/ and zod.') },
-          { group: ['../main/**', '../renderer/**', '../preload/**', '../e2e/**'], message: msg('shared/ imports only shared/ and zod.') },
-        ],
-      }],
-    },
-  },
-  {
     files: ['renderer/**/*.{ts,tsx}'],
     ignores: ['renderer/vite.config.ts'],
     languageOptions: { globals: { ...globals.browser } },
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['electron', 'ssh2', 'better-sqlite3', 'ws', ...nodeBuiltins], message: msg('renderer/ imports renderer/ and shared/ only.') },
-          { group: ['**/main/**', '**/preload/**', '**/e2e/**'], message: msg('renderer/ imports renderer/ and shared/ only.') },
-        ],
-      }],
-    },
   },
   {
-    files: ['preload/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['ssh2', 'better-sqlite3', 'ws', 'react', ...nodeBuiltins], message: msg('preload/ imports shared/ and electron only.') },
-          { group: ['**/main/**', '**/renderer/**', '**/e2e/**'], message: msg('preload/ imports shared/ and electron only.') },
-        ],
-      }],
+    files: ['**/*.{js,mjs,cjs,ts,tsx}'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': layers,
+      'boundaries/files': fileCategories,
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import', 'require'],
+      // `import x = require('y')` in TypeScript.
+      'boundaries/additional-dependency-nodes': [{ selector: 'TSExternalModuleReference > Literal', kind: 'value', name: 'import-require' }],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] } },
+      'boundaries/legacy-templates': false,
     },
-  },
-  {
-    files: ['main/**/*.ts'],
-    ignores: ['main/electron/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['electron'], message: msg('electron is imported only under main/electron/.') },
-          { group: ['**/renderer/**', '**/preload/**'], message: msg('main/ does not import the renderer or the preload.') },
-        ],
+      'boundaries/dependencies': ['error', {
+        default: 'disallow',
+        checkAllOrigins: true,
+        checkUnknownLocals: true,
+        message: rule("{{from.element.type}} may not import '{{dependency.source}}' (the layers are in README.md, How it is built)."),
+        policies,
       }],
-    },
-  },
-  {
-    files: ['main/**/*.ts'],
-    ignores: ['main/core/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['ssh2', 'better-sqlite3'], message: msg('ssh2 and better-sqlite3 live only under main/core/.') },
-          { group: ['**/renderer/**', '**/preload/**'], message: msg('main/ does not import the renderer or the preload.') },
-        ],
-      }],
-    },
-  },
-  {
-    files: ['e2e/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['**/main/**', '**/renderer/**', '**/preload/**'], message: msg('e2e/ imports shared/ only.') },
-          { group: ['electron', 'ssh2', 'better-sqlite3'], message: msg('e2e/ imports shared/ only.') },
-        ],
-      }],
+      'boundaries/no-unknown-files': 'error',
     },
   },
 );

@@ -184,6 +184,8 @@ export type CommandName = keyof typeof commands;
 export type CommandInput<N extends CommandName> = z.infer<(typeof commands)[N]['input']>;
 /** Output type of a command. */
 export type CommandOutput<N extends CommandName> = z.infer<(typeof commands)[N]['output']>;
+/** One handler per command, each seeing only input that passed the command's schema: the core implements it, both transports dispatch to it. */
+export type Handlers = { readonly [N in CommandName]: (input: CommandInput<N>) => Promise<CommandOutput<N>> | CommandOutput<N> };
 /** Name of an event. */
 export type EventName = keyof typeof events;
 /** Payload type of an event. */

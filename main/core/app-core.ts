@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import type { EventName, EventPayload } from '../../shared/contract';
+import type { EventName, EventPayload, Handlers } from '../../shared/contract';
 import { emptySnapshot, type Snapshot } from '../../shared/domain';
-import type { Handlers } from '../rpc/dispatch';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
 import { Engine, type EngineOptions } from './engine';

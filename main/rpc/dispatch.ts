@@ -1,15 +1,14 @@
 import type { z } from 'zod';
 import {
   commands,
-  type CommandInput,
   type CommandName,
-  type CommandOutput,
+  type Handlers,
   type RpcError,
   type RpcResult,
 } from '../../shared/contract';
 
-/** One handler per command; each sees only input that passed the command's schema. */
-export type Handlers = { readonly [N in CommandName]: (input: CommandInput<N>) => Promise<CommandOutput<N>> | CommandOutput<N> };
+/** The handler table belongs to the contract (the core implements it without importing main/rpc); re-exported for the transports. */
+export type { Handlers };
 
 /** An error a handler throws on purpose, with a message meant for a person. */
 export class CommandError extends Error {
