@@ -91,6 +91,18 @@ describe('loopdeck check', () => {
     expect(r.stderr).toContain(`${fx.configPath}:9: loops.reliability.grace: expected a duration`);
   });
 
+  it.each([
+    [['check', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--port'], /Option '--port <value>' argument missing/],
+    [['snapshot', '--config', '--json'], /Option '--config' argument is ambiguous/],
+    [['serve', '--port', 'eighty'], /--port: expected a port number, got "eighty"/],
+  ])('refuses %j naming the option, without a stack', async (args, message) => {
+    const r = await loopdeck(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('accepts a valid config', async () => {
     const fx = createRunnerFixture();
     const r = await loopdeck('check', '--config', fx.configPath);

@@ -310,9 +310,11 @@ async function watch(flags: Flags): Promise<number> {
 
 async function serveCore(flags: Flags, configPath: string, dataDir: string, banner: string): Promise<number> {
   const host = flags.host ?? '127.0.0.1';
+  // Checked before anything starts: a bad --port must not leave a started core behind.
+  const port = portOf(flags);
   const core = createAppCore({ configPath, dataDir, shell: 'serve' });
   await core.start();
-  const served = await startServer({ core, host, port: portOf(flags) });
+  const served = await startServer({ core, host, port });
   core.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     console.warn(`loopdeck: warning: listening on ${host}, not loopback: anyone who can reach it and has the token can use the console.`);

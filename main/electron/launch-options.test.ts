@@ -13,6 +13,11 @@ describe('configPathFromArgv', () => {
     [['loopdeck', '--config='], undefined],
     [['loopdeck', '--', '--config', 'x.yaml'], undefined],
     [['loopdeck', '--configure', 'x'], undefined],
+    // Unknown options (Chromium switches, Electron's own) are not ours: skipped, not refused.
+    [['electron', '.', '--no-sandbox', '--inspect=9229', '-x', '--config', 'c.yaml', '--enable-logging'], 'c.yaml'],
+    [['loopdeck', '--config', 'a.yaml', '--config', '-v'], 'a.yaml'],
+    [['loopdeck', '--config=--odd-name.yaml'], '--odd-name.yaml'],
+    [['loopdeck', 'x.yaml', '--config'], undefined],
   ])('%j → %s', (argv, expected) => {
     expect(configPathFromArgv(argv)).toBe(expected);
   });

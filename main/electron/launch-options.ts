@@ -1,25 +1,21 @@
 // Pure helpers deciding how the Electron shell starts the app core, tested without Electron.
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 /**
  * The value of `--config FILE` (or `--config=FILE`) in argv, or undefined. The last one wins, as
- * usual for repeated flags; a `--config` with nothing after it is ignored.
+ * usual for repeated flags; a `--config` with nothing (or another option) after it is ignored.
+ * Not strict: Electron's argv also carries the executable, the app path and Chromium switches
+ * (`--no-sandbox`, `--inspect=…`), which are not ours to refuse.
  */
 export function configPathFromArgv(argv: readonly string[]): string | undefined {
+  const { tokens } = parseArgs({ args: [...argv], options: { config: { type: 'string', multiple: true } }, strict: false, allowPositionals: true, tokens: true });
   let found: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === undefined) continue;
-    if (arg === '--') break;
-    if (arg === '--config') {
-      const next = argv[i + 1];
-      if (next !== undefined && next !== '' && !next.startsWith('--')) {
-        found = next;
-        i++;
-      }
-    } else if (arg.startsWith('--config=') && arg.length > '--config='.length) {
-      found = arg.slice('--config='.length);
-    }
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name !== 'config' || t.value === undefined || t.value === '') continue;
+    // `--config --other`: parseArgs takes the next argument as the value; that is a missing FILE.
+    if (!t.inlineValue && t.value.startsWith('-')) continue;
+    found = t.value;
   }
   return found;
 }
