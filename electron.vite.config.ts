@@ -4,11 +4,14 @@
 //   out/main/index.js       the Electron shell (ESM, since package.json has "type": "module")
 //   out/preload/index.cjs   the preload: CommonJS, one file, because sandboxed preloads cannot
 //                           load ES modules or require anything but electron and a few builtins
-//   out/renderer/           the React console (same settings as renderer/vite.config.ts, which
-//                           builds it for serve mode)
+//   out/renderer/           the React console: the very config of renderer/vite.config.ts (which
+//                           `npm run build:renderer` uses for serve mode), so both builds are alike.
+//                           Its browser target is Vite's default rather than Electron's Chromium
+//                           (serve mode opens in any browser), hence electron-vite's note that the
+//                           target "is not chrome?": expected.
 import { resolve } from 'node:path';
-import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import { rendererConfig } from './renderer/vite.config';
 
 const root = import.meta.dirname;
 
@@ -36,16 +39,5 @@ export default defineConfig({
       },
     },
   },
-  renderer: {
-    root: resolve(root, 'renderer'),
-    base: './',
-    plugins: [react()],
-    build: {
-      outDir: resolve(root, 'out/renderer'),
-      emptyOutDir: true,
-      rolldownOptions: {
-        input: { index: resolve(root, 'renderer/index.html') },
-      },
-    },
-  },
+  renderer: rendererConfig,
 });

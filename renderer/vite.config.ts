@@ -1,31 +1,52 @@
-// Builds the renderer. Run from the repo root: `vite build --config renderer/vite.config.ts`.
-// This file runs in Node at build time, not in the renderer, so the renderer's import rule does
-// not apply to it.
+// The one renderer build. `npm run build:renderer` (`vite build --config renderer/vite.config.ts`,
+// for serve mode) uses it directly and electron.vite.config.ts reuses `rendererConfig` as its
+// renderer section, so both write the same out/renderer. This file runs in Node at build time,
+// not in the renderer, so the renderer's import rule does not apply to it.
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type UserConfig } from 'vite';
+import { CONTENT_SECURITY_POLICY } from '../shared/csp';
 
-/** The CSP the built page carries (Electron loads it from a file, so there are no headers). */
-const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'";
-
-// Only at build: the dev server injects an inline script (React refresh) a CSP would block.
-function contentSecurityPolicy(): Plugin {
+/**
+ * Put the shared CSP in the built index.html as a <meta> tag: Electron loads the page from a
+ * file:// URL, where no response header carries one. Only at build: the dev server injects an
+ * inline script (React refresh) this policy blocks; the Electron shell relaxes its header for it.
+ */
+export function contentSecurityPolicyMeta(): Plugin {
   return {
     name: 'loopdeck-csp',
     apply: 'build',
-    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY }, injectTo: 'head-prepend' },
+    ],
   };
 }
 
-export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
+const at = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The renderer build settings. Everything electron-vite would otherwise default differently
+ * (target, minify, module preload polyfill, env files) is pinned here, so its build and Vite's
+ * are the same bytes. The target is Vite's own default, not Electron's Chromium: serve mode
+ * opens in any current browser.
+ */
+export const rendererConfig = {
+  root: at('.'),
   base: './',
-  plugins: [react(), contentSecurityPolicy()],
+  envDir: at('.'),
+  envPrefix: 'VITE_',
+  plugins: [react(), contentSecurityPolicyMeta()],
   build: {
-    outDir: fileURLToPath(new URL('../out/renderer', import.meta.url)),
+    outDir: at('../out/renderer'),
     emptyOutDir: true,
+    target: 'baseline-widely-available',
+    minify: true,
+    modulePreload: { polyfill: false },
+    rolldownOptions: { input: { index: at('index.html') } },
     // One bundle for a console loaded from disk or loopback (recharts makes it ~850 kB): no
     // network to save, and the 1.3 s cold start to a painted review is measured by the bench.
     chunkSizeWarningLimit: 1200,
   },
-});
+} satisfies UserConfig;
+
+export default defineConfig(rendererConfig);

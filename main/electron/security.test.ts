@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import {
-  CONTENT_SECURITY_POLICY,
   contentSecurityPolicy,
   decideNavigation,
   isAllowedExternalUrl,
@@ -13,18 +13,16 @@ const packaged: RendererLocation = { fileUrl: 'file:///opt/Loopdeck/resources/ap
 const dev: RendererLocation = { ...packaged, devServerUrl: 'http://localhost:5173' };
 
 describe('CSP', () => {
-  it('is the strict policy in a packaged app', () => {
-    expect(CONTENT_SECURITY_POLICY).toBe(
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    );
-    expect(contentSecurityPolicy()).toBe(CONTENT_SECURITY_POLICY);
-    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval/);
+  it('is the shared policy in a packaged app', () => {
+    expect(contentSecurityPolicy()).toBe(CONTENT_SECURITY_POLICY_HEADER);
   });
 
-  it('relaxes only inline script and the HMR socket for the dev server', () => {
+  it('relaxes only inline script and style and the HMR socket for the dev server', () => {
     const csp = contentSecurityPolicy('http://localhost:5173/');
     expect(csp).toContain("script-src 'self' 'unsafe-inline'");
+    expect(csp).toContain("style-src 'self' 'unsafe-inline'");
     expect(csp).toContain("connect-src 'self' ws://localhost:5173");
+    expect(csp).toContain("default-src 'self';");
     expect(csp).toContain("object-src 'none'");
     expect(csp).not.toMatch(/unsafe-eval/);
   });

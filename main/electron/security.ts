@@ -1,30 +1,19 @@
 // Pure security decisions of the Electron shell, kept free of `electron` so they are unit-tested
 // in plain Node; `harden.ts` applies them to sessions and web contents.
-
-/** The renderer's Content-Security-Policy in a packaged app: our own files only, no eval, no inline script. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+import { buildContentSecurityPolicy, CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 
 /**
- * The CSP for a renderer served from `devServerUrl` (electron-vite dev). Vite's React refresh
- * preamble is an inline script and HMR talks over a WebSocket, so dev alone relaxes those two.
+ * The CSP header of the shell's session: the console's one policy (shared/csp.ts; the built
+ * index.html carries it as a <meta> tag too, which is what holds for its file:// load). For a
+ * renderer served from `devServerUrl` (electron-vite dev), Vite's React refresh preamble is an
+ * inline script, its CSS arrives as inline <style> and HMR talks over a WebSocket, so dev alone
+ * relaxes those three.
  */
 export function contentSecurityPolicy(devServerUrl?: string): string {
-  if (devServerUrl === undefined) return CONTENT_SECURITY_POLICY;
+  if (devServerUrl === undefined) return CONTENT_SECURITY_POLICY_HEADER;
   const origin = new URL(devServerUrl);
   const ws = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}`;
-  return CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
-    "connect-src 'self'",
-    `connect-src 'self' ${ws}`,
-  );
+  return buildContentSecurityPolicy('header', { script: ["'unsafe-inline'"], style: ["'unsafe-inline'"], connect: [ws] });
 }
 
 /** Response headers with our CSP in place of any the response carried (whatever its case). */

@@ -3,8 +3,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import { fakeHandlers } from '../testing/fake-handlers';
-import { CSP, startServer, type Served } from './server';
+import { startServer, type Served } from './server';
 import { connectWsBridge } from './ws-bridge';
 
 interface Reply {
@@ -59,10 +60,28 @@ describe('serve mode', () => {
     const r = await get(port, `/?token=${token}`);
     expect(r.status).toBe(200);
     expect(r.body).toContain('<title>Loopdeck</title>');
-    expect(r.headers['content-security-policy']).toBe(CSP);
+    expect(r.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY_HEADER);
     expect(String(r.headers['set-cookie'])).toMatch(/loopdeck_token=.*HttpOnly; SameSite=Strict/);
     const cookie = String(r.headers['set-cookie']).split(';')[0] ?? '';
     expect((await get(port, '/assets/app.js', { cookie })).status).toBe(200);
+  });
+
+  it('sends the shared CSP on every answer: the page, its assets and the refusals', async () => {
+    const r = await get(port, `/?token=${token}`);
+    const cookie = String(r.headers['set-cookie']).split(';')[0] ?? '';
+    const answers = [
+      r,
+      await get(port, '/assets/app.js', { cookie }),
+      await get(port, '/favicon.svg', { cookie }),
+      await get(port, '/'),
+      await get(port, `/?token=${token}`, { host: `evil.example:${port}` }),
+      await get(port, `/?token=${token}`, {}, 'POST'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 404, 401, 403, 405]);
+    for (const a of answers) {
+      expect(a.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY_HEADER);
+      expect(a.headers['x-content-type-options']).toBe('nosniff');
+    }
   });
 
   it('refuses another Host (DNS rebinding) and another Origin', async () => {

@@ -6,6 +6,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WsRequestSchema, type EventName } from '../../shared/contract';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import { dispatch, type Handlers } from '../rpc/dispatch';
 import { decodeOrNull, HttpGuard } from './http-guard';
 
@@ -45,10 +46,18 @@ export interface Served {
 /** The renderer build of this checkout. */
 export const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
-/** The Content-Security-Policy of every page: no inline script, nothing from elsewhere. */
-export const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+/**
+ * Headers of every HTTP answer, errors included: the console's one CSP (shared/csp.ts, the same
+ * policy the built index.html carries in its <meta> tag, plus frame-ancestors) and no sniffing,
+ * referrers or framing.
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY_HEADER,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -63,7 +72,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 function send(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS, ...headers });
   res.end(`${text}\n`);
 }
 
@@ -111,6 +120,7 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     'cache-control': rel === 'index.html' ? 'no-store' : 'private, max-age=3600',
+    ...SECURITY_HEADERS,
     ...extra,
   });
   const stream = createReadStream(file);
@@ -127,25 +137,18 @@ export async function startServer(options: ServeOptions): Promise<Served> {
   const bindHost = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const rendererDir = options.rendererDir ?? (process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
-  const security = {
-    'content-security-policy': CSP,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cross-origin-opener-policy': 'same-origin',
-  };
 
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   let guard: HttpGuard | null = null;
 
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const url = targetOf(req);
-    if (!url) return send(res, 400, 'Bad request: the request target does not parse as a URL.', security);
+    if (!url) return send(res, 400, 'Bad request: the request target does not parse as a URL.');
     if (!guard) return send(res, 503, 'Starting.');
     const verdict = guard.check(req, url);
-    if ('status' in verdict) return send(res, verdict.status, verdict.message, security);
+    if ('status' in verdict) return send(res, verdict.status, verdict.message);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed.', { allow: 'GET, HEAD' });
-    const extra: Record<string, string> = { ...security };
+    const extra: Record<string, string> = {};
     if (verdict.via === 'query') extra['set-cookie'] = guard.cookie();
     serveStatic(rendererDir, url.pathname, res, extra);
   };
@@ -156,7 +159,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
       answer(req, res);
     } catch {
       if (res.headersSent) res.destroy();
-      else send(res, 400, 'Bad request.', security);
+      else send(res, 400, 'Bad request.');
     }
   });
 
