@@ -1,21 +1,28 @@
 // The tray icon and its menu (Show, Quit): where Loopdeck lives while its window is hidden.
-import { Menu, nativeImage, Tray, type NativeImage } from 'electron';
-import { ICON_COLOR, iconPng, type Rgb } from './tray-icon';
+import { app, Menu, nativeImage, Tray, type NativeImage } from 'electron';
+import { shellIconsDir, trayIconFile, windowIconFile } from './shell-icons';
+
+function iconsDir(): string {
+  return shellIconsDir({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
+}
+
+/** An icon from a committed PNG (with its `@2x` sibling); a missing file is said, not silently blank. */
+function loadIcon(file: string): NativeImage {
+  const image = nativeImage.createFromPath(file);
+  if (image.isEmpty()) console.error(`loopdeck: the icon ${file} is missing or not a PNG; the tray or window shows no icon (reinstall Loopdeck)`);
+  return image;
+}
 
 /** The tray image at 16 px with a 32 px representation for HiDPI. On macOS a template image. */
 export function trayImage(platform: NodeJS.Platform = process.platform): NativeImage {
-  const template = platform === 'darwin';
-  // macOS template images are black + alpha; the system tints them for light and dark menu bars.
-  const color: Rgb = template ? [0, 0, 0] : ICON_COLOR;
-  const image = nativeImage.createFromBuffer(iconPng(16, color), { scaleFactor: 1 });
-  image.addRepresentation({ scaleFactor: 2, buffer: iconPng(32, color) });
-  if (template) image.setTemplateImage(true);
+  const image = loadIcon(trayIconFile(iconsDir(), platform));
+  if (platform === 'darwin') image.setTemplateImage(true);
   return image;
 }
 
 /** The window icon (Linux and Windows title bars, task switchers), in colour at 64 px. */
 export function windowIconImage(): NativeImage {
-  return nativeImage.createFromBuffer(iconPng(64), { scaleFactor: 1 });
+  return loadIcon(windowIconFile(iconsDir()));
 }
 
 /** Options of `createTray`. */
