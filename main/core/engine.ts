@@ -255,7 +255,9 @@ export class Engine {
     }
     this.updateWatches();
     this.publishPrs(now);
-    const hostsChanged = this.publishHosts();
+    // A host's state moves with its connection, whose status events publish it at once: a poll a
+    // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
+    const hostsChanged = reason === 'wake' ? false : this.publishHosts();
     await this.drills.poll().then(
       () => this.errors.set('drills', null),
       (err: unknown) => this.errors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),

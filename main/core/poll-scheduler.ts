@@ -35,6 +35,8 @@ export interface PollSchedulerOptions {
  */
 export class PollScheduler {
   private timer: NodeJS.Timeout | null = null;
+  /** The pending timer is a woken poll's (not the idle interval's): more wakes need not touch it. */
+  private timerWoken = false;
   private running = false;
   private polling: Promise<void> | null = null;
   private woken = false;
@@ -62,7 +64,8 @@ export class PollScheduler {
   wake(): void {
     if (!this.running) return;
     this.woken = true;
-    if (this.polling) return;
+    // A poll in flight takes the wake right after it; a woken poll already due takes it too.
+    if (this.polling || (this.timer && this.timerWoken)) return;
     this.schedule();
   }
 
@@ -70,6 +73,7 @@ export class PollScheduler {
     if (this.timer) clearTimeout(this.timer);
     const woken = this.woken;
     const delay = woken ? Math.max(0, this.lastWokenAt + this.options.minWakeGapMs - performance.now()) : this.options.intervalMs;
+    this.timerWoken = woken;
     this.timer = setTimeout(() => this.run(woken), delay);
   }
 

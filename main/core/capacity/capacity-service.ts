@@ -84,6 +84,8 @@ export class CapacityService {
   private readonly counters = new Map<string, CounterState>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly busy = new Set<string>();
+  /** Stopped: a poll still in flight then stores nothing (the store may be closing under it). */
+  private stopped = false;
 
   constructor(private readonly opts: CapacityServiceOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -92,6 +94,7 @@ export class CapacityService {
 
   /** Prune, poll everything once, then poll each proxy on its interval and prune on a schedule. */
   start(): void {
+    this.stopped = false;
     this.prune(this.now());
     for (const [name, cfg] of Object.entries(this.opts.proxies)) {
       void this.pollProxy(name, cfg);
@@ -102,6 +105,7 @@ export class CapacityService {
 
   /** Stop polling and pruning. */
   stop(): void {
+    this.stopped = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
   }
 
@@ -152,7 +156,7 @@ export class CapacityService {
           result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
         }
       }
-      this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
+      if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
     } finally {
       this.busy.delete(name);
     }

@@ -82,21 +82,33 @@ export class LedgerFollower {
 
   /** Whether a watcher's report names a ledger, the deliver record, or a folder holding one. */
   private touchedBy(only: ReadChanges): boolean {
-    this.followed ??= [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
-    return this.followed.some((f) => only.files.has(f) || only.dirs.has(posix.dirname(f)));
+    return this.followedFiles().some((f) => only.files.has(f) || only.dirs.has(posix.dirname(f)));
   }
 
   /** The ledgers and the deliver record, as paths (the config does not change under a follower). */
   private followed: string[] | null = null;
+  private watched: string[] | null = null;
 
-  /** The folders holding the ledgers and the deliver record (watched, so an append wakes a poll). */
+  private followedFiles(): string[] {
+    this.followed ??= [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
+    return this.followed;
+  }
+
+  /** The folders holding the ledgers and the deliver record (watched, so an append wakes a poll); worked out once. */
   watchDirs(): string[] {
-    const files = [...this.paths().map((p) => p.path), ...(this.config.deliverRecord ? [this.config.deliverRecord] : [])];
-    return [...new Set(files.map((f) => posix.dirname(f)))];
+    this.watched ??= [...new Set(this.followedFiles().map((f) => posix.dirname(f)))];
+    return this.watched;
   }
 
   /** The ledger files to follow, by role. */
-  private paths(): { role: 'audit' | 'log' | 'implementer'; path: string }[] {
+  private paths(): readonly { role: 'audit' | 'log' | 'implementer'; path: string }[] {
+    this.pathList ??= this.ledgerPaths();
+    return this.pathList;
+  }
+
+  private pathList: readonly { role: 'audit' | 'log' | 'implementer'; path: string }[] | null = null;
+
+  private ledgerPaths(): { role: 'audit' | 'log' | 'implementer'; path: string }[] {
     const dir = this.config.dir;
     if (!dir) return [];
     const roles = ['audit', 'log', 'implementer'] as const;

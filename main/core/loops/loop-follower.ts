@@ -115,9 +115,13 @@ export class LoopFollower {
   ) {}
 
   /** The folders where news appears: the runs folder and the hot cycles (watched between polls). */
-  hotDirs(): string[] {
-    return [this.config.runs, ...this.dates.slice(0, HOT_CYCLES).map((d) => posix.join(this.config.runs, d))];
+  hotDirs(): readonly string[] {
+    if (this.hot?.dates !== this.dates) this.hot = { dates: this.dates, dirs: [this.config.runs, ...this.dates.slice(0, HOT_CYCLES).map((d) => posix.join(this.config.runs, d))] };
+    return this.hot.dirs;
   }
+
+  /** The hot folders, worked out again only when the window of dates changed. */
+  private hot: { readonly dates: readonly string[]; readonly dirs: readonly string[] } | null = null;
 
   /** The host the loop runs on. */
   get host(): string {

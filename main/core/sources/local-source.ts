@@ -1,5 +1,5 @@
-import { constants, watch, type BigIntStats, type Dirent, type FSWatcher } from 'node:fs';
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, watch, type BigIntStats, type Dirent, type FSWatcher } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
 
@@ -22,6 +22,14 @@ function kindOf(st: BigIntStats): FileKind {
   return 'other';
 }
 
+function lstatOrNull(path: string): BigIntStats | null {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function toStat(st: BigIntStats, kind: FileKind = kindOf(st)): FileStat {
   const birth = Number(st.birthtimeMs);
   return {
@@ -33,6 +41,14 @@ function toStat(st: BigIntStats, kind: FileKind = kindOf(st)): FileStat {
     isDirectory: kind === 'directory',
   };
 }
+
+/**
+ * Reads up to this many bytes are done with synchronous calls on the main thread: an appended line
+ * costs a few microseconds of system calls that way, where the promise API's thread-pool round
+ * trips (open, fstat, read, close) cost ~0.5 ms of CPU. Larger reads (a first read of a long
+ * history) stay asynchronous, so they never hold up the event loop.
+ */
+export const SYNC_READ_BYTES = 256 * 1024;
 
 /** Files on this machine (a `local: true` host). */
 export class LocalSource implements FileSource {
@@ -76,14 +92,16 @@ export class LocalSource implements FileSource {
     return dirs.every((d) => this.watchers.has(d));
   }
 
+  /** Synchronous: a stat is one system call, far cheaper than a promise through the thread pool. */
   async stat(path: string): Promise<FileStat | null> {
     try {
-      return toStat(await stat(path, { bigint: true }));
+      const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+      return st === undefined ? null : toStat(st);
     } catch (err) {
       if (isMissing(err)) return null;
       if ((err as NodeJS.ErrnoException).code === 'ELOOP') {
         // A symbolic link that loops is there (a listing shows it) but leads nowhere.
-        const link = await lstat(path, { bigint: true }).catch(() => null);
+        const link = lstatOrNull(path);
         if (link) return toStat(link, 'broken-link');
       }
       if (isFileError(err)) throw new FileReadError(`Cannot stat ${path}: ${(err as Error).message}`, { cause: err });
@@ -96,6 +114,7 @@ export class LocalSource implements FileSource {
    * file was expected would otherwise block a libuv thread in open() for good.
    */
   async read(path: string, offset: number, length: number): Promise<Buffer> {
+    if (length <= SYNC_READ_BYTES) return this.readSmall(path, offset, length);
     const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: unknown) => {
       throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
     });
@@ -114,6 +133,38 @@ export class LocalSource implements FileSource {
       return buf.subarray(0, got);
     } finally {
       await fh.close();
+    }
+  }
+
+  /** A small read (an appended line or a few) with synchronous calls; same checks as `read`. */
+  private async readSmall(path: string, offset: number, length: number): Promise<Buffer> {
+    const fail = (err: unknown): never => {
+      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+    };
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      return fail(err);
+    }
+    try {
+      const kind = kindOf(fstatSync(fd, { bigint: true }));
+      if (kind !== 'file') throw new FileReadError(notRegularMessage(path, kind));
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        let n = 0;
+        try {
+          n = readSync(fd, buf, got, length - got, offset + got);
+        } catch (err) {
+          fail(err);
+        }
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
     }
   }
 

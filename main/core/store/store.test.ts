@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../testing/until';
 import { MIGRATIONS } from './migrations';
 import { MAX_PROBLEMS_PER_FILE, Store } from './store';
 
@@ -68,5 +69,49 @@ describe('Store', () => {
     store.commit(f.id, { ...base, reset: true, ino: '2', offset: 2, firstTimeMs: 2000, records: [{ kind: 'rc', line: 1, name: 'a', rc: 0 }] });
     expect(store.records(f.id)).toEqual([{ kind: 'rc', line: 1, name: 'a', rc: 0 }]);
     expect(store.file('h', '/p')).toMatchObject({ ino: '2', offset: 2, firstTimeMs: 2000, parserState: { a: 1 } });
+  });
+
+  it('keeps a record-less append\'s position in memory, writes it within a second and on close, and never repeats a record', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    const store = Store.open(file);
+    const f = store.file('h', '/p');
+    const base = { reset: false, ino: '1', parserState: null, mtimeMs: 1000, firstTimeMs: 900, problems: [] };
+    store.commit(f.id, { ...base, offset: 10, lineNo: 1, size: 10, records: [{ kind: 'done', line: 1 }] });
+    const stored = (): { offset: number; line_no: number } => {
+      const raw = new Database(file, { readonly: true });
+      try {
+        return raw.prepare('SELECT offset, line_no FROM files WHERE id = ?').get(f.id) as { offset: number; line_no: number };
+      } finally {
+        raw.close();
+      }
+    };
+    // Lines that made no record: the store answers with the new position, SQLite still holds the old.
+    store.commit(f.id, { ...base, offset: 30, lineNo: 3, size: 30, records: [] });
+    expect(store.file('h', '/p')).toMatchObject({ offset: 30, lineNo: 3 });
+    expect(stored()).toEqual({ offset: 10, line_no: 1 });
+    await until(() => stored().offset === 30, 5000, 'the position written');
+    store.commit(f.id, { ...base, offset: 40, lineNo: 4, size: 40, firstTimeMs: 800, records: [] });
+    // A commit with records writes the position held in memory first, then its own, in one transaction.
+    store.commit(f.id, { ...base, offset: 50, lineNo: 5, size: 50, records: [{ kind: 'done', line: 5 }] });
+    expect(stored()).toEqual({ offset: 50, line_no: 5 });
+    store.commit(f.id, { ...base, offset: 60, lineNo: 6, size: 60, records: [] });
+    store.close();
+    const again = Store.open(file);
+    expect(again.file('h', '/p')).toMatchObject({ offset: 60, lineNo: 6, firstTimeMs: 800 });
+    expect(again.records(f.id)).toEqual([{ kind: 'done', line: 1 }, { kind: 'done', line: 5 }]);
+    again.close();
+  });
+
+  it('reads a file row again after another connection wrote it, instead of answering from memory', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    const a = Store.open(file);
+    const b = Store.open(file);
+    const base = { reset: false, ino: '1', parserState: null, mtimeMs: 1000, firstTimeMs: 900, problems: [], records: [] };
+    const id = a.file('h', '/p').id;
+    expect(b.file('h', '/p').offset).toBe(0);
+    a.commit(id, { ...base, offset: 7, lineNo: 1, size: 7, records: [{ kind: 'done', line: 1 }] });
+    expect(b.file('h', '/p')).toMatchObject({ offset: 7, lineNo: 1 });
+    a.close();
+    b.close();
   });
 });

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../records';
+import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { MIGRATIONS } from './migrations';
 
 /** A followed file's durable position: what has been read and parsed, and what it looked like. */
@@ -27,6 +28,9 @@ export interface FileRow {
   /** Why the file was not read on the last try (see setFileError), else null. */
   readonly error: string | null;
 }
+
+/** Positions moved by lines that made no record are written to SQLite within this long (ms). */
+export const POSITION_WRITE_MS = 1000;
 
 /** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
 export const MAX_PROBLEMS_PER_FILE = 20;
@@ -78,47 +82,6 @@ export interface StoreOptions {
   readonly migrateTo?: number;
 }
 
-interface RawFileRow {
-  id: number;
-  host: string;
-  path: string;
-  ino: string | null;
-  offset: number;
-  line_no: number;
-  parser_state: string | null;
-  size: number;
-  mtime_ms: number | null;
-  first_time_ms: number | null;
-  tail: string | null;
-  read_to: number;
-  long_line: number;
-  error: string | null;
-}
-
-function toFileRow(r: RawFileRow): FileRow {
-  // The parser state is parsed when asked for: most polls only compare a file's size and time.
-  let state: { value: unknown } | null = null;
-  return {
-    id: r.id,
-    host: r.host,
-    path: r.path,
-    ino: r.ino,
-    offset: r.offset,
-    lineNo: r.line_no,
-    get parserState(): unknown {
-      state ??= { value: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown) };
-      return state.value;
-    },
-    size: r.size,
-    mtimeMs: r.mtime_ms,
-    firstTimeMs: r.first_time_ms,
-    tail: r.tail ?? null,
-    readTo: r.read_to,
-    longLine: r.long_line === 1,
-    error: r.error ?? null,
-  };
-}
-
 /**
  * Loopdeck's SQLite database (WAL). Records and the offsets they were read up to are written in
  * one transaction, so a crash or restart resumes exactly where the last commit left off.
@@ -135,7 +98,21 @@ export class Store {
   }
   private readonly problemsCache = new Map<string, { version: number; problems: readonly Problem[] }>();
 
-  private constructor(private readonly db: Database.Database) {}
+  /** The files rows in use, kept in memory (re-read only after another connection wrote). */
+  private readonly rows: FileRowCache;
+  /** One transaction function for every commit (building one per commit costs more than a small commit). */
+  private readonly commitTx: (fileId: number, c: FileCommit) => void;
+  /** Writes the positions held only in memory (see `commit`), within POSITION_WRITE_MS of the first. */
+  private positionTimer: NodeJS.Timeout | null = null;
+
+  private constructor(private readonly db: Database.Database) {
+    this.rows = new FileRowCache(db);
+    this.commitTx = db.transaction((fileId: number, c: FileCommit) => {
+      // Positions held in memory go first, so this commit's UPDATE starts from them.
+      this.writeUnwritten();
+      this.applyCommit(fileId, c);
+    });
+  }
 
   private stmt(sql: string): Database.Statement {
     let st = this.statements.get(sql);
@@ -165,15 +142,58 @@ export class Store {
 
   /** The row for a followed file, created on first use. */
   file(host: string, path: string): FileRow {
+    const cached = this.rows.get(host, path);
+    if (cached) return cached;
     const found = this.stmt('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
-    if (found) return toFileRow(found);
+    if (found) return this.rows.put(found);
     this.stmt('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
     return this.file(host, path);
   }
 
-  /** Commit the records read from a file together with its new position, atomically. */
+  /**
+   * Commit the records read from a file together with its new position, atomically. Lines that
+   * made no record and no problem (most of a transcript) only move the position: that is kept in
+   * memory and written within POSITION_WRITE_MS (one small transaction a second for a busy
+   * transcript, not one per line), before any other commit, and on close. Exactly once still
+   * holds: after a crash those lines are read again from the stored position, and they make no
+   * record the second time either.
+   */
   commit(fileId: number, c: FileCommit): void {
-    this.db.transaction(() => this.applyCommit(fileId, c))();
+    const known = this.rows.raw(fileId);
+    const positionOnly = known !== null && known.error === null && !c.reset && !c.resetProblems && c.records.length === 0 && c.problems.length === 0;
+    if (!positionOnly) {
+      try {
+        this.commitTx(fileId, c);
+      } catch (err) {
+        this.rows.forget(fileId);
+        throw err;
+      }
+    }
+    this.rows.update(fileId, (r) => afterCommit(r, c));
+    if (positionOnly) {
+      this.rows.markUnwritten(fileId);
+      this.positionTimer ??= setTimeout(() => {
+        this.positionTimer = null;
+        this.flushPositions();
+      }, POSITION_WRITE_MS).unref();
+    }
+  }
+
+  /** Write the positions held only in memory now (the timer does it within POSITION_WRITE_MS). */
+  flushPositions(): void {
+    if (!this.db.open || !this.rows.anyUnwritten()) return;
+    this.db.transaction(() => this.writeUnwritten())();
+  }
+
+  private writeUnwritten(): void {
+    const rows = this.rows.takeUnwritten();
+    if (rows.length === 0) return;
+    const update = this.stmt(
+      'UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?, first_time_ms = ? WHERE id = ?',
+    );
+    for (const r of rows) {
+      update.run(r.ino, r.offset, r.line_no, r.parser_state, r.size, r.mtime_ms, r.tail, r.read_to, r.long_line, r.first_time_ms, r.id);
+    }
   }
 
   private applyCommit(fileId: number, c: FileCommit): void {
@@ -228,7 +248,9 @@ export class Store {
    * its problem until it is read again; null clears it. What was read from it before is kept.
    */
   setFileError(fileId: number, message: string | null): void {
+    if (this.rows.raw(fileId)?.error === message) return;
     if (this.stmt('UPDATE files SET error = ? WHERE id = ? AND error IS NOT ?').run(message, fileId, message).changes > 0) this.problemsVersion++;
+    this.rows.update(fileId, (r) => ({ ...r, error: message }));
   }
 
   /** Forget the problems of a file that is gone (deleted, or no longer followed); its records stay. */
@@ -254,6 +276,7 @@ export class Store {
       const flags = this.stmt('UPDATE files SET problems_dropped = 0, error = NULL WHERE id = ? AND (problems_dropped > 0 OR error IS NOT NULL)').run(fileId).changes;
       if (gone + flags > 0) this.problemsVersion++;
     })();
+    this.rows.update(fileId, (r) => ({ ...r, error: null }));
   }
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
@@ -345,8 +368,11 @@ export class Store {
     return this.db;
   }
 
-  /** Close the database. */
+  /** Close the database (writing the positions held in memory first). */
   close(): void {
+    if (this.positionTimer) clearTimeout(this.positionTimer);
+    this.positionTimer = null;
+    if (this.db.open) this.flushPositions();
     this.db.close();
   }
 }

@@ -1,0 +1,163 @@
+import type Database from 'better-sqlite3';
+import type { FileCommit, FileRow } from './store';
+
+/** A `files` row as SQLite returns it. */
+export interface RawFileRow {
+  id: number;
+  host: string;
+  path: string;
+  ino: string | null;
+  offset: number;
+  line_no: number;
+  parser_state: string | null;
+  size: number;
+  mtime_ms: number | null;
+  first_time_ms: number | null;
+  tail: string | null;
+  read_to: number;
+  long_line: number;
+  error: string | null;
+}
+
+/** The public shape of a row; the parser state is parsed when asked for (most polls only compare size and time). */
+export function toFileRow(r: RawFileRow): FileRow {
+  let state: { value: unknown } | null = null;
+  return {
+    id: r.id,
+    host: r.host,
+    path: r.path,
+    ino: r.ino,
+    offset: r.offset,
+    lineNo: r.line_no,
+    get parserState(): unknown {
+      state ??= { value: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown) };
+      return state.value;
+    },
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    firstTimeMs: r.first_time_ms,
+    tail: r.tail ?? null,
+    readTo: r.read_to,
+    longLine: r.long_line === 1,
+    error: r.error ?? null,
+  };
+}
+
+/** The row a commit leaves behind, computed as the UPDATE in Store.commit computes it. */
+export function afterCommit(r: RawFileRow, c: FileCommit): RawFileRow {
+  return {
+    ...r,
+    ino: c.ino,
+    offset: c.offset,
+    line_no: c.lineNo,
+    parser_state: JSON.stringify(c.parserState ?? null),
+    size: c.size,
+    mtime_ms: c.mtimeMs,
+    tail: c.tail ?? null,
+    read_to: c.readTo ?? c.offset,
+    long_line: c.longLine ? 1 : 0,
+    first_time_ms: r.first_time_ms === null || c.reset ? c.firstTimeMs : Math.min(r.first_time_ms, c.firstTimeMs),
+    error: null,
+  };
+}
+
+/**
+ * The `files` rows this process has used, kept in memory: a followed file's row is looked up on
+ * every poll that touches it (20 times a second for a busy transcript), and SQLite is asked again
+ * only after another connection wrote to the database (`PRAGMA data_version` moves then), so a
+ * second process on the same data folder is never answered from a stale row.
+ */
+export class FileRowCache {
+  private readonly byKey = new Map<string, { raw: RawFileRow; row: FileRow | null }>();
+  /** Rows whose position moved in memory only (lines that made no record), not yet written. */
+  private readonly unwritten = new Set<number>();
+  private readonly keyOf = new Map<number, string>();
+  private dataVersion: number;
+  /** Prepared once: `db.pragma()` prepares its statement on every call. */
+  private readonly versionStmt: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.versionStmt = db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = this.version();
+  }
+
+  private version(): number {
+    return this.versionStmt.get() as number;
+  }
+
+  /** Forget everything when another connection committed since the last look. */
+  private fresh(): void {
+    const v = this.version();
+    if (v === this.dataVersion) return;
+    this.dataVersion = v;
+    this.byKey.clear();
+    this.keyOf.clear();
+    // Positions not yet written are dropped: their lines made no record, so reading them again
+    // from the stored position repeats nothing.
+    this.unwritten.clear();
+  }
+
+  /** The cached row for host and path, or null (then the caller reads SQLite and calls `put`). */
+  get(host: string, path: string): FileRow | null {
+    this.fresh();
+    const hit = this.byKey.get(`${host}\0${path}`);
+    if (!hit) return null;
+    hit.row ??= toFileRow(hit.raw);
+    return hit.row;
+  }
+
+  /** The raw cached row of a file id, if this process holds it. */
+  raw(id: number): RawFileRow | null {
+    this.fresh();
+    const key = this.keyOf.get(id);
+    return key === undefined ? null : (this.byKey.get(key)?.raw ?? null);
+  }
+
+  /** Remember a row read from SQLite. */
+  put(raw: RawFileRow): FileRow {
+    const key = `${raw.host}\0${raw.path}`;
+    const row = toFileRow(raw);
+    this.byKey.set(key, { raw, row });
+    this.keyOf.set(raw.id, key);
+    return row;
+  }
+
+  /** Replace a cached row after this process wrote it (rows not held are simply read again later). */
+  update(id: number, change: (r: RawFileRow) => RawFileRow): void {
+    const key = this.keyOf.get(id);
+    const hit = key === undefined ? undefined : this.byKey.get(key);
+    if (!hit) return;
+    hit.raw = change(hit.raw);
+    hit.row = null;
+  }
+
+  /** Say that a cached row's position is ahead of the one stored (written by `takeUnwritten`). */
+  markUnwritten(id: number): void {
+    if (this.keyOf.has(id)) this.unwritten.add(id);
+  }
+
+  /** Some row's position is ahead of the stored one. */
+  anyUnwritten(): boolean {
+    return this.unwritten.size > 0;
+  }
+
+  /** The rows whose position is ahead of the stored one, now considered written. */
+  takeUnwritten(): RawFileRow[] {
+    const out: RawFileRow[] = [];
+    for (const id of this.unwritten) {
+      const r = this.raw(id);
+      if (r) out.push(r);
+    }
+    this.unwritten.clear();
+    return out;
+  }
+
+  /** Drop a row whose new values this process does not know (it is read again from SQLite). */
+  forget(id: number): void {
+    const key = this.keyOf.get(id);
+    if (key === undefined) return;
+    this.keyOf.delete(id);
+    this.byKey.delete(key);
+    this.unwritten.delete(id);
+  }
+}
