@@ -111,7 +111,7 @@ export default tseslint.config(
         default: 'disallow',
         checkAllOrigins: true,
         checkUnknownLocals: true,
-        message: rule("{{from.element.type}} may not import '{{dependency.source}}' (the layers are in README.md, How it is built)."),
+        message: rule("{{from.file.path}} ({{#if from.element.type}}{{from.element.type}}{{else}}{{from.file.categories.[0]}}{{/if}}) may not import '{{dependency.source}}' (the layers are in README.md, How it is built)."),
         policies,
       }],
       'boundaries/no-unknown-files': 'error',
