@@ -114,6 +114,56 @@ describe('gateway adapter', () => {
   });
 });
 
+describe('fields of the wrong type are dropped and named with the proxy, the URL and the field', () => {
+  const base = 'http://127.0.0.1:8080';
+  it('llama-server: an odd props field reads as missing, numeric strings are numbers, the rest is used', async () => {
+    const props = { total_slots: 'four', default_generation_settings: { n_ctx: '16384' }, build_info: 'b1', model_alias: 'qwen' };
+    const slots = [{ is_processing: true, n_ctx: 16384 }, { is_processing: 'yes', state: 0 }, 'not a slot'];
+    const r = await pollLlamaServer(fake({ '/health': ok({ status: 'ok' }), '/props': ok(props), '/slots': ok(slots) }), 'gpu-a', NOW, base);
+    const c = r.capacity[0];
+    expect([c?.up, c?.slotsTotal, c?.slotsBusy, c?.nCtx, c?.models[0]?.id]).toEqual([true, 2, 1, 16384, 'qwen']);
+    expect(c?.missing).toContain('props.total_slots');
+    expect(c?.error).toContain(`proxy "gpu-a": GET ${base}/props: total_slots: expected a number, got "four"`);
+    expect(c?.error).toContain(`proxy "gpu-a": GET ${base}/slots: [1].is_processing: expected boolean, got "yes"`);
+  });
+
+  it('llama-server: props that are not an object are named, and the slots still count', async () => {
+    const r = await pollLlamaServer(fake({ '/health': ok({ status: 'ok' }), '/props': ok([1, 2]), '/slots': ok([{ is_processing: false }]) }), 'gpu-a', NOW, base);
+    expect(r.capacity[0]?.missing).toContain('props');
+    expect(r.capacity[0]?.error).toContain(`proxy "gpu-a": GET ${base}/props: (the answer itself): expected object, got an array`);
+    expect([r.capacity[0]?.slotsTotal, r.capacity[0]?.slotsBusy]).toEqual([1, 0]);
+  });
+
+  it('gateway: a negative count and a non-numeric status count are named; the others are read', async () => {
+    const status = { capacity: { inflight_requests: -3, inflight_high_water: 31, total_shed: '12', responses_by_status: { '200': 40, '503': 'many', '429': 2 } } };
+    const r = await pollGateway(fake({ '/v1/ops/status': ok(status) }), 'gw', NOW, base);
+    const c = r.capacity[0];
+    expect([c?.up, c?.inflight, c?.highWater, c?.totalShed]).toEqual([true, null, 31, 12]);
+    expect(c?.missing).toContain('capacity.inflight_requests');
+    expect(c?.error).toContain(`proxy "gw": GET ${base}/v1/ops/status: capacity.inflight_requests: expected a count (0 or more), got -3`);
+    expect(c?.error).toContain('capacity.responses_by_status.503: expected a number, got "many"');
+    expect(r.samples[0]?.counters).toEqual({ requests: 42, errors: { '429': 2 } });
+  });
+
+  it('crossbar: an odd host field is named with its host; other hosts and fields are unaffected', async () => {
+    const hosts = [{ name: 'gpu-a', up: true, slots: { four: 4 }, n_ctx: 8192, per_slot_ctx: 2048, models: { m: { n_ctx: 'big', slots: 2 } }, inflight: 1, queued: 0 }, HOSTS[0]];
+    const r = await pollCrossbar(fake({ '/_crossbar/hosts': ok(hosts) }), 'xb', NOW, base);
+    const [a, b] = r.capacity;
+    expect([a?.host, a?.up, a?.slotsTotal, a?.nCtx, a?.models[0]?.slots, a?.models[0]?.nCtx]).toEqual(['gpu-a', true, null, 8192, 2, null]);
+    expect(a?.missing).toContain('slots');
+    expect(a?.error).toContain(`proxy "xb": GET ${base}/_crossbar/hosts: host "gpu-a": slots: expected a number, got an object`);
+    expect(a?.error).toContain('host "gpu-a": models.m.n_ctx: expected a number, got "big"');
+    expect([b?.host, b?.slotsTotal, b?.error]).toEqual(['gpu-a', 4, null]);
+  });
+
+  it('names at most a few fields of one answer and counts the rest', async () => {
+    const props = Object.fromEntries(['total_slots', 'model_alias', 'model_path', 'build_info'].map((k) => [k, { odd: true }]));
+    const r = await pollLlamaServer(fake({ '/health': ok({ status: 'ok' }), '/props': ok({ ...props, default_generation_settings: 5 }) }), 'gpu-a', NOW, base);
+    expect(r.capacity[0]?.error?.match(/\/props: /g)).toHaveLength(4);
+    expect(r.capacity[0]?.error).toContain('/props: and 2 more field(s) of the wrong type');
+  });
+});
+
 const adapters: Array<[string, Adapter, string]> = [
   ['crossbar', pollCrossbar, '/_crossbar/hosts'],
   ['llama-server', pollLlamaServer, '/health'],

@@ -1,4 +1,6 @@
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
+import type { z } from 'zod';
+import { CrossbarHost, CrossbarHosts, CrossbarModel, first, parseLenient } from './admin-schemas';
 import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, proxyKey } from './limits';
 import { parsePrometheus, type PromPoint } from './prometheus';
 import {
@@ -8,9 +10,6 @@ import {
   FetchError,
   getJson,
   getText,
-  int,
-  obj,
-  pick,
   sumKnown,
   type Adapter,
   type Counters,
@@ -23,68 +22,67 @@ import { isErrorStatus, parseUsageRows } from './usage-rows';
 /** Fields of a crossbar `HostView` Loopdeck expects; absent ones are reported in `missing`. */
 export const CROSSBAR_HOST_FIELDS = ['up', 'n_ctx', 'slots', 'per_slot_ctx', 'models', 'inflight', 'queued'] as const;
 
-const UP_KEYS = ['up', 'healthy', 'health', 'status'];
-const INFLIGHT_KEYS = ['inflight', 'in_flight', 'inFlight'];
-const QUEUED_KEYS = ['queued', 'waiting', 'queue'];
+type Host = z.infer<typeof CrossbarHost>;
 
-function upValue(v: unknown): boolean | null {
+/** Up from a boolean, a word, or an object holding one (crossbar versions differ). */
+function upValue(v: unknown, depth = 0): boolean | null {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') return ['up', 'ok', 'healthy', 'ready', 'loaded'].includes(v.toLowerCase());
-  const o = obj(v);
-  if (o) return upValue(pick(o, UP_KEYS)?.value);
+  if (v !== null && typeof v === 'object' && depth < 2) {
+    const o = v as Record<string, unknown>;
+    return upValue(first(o.up, o.healthy, o.health, o.status), depth + 1);
+  }
   return null;
 }
 
-/** A host view with its name (clipped to MAX_TEXT). */
-type HostEntry = [string, Record<string, unknown>];
+const upOf = (h: Host): Host['up'] | null => first(h.up, h.healthy, h.health, h.status);
+
+/** A host view with its name (clipped to MAX_TEXT) and the fields it had of the wrong type. */
+type HostEntry = { readonly name: string; readonly view: Host; readonly problems: readonly string[] };
 
 /**
  * Host views from `/_crossbar/hosts`: an array, `{hosts: [...]}`, or an object keyed by name.
- * Keeps the first MAX_HOSTS_PER_PROXY and counts how many were listed.
+ * Keeps the first MAX_HOSTS_PER_PROXY and counts how many were listed; entries that are not
+ * objects are not hosts and are skipped.
  */
 function hostList(body: unknown): { hosts: HostEntry[]; listed: number } {
-  const o = obj(body);
-  const list = Array.isArray(body) ? body : Array.isArray(o?.hosts) ? (o?.hosts as unknown[]) : null;
+  const parsed = CrossbarHosts.safeParse(body);
+  if (!parsed.success) throw new Error('hosts is neither a JSON array nor an object');
+  const list = Array.isArray(parsed.data) ? parsed.data : Array.isArray(parsed.data.hosts) ? parsed.data.hosts : null;
+  const entries: [string | null, unknown][] = list ? list.map((h) => [null, h]) : Object.entries(parsed.data);
   const hosts: HostEntry[] = [];
   let listed = 0;
-  const add = (name: string, v: Record<string, unknown>): void => {
+  entries.forEach(([key, raw], i) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
     listed++;
-    if (hosts.length < MAX_HOSTS_PER_PROXY) hosts.push([clip(name), v]);
-  };
-  if (list) {
-    list.forEach((h, i) => {
-      const v = obj(h);
-      const name = v ? pick(v, ['name', 'host', 'id'])?.value : undefined;
-      if (v) add(typeof name === 'string' ? name : `host-${i}`, v);
-    });
-    return { hosts, listed };
-  }
-  if (o) {
-    for (const [k, raw] of Object.entries(o)) {
-      const v = obj(raw);
-      if (v) add(k, v);
-    }
-    return { hosts, listed };
-  }
-  throw new Error('hosts is neither a JSON array nor an object');
+    if (hosts.length >= MAX_HOSTS_PER_PROXY) return;
+    const view = parseLenient(CrossbarHost, raw);
+    if (!view.ok) return;
+    const name = key ?? first(view.value.name, view.value.host, view.value.id) ?? `host-${i}`;
+    hosts.push({ name: clip(name), view: view.value, problems: view.problems });
+  });
+  return { hosts, listed };
 }
 
 /** A host's models, the first MAX_MODELS_PER_HOST of them, and how many it listed. */
-function models(v: Record<string, unknown>, hostSlots: number | null, gauges: Map<string, { inflight?: number; queued?: number }>, host: string): { models: ModelCapacity[]; listed: number } {
-  const entries = Object.entries(obj(v.models) ?? {});
+function models(v: Host, hostSlots: number | null, gauges: Map<string, { inflight?: number; queued?: number }>, host: string): { models: ModelCapacity[]; listed: number; problems: string[] } {
+  const entries = Object.entries(v.models ?? {});
+  const problems: string[] = [];
   const models = entries.slice(0, MAX_MODELS_PER_HOST).map(([rawId, raw]): ModelCapacity => {
     const id = clip(rawId);
-    const mv = obj(raw) ?? {};
+    const parsed = parseLenient(CrossbarModel, raw);
+    const mv = parsed.ok ? parsed.value : {};
+    if (parsed.ok && parsed.problems.length > 0 && problems.length === 0) problems.push(`models.${id}.${parsed.problems[0]}`);
     const g = gauges.get(`${host}\0${id}`);
     return {
       id,
-      nCtx: int(pick(mv, ['n_ctx', 'nCtx', 'ctx'])?.value),
-      slots: int(pick(mv, ['slots', 'total_slots'])?.value) ?? hostSlots,
-      inflight: int(pick(mv, INFLIGHT_KEYS)?.value) ?? g?.inflight ?? null,
-      queued: int(pick(mv, QUEUED_KEYS)?.value) ?? g?.queued ?? null,
+      nCtx: first(mv.n_ctx, mv.nCtx, mv.ctx),
+      slots: first(mv.slots, mv.total_slots) ?? hostSlots,
+      inflight: first(mv.inflight, mv.in_flight, mv.inFlight) ?? g?.inflight ?? null,
+      queued: first(mv.queued, mv.waiting, mv.queue) ?? g?.queued ?? null,
     };
   });
-  return { models, listed: entries.length };
+  return { models, listed: entries.length, problems };
 }
 
 /** Per-host cumulative counters and per-(host, model) gauges from crossbar's Prometheus text. */
@@ -156,17 +154,18 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
   }
   const capacity: Capacity[] = [];
   const samples: Sample[] = [];
-  for (const [host, v] of hosts) {
-    const missing = [...proxyMissing, ...CROSSBAR_HOST_FIELDS.filter((f) => f !== 'inflight' && f !== 'queued' && (v[f] === undefined || v[f] === null) && !(f === 'up' && pick(v, UP_KEYS)))];
-    const up = upValue(pick(v, UP_KEYS)?.value) ?? false;
-    const slotsTotal = int(pick(v, ['slots', 'total_slots', 'parallel'])?.value);
-    const { models: ms, listed: modelsListed } = models(v, slotsTotal, metrics.gauges, host);
-    const hostNotes = modelsListed > ms.length ? [`${proxyKey(proxy)}: host "${host}" listed ${modelsListed} models; showing the first ${ms.length}`] : [];
-    const inflight = int(pick(v, INFLIGHT_KEYS)?.value) ?? sumKnown(ms, 'inflight');
-    const queued = int(pick(v, QUEUED_KEYS)?.value) ?? sumKnown(ms, 'queued');
+  for (const { name: host, view: v, problems } of hosts) {
+    const missing = [...proxyMissing, ...CROSSBAR_HOST_FIELDS.filter((f) => f !== 'inflight' && f !== 'queued' && v[f] == null && !(f === 'up' && upOf(v) !== null))];
+    const up = upValue(upOf(v)) ?? false;
+    const slotsTotal = first(v.slots, v.total_slots, v.parallel);
+    const { models: ms, listed: modelsListed, problems: modelProblems } = models(v, slotsTotal, metrics.gauges, host);
+    const hostNotes = [...problems, ...modelProblems].map((p) => `${label}/_crossbar/hosts: host "${host}": ${p}`);
+    if (modelsListed > ms.length) hostNotes.push(`${proxyKey(proxy)}: host "${host}" listed ${modelsListed} models; showing the first ${ms.length}`);
+    const inflight = first(v.inflight, v.in_flight, v.inFlight) ?? sumKnown(ms, 'inflight');
+    const queued = first(v.queued, v.waiting, v.queue) ?? sumKnown(ms, 'queued');
     if (inflight === null) missing.push('inflight');
     if (queued === null) missing.push('queued');
-    const hostErr = typeof v.error === 'string' && v.error ? clip(v.error, MAX_ERROR_TEXT) : null;
+    const hostErr = v.error ? clip(v.error, MAX_ERROR_TEXT) : null;
     const errors = hostErr ? [`proxy "${proxy}": host "${host}": ${hostErr}`, ...hostNotes] : [...notes, ...hostNotes];
     const slotsBusy = inflight === null ? null : slotsTotal === null ? inflight : Math.min(inflight, slotsTotal);
     const counters = haveMetrics ? (metrics.counters.get(host) ?? { requests: 0, errors: {} }) : null;
@@ -177,7 +176,7 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
       slotsBusy,
       inflight,
       queued,
-      nCtx: int(pick(v, ['n_ctx', 'nCtx'])?.value),
+      nCtx: first(v.n_ctx, v.nCtx),
       models: ms,
       missing,
       error: errors.length ? errors.join('; ') : null,

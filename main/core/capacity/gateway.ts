@@ -1,11 +1,9 @@
-import { blankCapacity, downResult, errorLabel, getJson, int, num, obj, pick, type Adapter, type Counters } from './poll-types';
+import { first, GatewayStatus, parseLenient } from './admin-schemas';
+import { blankCapacity, downResult, errorLabel, getJson, type Adapter, type Counters } from './poll-types';
 import { isErrorStatus } from './usage-rows';
 
 /** Fields of `/v1/ops/status`'s `capacity` object Loopdeck expects. */
 export const GATEWAY_FIELDS = ['inflight_requests', 'inflight_high_water', 'total_shed', 'heap_size_limit_mb', 'heap_utilization_pct'] as const;
-
-/** Where a gateway may state its shed threshold (it often does not: it is an env var). */
-const THRESHOLD_KEYS = ['shed_threshold', 'max_inflight_requests', 'max_inflight'];
 
 /**
  * Make a gateway adapter. `shedThreshold` is the configured threshold from Loopdeck's config,
@@ -20,25 +18,26 @@ export function gatewayAdapter(shedThreshold: number | null = null): Adapter {
     } catch (e) {
       return downResult(proxy, 'gateway', now, (e as Error).message);
     }
-    const cap = obj(obj(body)?.capacity);
-    if (!cap) return downResult(proxy, 'gateway', now, `${label}/v1/ops/status has no "capacity" object`);
-    const missing: string[] = GATEWAY_FIELDS.filter((f) => cap[f] === undefined || cap[f] === null).map((f) => `capacity.${f}`);
-    const inflight = int(cap.inflight_requests);
-    const totalShed = int(cap.total_shed);
-    const threshold = num(pick(cap, THRESHOLD_KEYS)?.value) ?? shedThreshold;
+    const parsed = parseLenient(GatewayStatus, body);
+    const cap = parsed.ok ? parsed.value.capacity : null;
+    if (!parsed.ok || !cap) return downResult(proxy, 'gateway', now, `${label}/v1/ops/status has no "capacity" object${parsed.ok ? '' : ` (${parsed.problem})`}`);
+    const notes = parsed.problems.map((p) => `${label}/v1/ops/status: ${p}`);
+    const missing: string[] = GATEWAY_FIELDS.filter((f) => cap[f] == null).map((f) => `capacity.${f}`);
+    const inflight = cap.inflight_requests ?? null;
+    const totalShed = cap.total_shed ?? null;
+    const threshold = first(cap.shed_threshold, cap.max_inflight_requests, cap.max_inflight) ?? shedThreshold;
     if (threshold === null) missing.push('capacity.shed_threshold');
     // Optional counters some gateways add; without them the shed count is the only error counter.
-    const byStatus = obj(pick(cap, ['responses_by_status', 'status_counts'])?.value);
-    const requests = num(cap.requests_total);
+    const byStatus = first(cap.responses_by_status, cap.status_counts);
+    const requests = cap.requests_total ?? null;
     let counters: Counters | null = null;
     if (byStatus || requests !== null || totalShed !== null) {
       const errors: Record<string, number> = {};
-      for (const [status, n] of Object.entries(byStatus ?? {})) {
-        const v = num(n);
-        if (v !== null && isErrorStatus(status)) errors[status] = v;
+      for (const [status, v] of Object.entries(byStatus ?? {})) {
+        if (v != null && isErrorStatus(status)) errors[status] = v;
       }
       if (!byStatus && totalShed !== null) errors.shed = totalShed;
-      const total = requests ?? Object.values(byStatus ?? {}).reduce<number>((a, n) => a + (num(n) ?? 0), 0);
+      const total = requests ?? Object.values(byStatus ?? {}).reduce<number>((a, n) => a + (n ?? 0), 0);
       counters = { requests: total, errors };
     }
     return {
@@ -48,9 +47,10 @@ export function gatewayAdapter(shedThreshold: number | null = null): Adapter {
           up: true,
           inflight,
           shedThreshold: threshold,
-          highWater: num(cap.inflight_high_water),
+          highWater: cap.inflight_high_water ?? null,
           totalShed,
           missing,
+          error: notes.length ? notes.join('; ') : null,
         },
       ],
       samples: [{ proxy, host: proxy, t: now.getTime(), up: true, slotsTotal: null, slotsBusy: null, inflight, queued: null, counters }],

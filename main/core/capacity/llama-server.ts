@@ -1,14 +1,19 @@
+import type { z } from 'zod';
 import type { ModelCapacity } from '../../../shared/domain';
 import { clip, MAX_SLOTS_PER_HOST, parseJsonBounded, proxyKey } from './limits';
 import { gauge, parsePrometheus } from './prometheus';
-import { blankCapacity, downResult, errorLabel, excerpt, FetchError, getJson, getText, int, obj, type Adapter, type GetReply } from './poll-types';
+import { LlamaHealth, LlamaProps, LlamaSlot, LlamaSlots, parseLenient } from './admin-schemas';
+import { blankCapacity, downResult, errorLabel, excerpt, FetchError, getJson, getText, type Adapter, type GetReply } from './poll-types';
+
+type Props = z.infer<typeof LlamaProps>;
+type Slot = z.infer<typeof LlamaSlot>;
 
 /** The model's name from `/props`: its alias, else the file name of `model_path`. */
-function modelId(props: Record<string, unknown> | null): string {
+function modelId(props: Props | null): string {
   const alias = props?.model_alias;
-  if (typeof alias === 'string' && alias) return alias;
+  if (alias) return alias;
   const path = props?.model_path;
-  if (typeof path === 'string' && path) return path.split(/[\\/]/).pop() ?? path;
+  if (path) return path.split(/[\\/]/).pop() ?? path;
   return 'default';
 }
 
@@ -25,9 +30,10 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   } catch (e) {
     return downResult(proxy, 'llama-server', now, `${label}/health: ${(e as Error).message || String(e)}`);
   }
-  let healthJson: Record<string, unknown> | null;
+  let healthJson: z.infer<typeof LlamaHealth> | null;
   try {
-    healthJson = obj(parseJsonBounded(health.body));
+    const parsed = LlamaHealth.safeParse(parseJsonBounded(health.body));
+    healthJson = parsed.success ? parsed.data : null;
   } catch {
     healthJson = null;
   }
@@ -39,8 +45,8 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   const missing: string[] = [];
   const notes: string[] = [];
   if (loading) {
-    const message = obj(healthJson?.error)?.message;
-    notes.push(`${label}/health answered 503 (${typeof message === 'string' ? message : 'unavailable'}): the server is up but still loading its model`);
+    const message = healthJson?.error?.message;
+    notes.push(`${label}/health answered 503 (${message ?? 'unavailable'}): the server is up but still loading its model`);
   }
   const optional = async <T>(what: string, fetch: () => Promise<T>): Promise<T | null> => {
     try {
@@ -52,26 +58,45 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
       return null;
     }
   };
-  const props = obj(await optional('props', () => getJson(get, label, '/props')));
-  const gen = obj(props?.default_generation_settings);
-  const slotsTotal = int(props?.total_slots);
-  const nCtxProps = int(gen?.n_ctx);
+  const propsBody = await optional('props', () => getJson(get, label, '/props'));
+  let props: Props | null = null;
+  if (propsBody !== null) {
+    const parsed = parseLenient(LlamaProps, propsBody);
+    if (parsed.ok) {
+      props = parsed.value;
+      notes.push(...parsed.problems.map((p) => `${label}/props: ${p}`));
+    } else {
+      missing.push('props');
+      notes.push(`${label}/props: ${parsed.problem}`);
+    }
+  }
+  const slotsTotal = props?.total_slots ?? null;
+  const nCtxProps = props?.default_generation_settings?.n_ctx ?? null;
   if (props) {
     if (slotsTotal === null) missing.push('props.total_slots');
     if (nCtxProps === null) missing.push('props.default_generation_settings.n_ctx');
-    if (typeof props.build_info !== 'string') missing.push('props.build_info');
+    if (props.build_info == null) missing.push('props.build_info');
   }
   const slotsBody = await optional('slots', () => getJson(get, label, '/slots'));
-  const slotList = Array.isArray(slotsBody) ? (slotsBody as unknown[]) : null;
+  const slotList = slotsBody === null ? null : LlamaSlots.safeParse(slotsBody).data ?? null;
   if (slotList && slotList.length > MAX_SLOTS_PER_HOST) {
     notes.push(`${proxyKey(proxy)}: /slots listed ${slotList.length} slots; counting the first ${MAX_SLOTS_PER_HOST} (Loopdeck's limit per server)`);
   }
-  const slots = slotList ? slotList.slice(0, MAX_SLOTS_PER_HOST).map(obj).filter((s): s is Record<string, unknown> => s !== null) : null;
+  // Entries that are not objects are not slots; a slot's odd field reads as absent and is named once.
+  const slotProblems: string[] = [];
+  const slots = slotList
+    ? slotList.slice(0, MAX_SLOTS_PER_HOST).flatMap((raw, i): Slot[] => {
+        const parsed = parseLenient(LlamaSlot, raw);
+        if (!parsed.ok) return [];
+        if (slotProblems.length === 0 && parsed.problems.length > 0) slotProblems.push(`${label}/slots: [${i}].${parsed.problems[0]}`);
+        return [parsed.value];
+      })
+    : null;
+  notes.push(...slotProblems);
   if (slotsBody !== null && !slots) notes.push(`${label}/slots is not a JSON array`);
-  // Older servers say `state` (0 idle, 1 processing) instead of `is_processing`.
-  const busyOf = (s: Record<string, unknown>): boolean => (typeof s.is_processing === 'boolean' ? s.is_processing : int(s.state) !== null && int(s.state) !== 0);
+  const busyOf = (s: Slot): boolean => s.is_processing ?? (s.state != null && s.state !== 0);
   const slotsBusy = slots ? slots.filter(busyOf).length : null;
-  const slotCtx = slots?.map((s) => int(s.n_ctx)).find((n) => n !== null) ?? null;
+  const slotCtx = slots?.map((s) => s.n_ctx ?? null).find((n) => n !== null) ?? null;
   let inflight: number | null = null;
   let queued: number | null = null;
   const metricsText = await optional('metrics', () => getText(get, label, '/metrics'));
