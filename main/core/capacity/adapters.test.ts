@@ -156,6 +156,14 @@ describe('fields of the wrong type are dropped and named with the proxy, the URL
     expect([b?.host, b?.slotsTotal, b?.error]).toEqual(['gpu-a', 4, null]);
   });
 
+  it('crossbar usage: a row whose time is not a time is skipped and named; an odd token count reads as unknown', async () => {
+    const usage = [{ ...USAGE[0], tokens: 'lots' }, { ...USAGE[1], time: 'yesterday-ish' }];
+    const r = await pollCrossbar(fake({ '/_crossbar/hosts': ok(HOSTS), '/_crossbar/usage': ok(usage) }), 'xb', NOW, base);
+    expect(r.usage.map((u) => [u.status, u.tokens])).toEqual([['200', null]]);
+    expect(r.capacity[0]?.error).toContain(`proxy "xb": GET ${base}/_crossbar/usage: row [0]: tokens: expected a number, got "lots"`);
+    expect(r.capacity[0]?.error).toContain('1 usage rows without a time were skipped');
+  });
+
   it('names at most a few fields of one answer and counts the rest', async () => {
     const props = Object.fromEntries(['total_slots', 'model_alias', 'model_path', 'build_info'].map((k) => [k, { odd: true }]));
     const r = await pollLlamaServer(fake({ '/health': ok({ status: 'ok' }), '/props': ok({ ...props, default_generation_settings: 5 }) }), 'gpu-a', NOW, base);

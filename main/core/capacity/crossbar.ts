@@ -136,6 +136,7 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
     const parsed = parseUsageRows(await getJson(get, label, '/_crossbar/usage'));
     usage = parsed.rows;
     if (parsed.skipped) notes.push(`${parsed.skipped} usage rows without a time were skipped`);
+    if (parsed.problem) notes.push(`${label}/_crossbar/usage: ${parsed.problem}`);
     if (parsed.dropped) notes.push(`${proxyKey(proxy)}: usage listed ${parsed.rows.length + parsed.dropped} rows; kept the newest ${parsed.rows.length} this poll`);
   } catch (e) {
     proxyMissing.push('usage');

@@ -86,30 +86,6 @@ export function downResult(proxy: string, kind: Capacity['kind'], now: Date, err
   return { capacity: [capacity], samples: [sample], usage: [] };
 }
 
-/** A finite number from a JSON value (numbers and numeric strings), else null. */
-export function num(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  return null;
-}
-
-/** A non-negative integer from a JSON value, else null. */
-export function int(v: unknown): number | null {
-  const n = num(v);
-  return n === null || n < 0 ? null : Math.round(n);
-}
-
-/** A plain object from a JSON value, else null. */
-export function obj(v: unknown): Record<string, unknown> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
-/** The first of `keys` present (not undefined/null) on `o`, with the key it came from. */
-export function pick(o: Record<string, unknown>, keys: readonly string[]): { key: string; value: unknown } | null {
-  for (const key of keys) if (o[key] !== undefined && o[key] !== null) return { key, value: o[key] };
-  return null;
-}
-
 /** A short, printable excerpt of a body for an error message. */
 export function excerpt(body: string): string {
   // Only the head: the tag-stripping regex is quadratic on a long run of unclosed `<`.
