@@ -12,6 +12,7 @@ import { VERSION } from './core/version';
 import { formatDuration } from './core/config/duration';
 import { startServer } from './serve/server';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/poll-scheduler';
+import { log, startLogging } from './core/logging/log';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -89,9 +90,12 @@ async function loadedConfig(flags: Flags) {
   return loaded;
 }
 
-async function openEngine(flags: Flags): Promise<{ engine: Engine; store: Store }> {
+async function openEngine(flags: Flags, command: string): Promise<{ engine: Engine; store: Store }> {
   const loaded = await loadedConfig(flags);
-  const store = Store.open(databasePath(flags.data ?? defaultDataDir()));
+  const dataDir = flags.data ?? defaultDataDir();
+  // The log goes to the data folder, never stdout (which is this command's output).
+  startLogging(dataDir, command);
+  const store = Store.open(databasePath(dataDir));
   const engine = new Engine(loaded.config, { store, now: clockOf(flags) });
   engine.start();
   return { engine, store };
@@ -108,7 +112,7 @@ async function check(flags: Flags): Promise<number> {
 }
 
 async function snapshot(flags: Flags): Promise<number> {
-  const { engine, store } = await openEngine(flags);
+  const { engine, store } = await openEngine(flags, 'snapshot');
   try {
     await engine.settle(CONNECT_TIMEOUT_MS);
     await engine.capacity.pollOnce();
@@ -129,7 +133,7 @@ async function snapshot(flags: Flags): Promise<number> {
 
 async function trust(flags: Flags, hostName: string | undefined): Promise<number> {
   if (!hostName) throw new CliError('Usage: loopdeck trust HOST [--yes]');
-  const { engine, store } = await openEngine(flags);
+  const { engine, store } = await openEngine(flags, 'trust');
   try {
     const host = engine.sshHost(hostName);
     await engine.settle(CONNECT_TIMEOUT_MS);
@@ -160,7 +164,9 @@ async function trust(flags: Flags, hostName: string | undefined): Promise<number
 async function untrust(flags: Flags, hostName: string | undefined): Promise<number> {
   if (!hostName) throw new CliError('Usage: loopdeck untrust HOST [--yes]');
   const loaded = await loadedConfig(flags);
-  const store = Store.open(databasePath(flags.data ?? defaultDataDir()));
+  const dataDir = flags.data ?? defaultDataDir();
+  startLogging(dataDir, 'untrust');
+  const store = Store.open(databasePath(dataDir));
   // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
   const engine = new Engine(loaded.config, { store });
   try {
@@ -205,7 +211,7 @@ function drillArgs(flags: Flags): Record<string, string> {
 async function drill(flags: Flags, words: readonly string[]): Promise<number> {
   const [verb, name] = words;
   if (verb !== 'list' && !(verb === 'run' && name)) throw new CliError('Usage: loopdeck drill list | loopdeck drill run NAME [--arg k=v] [--yes] [--override] [--json]');
-  const { engine, store } = await openEngine(flags);
+  const { engine, store } = await openEngine(flags, 'drill');
   try {
     if (verb === 'list') {
       const drills = engine.drills.list();
@@ -278,7 +284,7 @@ function printSnapshot(snap: ReturnType<Engine['snapshot']>): void {
 }
 
 async function watch(flags: Flags): Promise<number> {
-  const { engine, store } = await openEngine(flags);
+  const { engine, store } = await openEngine(flags, 'watch');
   engine.subscribe((event, payload) => {
     if (flags.json) console.log(JSON.stringify({ at: new Date().toISOString(), event, payload }));
     else if (event === 'loop.changed') {
@@ -297,7 +303,10 @@ async function watch(flags: Flags): Promise<number> {
     poll: (why) => engine.poll({ reason: why.timer ? 'timer' : 'wake' }),
     intervalMs: IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
-    onError: (err) => console.error(`loopdeck: poll failed: ${(err as Error).message}`),
+    onError: (err) => {
+      log.error('poll failed', err);
+      console.error(`loopdeck: poll failed: ${(err as Error).message}`);
+    },
   });
   engine.onWake(() => scheduler.wake());
   scheduler.start();
@@ -312,6 +321,8 @@ async function serveCore(flags: Flags, configPath: string, dataDir: string, bann
   const host = flags.host ?? '127.0.0.1';
   // Checked before anything starts: a bad --port must not leave a started core behind.
   const port = portOf(flags);
+  // Warnings and errors also reach the terminal serve runs in; the file has them all.
+  const logger = startLogging(dataDir, 'serve', { stderrLevel: 'warn' });
   const core = createAppCore({ configPath, dataDir, shell: 'serve' });
   await core.start();
   const served = await startServer({ core, host, port });
@@ -321,6 +332,7 @@ async function serveCore(flags: Flags, configPath: string, dataDir: string, bann
   }
   console.log(`${banner}\nLoopdeck is serving at ${served.url}`);
   console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
+  console.log(`Log: ${logger.file}`);
   await new Promise<void>((ok) => {
     process.once('SIGINT', ok);
     process.once('SIGTERM', ok);
@@ -374,6 +386,8 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const known = err instanceof CliError;
     const message = err instanceof Error ? (known || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? err.message : err.stack) : String(err);
+    // Once the command opened its log (the data folder is known), the file keeps the stack too.
+    if (!known && log.file !== null) log.error('the command failed', err);
     console.error(`loopdeck: ${message}`);
     process.exitCode = known ? err.exitCode : 2;
   },

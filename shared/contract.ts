@@ -29,6 +29,16 @@ export type ConfigStatus = z.infer<typeof ConfigStatusSchema>;
 
 const Empty = z.object({}).strict();
 
+/** How much of a renderer error report is kept, in characters: the rest is cut off. */
+export const RENDERER_ERROR_LIMITS = { message: 2000, stack: 8000, source: 500 } as const;
+/** Renderer error reports one client may send a minute; the excess is dropped (and that is logged). */
+export const RENDERER_ERRORS_PER_MINUTE = 20;
+
+/** A string cut to `max` characters (with a marker) rather than refused. */
+function clipped(max: number) {
+  return z.string().transform((s) => (s.length > max ? `${s.slice(0, max)}… [cut, ${s.length} characters]` : s));
+}
+
 /**
  * Every command the renderer (or any client) may send, declared once: `domain.verb` → input and
  * output schemas. Both transports dispatch through `main/rpc`, which validates input with these.
@@ -124,6 +134,21 @@ export const commands = {
   'hosts.unlock': {
     input: z.object({ host: z.string().min(1), passphrase: z.string().min(1).max(1024) }).strict(),
     output: z.object({ unlocked: z.boolean() }),
+  },
+  /**
+   * An error the renderer caught (window `error`, `unhandledrejection`), for main's log file. Long
+   * strings are cut, not refused, so the report still lands; each client is rate-limited
+   * (RENDERER_ERRORS_PER_MINUTE), and `logged: false` says this one was dropped.
+   */
+  'log.error': {
+    input: z
+      .object({
+        message: clipped(RENDERER_ERROR_LIMITS.message),
+        stack: clipped(RENDERER_ERROR_LIMITS.stack).optional(),
+        source: clipped(RENDERER_ERROR_LIMITS.source).optional(),
+      })
+      .strict(),
+    output: z.object({ logged: z.boolean() }),
   },
 } as const;
 

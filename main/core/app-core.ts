@@ -10,6 +10,8 @@ import { VERSION } from './version';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './poll-scheduler';
 import { LedgerCursors } from './ledger-cursors';
 import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
+import { log } from './logging/log';
+import { logRendererError } from './logging/renderer-errors';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -77,7 +79,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     poll: (why) => engine?.poll({ reason: why.timer ? 'timer' : 'wake' }) ?? Promise.resolve(),
     intervalMs: options.pollMs ?? IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
-    onError: (err) => console.error(`Loopdeck: poll failed: ${(err as Error).message}`),
+    onError: (err) => log.error('poll failed', err),
   });
   // A watched folder changed: poll now (or right after the poll in flight).
   const wake = (): void => scheduler.wake();
@@ -117,6 +119,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'drills.run': async (input) => ({ runId: await requireEngine().drills.run(input) }),
     'drills.cancel': async ({ runId }) => ({ cancelled: await requireEngine().drills.cancel(runId) }),
     'drills.output': ({ runId, from }) => requireEngine().drills.output(runId, from),
+    'log.error': (report) => logRendererError(report),
     'demo.start': async () => {
       // Only from the first-run screen: any client of serve mode could otherwise swap demo data
       // in for every client while a real config is loaded.

@@ -1,14 +1,15 @@
 // Applies the shell's security decisions (security.ts) to Electron sessions and web contents.
 import { shell, type Session, type WebContents } from 'electron';
 import { decideNavigation, withContentSecurityPolicy, type RendererLocation } from './security';
+import { log } from '../core/logging/log';
 
 /** Open an https URL in the system browser; refuse (and log) anything `decideNavigation` refuses. */
 export function openExternalSafely(url: string, renderer: RendererLocation): void {
   if (decideNavigation(url, renderer, 'new-window') !== 'open-external') {
-    console.warn(`loopdeck: refused to open ${url}: only https links open outside the app.`);
+    log.warn(`refused to open ${url}: only https links open outside the app.`);
     return;
   }
-  shell.openExternal(url).catch((err: unknown) => console.warn(`loopdeck: could not open ${url}`, err));
+  shell.openExternal(url).catch((err: unknown) => log.warn(`could not open ${url}`, err));
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
 import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
+import { log, startLogging } from '../core/logging/log';
 import type { EventPayload } from '../../shared/contract';
 import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
 import { showDesktopNotice } from './notifications';
@@ -56,6 +57,8 @@ function quit(): void {
 
 function startCore(): AppCore {
   const bindingPath = nativeBindingPath({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
+  // The log lives in the data folder: <userData>/logs/loopdeck.log.
+  startLogging(app.getPath('userData'), 'electron');
   const appCore = createAppCore({
     configPath: configPathFromArgv(process.argv) ?? defaultConfigPath(),
     dataDir: app.getPath('userData'),
@@ -79,7 +82,7 @@ function startCore(): AppCore {
       });
     }
   });
-  appCore.start().catch((err: unknown) => console.error('loopdeck: the app core failed to start', err));
+  appCore.start().catch((err: unknown) => log.error('the app core failed to start', err));
   return appCore;
 }
 
@@ -109,7 +112,7 @@ function main(): void {
     ipc?.close();
     core
       .close()
-      .catch((err: unknown) => console.error('loopdeck: error while closing the app core', err))
+      .catch((err: unknown) => log.error('error while closing the app core', err))
       .finally(() => app.quit());
   });
 
@@ -122,7 +125,7 @@ function main(): void {
       showWindow();
     })
     .catch((err: unknown) => {
-      console.error('loopdeck: could not start', err);
+      log.error('could not start', err);
       app.exit(1);
     });
 }

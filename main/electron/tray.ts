@@ -1,6 +1,7 @@
 // The tray icon and its menu (Show, Quit): where Loopdeck lives while its window is hidden.
 import { app, Menu, nativeImage, Tray, type NativeImage } from 'electron';
 import { shellIconsDir, trayIconFile, windowIconFile } from './shell-icons';
+import { log } from '../core/logging/log';
 
 function iconsDir(): string {
   return shellIconsDir({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
@@ -9,7 +10,7 @@ function iconsDir(): string {
 /** An icon from a committed PNG (with its `@2x` sibling); a missing file is said, not silently blank. */
 function loadIcon(file: string): NativeImage {
   const image = nativeImage.createFromPath(file);
-  if (image.isEmpty()) console.error(`loopdeck: the icon ${file} is missing or not a PNG; the tray or window shows no icon (reinstall Loopdeck)`);
+  if (image.isEmpty()) log.error(`the icon ${file} is missing or not a PNG; the tray or window shows no icon (reinstall Loopdeck)`);
   return image;
 }
 

@@ -1,6 +1,7 @@
 // The console's single window: created hidden, shown when ready, hidden (not closed) on close so
 // the app keeps running in the tray.
 import { BrowserWindow, type NativeImage } from 'electron';
+import { log } from '../core/logging/log';
 
 /** Options of `createMainWindow`. */
 export interface MainWindowOptions {
@@ -47,7 +48,7 @@ export function createMainWindow(opts: MainWindowOptions): BrowserWindow {
   });
 
   const loading = opts.load.kind === 'url' ? win.loadURL(opts.load.url) : win.loadFile(opts.load.file);
-  loading.catch((err: unknown) => console.error('loopdeck: could not load the console window', err));
+  loading.catch((err: unknown) => log.error('could not load the console window', err));
   return win;
 }
 

@@ -1,6 +1,8 @@
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type EventName, type LoopdeckBridge, type RpcResult } from '../../shared/contract';
 import { createIpcBridge, type IpcEventFrame, type IpcRendererLike, type IpcRendererListener } from '../../shared/ipc-bridge';
 import { dispatch, type Handlers } from './dispatch';
+import { handlersForClient } from './rate-limit';
+import { log } from '../core/logging/log';
 
 /** What the IPC server needs to know about the event of one `ipcMain.handle` call. */
 export interface IpcInvokeEventLike {
@@ -25,7 +27,7 @@ export interface IpcServerOptions {
   readonly isTrustedSender: (senderUrl: string) => boolean;
   /** Send one frame to the renderer(s), like `webContents.send(channel, frame)`. */
   readonly send: (channel: string, frame: IpcEventFrame) => void;
-  /** Called when sending an event fails (e.g. the window is gone); defaults to console.error. */
+  /** Called when sending an event fails (e.g. the window is gone); defaults to logging it. */
   readonly onSendError?: (err: unknown, event: string) => void;
 }
 
@@ -43,8 +45,10 @@ export interface IpcServer {
  * Electron-agnostic, so it runs in plain Node against `createInMemoryIpcPair`.
  */
 export function createIpcServer(opts: IpcServerOptions): IpcServer {
-  const { handlers, ipcMain, isTrustedSender, send } = opts;
-  const onSendError = opts.onSendError ?? ((err, event) => console.error(`loopdeck: could not send ${event} to the window`, err));
+  const { ipcMain, isTrustedSender, send } = opts;
+  // The window is this transport's one client: its renderer error reports are rate-limited.
+  const handlers = handlersForClient(opts.handlers, 'the window');
+  const onSendError = opts.onSendError ?? ((err, event) => log.error(`could not send ${event} to the window`, err));
 
   ipcMain.handle(IPC_INVOKE_CHANNEL, async (event, name, input) => {
     const url = event.senderFrame?.url;

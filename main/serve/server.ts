@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WsRequestSchema, type EventName } from '../../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import { dispatch, type Handlers } from '../rpc/dispatch';
+import { handlersForClient } from '../rpc/rate-limit';
 import { decodeOrNull, HttpGuard } from './http-guard';
 
 /** What serve mode needs from the core. */
@@ -191,7 +192,9 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     ws.send(frame());
   };
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
+    // Each client has its own rate limit on renderer error reports.
+    const handlers = handlersForClient(options.core.handlers, `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`);
     // A malformed or oversized frame: ws has already sent 1002/1007/1009 and is closing this
     // client; make sure it ends, and keep serving the others.
     ws.on('error', () => closeClient(ws));
@@ -210,7 +213,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
         return;
       }
       if (++inFlight >= MAX_IN_FLIGHT) ws.pause();
-      void dispatch(options.core.handlers, request.data.name, request.data.input)
+      void dispatch(handlers, request.data.name, request.data.input)
         .then((result) => deliver(ws, () => JSON.stringify({ type: 'result', id: request.data.id, result })))
         .catch(() => ws.terminate())
         .finally(() => {

@@ -20,6 +20,7 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     'drills.run': () => ({ runId: 'run-1' }),
     'drills.cancel': () => ({ cancelled: false }),
     'drills.output': () => ({ text: '', next: 0 }),
+    'log.error': () => ({ logged: true }),
     ...overrides,
   };
 }

@@ -2,7 +2,7 @@
 import './zod-setup';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createClient } from './client';
+import { createClient, reportRendererErrors } from './client';
 import { App } from './components/App';
 import { bindDeckStore, createDeckStore, DeckContext } from './store';
 import './styles.css';
@@ -10,6 +10,8 @@ import './views.css';
 import './ops.css';
 
 const client = createClient();
+// Uncaught errors and unhandled rejections go to main's log file (logs/loopdeck.log in the data folder).
+reportRendererErrors(client);
 const store = createDeckStore(client);
 bindDeckStore(store, client);
 

@@ -3,6 +3,7 @@ import type { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
 import type { NoticeRow } from './schema';
+import { log } from '../logging/log';
 
 /** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
 export interface NoticeSink {
@@ -73,7 +74,7 @@ export class NoticeService {
     this.now = opts.now ?? (() => new Date());
     this.sinks = opts.sinks;
     this.onChange = opts.onChange ?? (() => undefined);
-    this.log = opts.log ?? ((m) => console.error(`Loopdeck notices: ${m}`));
+    this.log = opts.log ?? ((m) => log.error(`notices: ${m}`));
   }
 
   /**

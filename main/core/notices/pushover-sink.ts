@@ -5,6 +5,7 @@ import type { NoticeSink, RemoteAck } from './notice-service';
 import { truncate } from './notice-text';
 import { emergencyTiming, type NotifyConfig } from './notify-config';
 import type { NoticeRow } from './schema';
+import { log } from '../logging/log';
 
 /** Where Pushover's API lives unless `notify.pushover.baseUrl` says otherwise. */
 export const PUSHOVER_BASE_URL = 'https://api.pushover.net';
@@ -69,7 +70,7 @@ export class PushoverSink implements NoticeSink {
     this.timing = emergencyTiming(opts.notify);
     this.now = opts.now ?? (() => new Date());
     this.fetch = opts.fetch ?? fetch;
-    this.log = opts.log ?? ((m) => console.error(`Loopdeck: ${m}`));
+    this.log = opts.log ?? ((m) => log.error(m));
     this.pollMs = opts.pollMs ?? 10_000;
     this.backoff = { baseMs: opts.backoffMs ?? 15_000, maxMs: opts.backoffMaxMs ?? 300_000, random: opts.random ?? Math.random };
   }

@@ -1,0 +1,45 @@
+import { VERSION } from '../version';
+import { createLogger, logLevelFromEnv, stderrLogger, type Logger, type LogLevel } from './logger';
+
+let current: Logger = stderrLogger();
+
+/**
+ * The product's one logger: every module logs through it, and the shell that knows the data
+ * folder (Electron's main, the CLI) installs the file logger with `useLogger`. Until then it
+ * writes warnings and errors to stderr, so a test or a library caller loses nothing.
+ */
+export const log: Logger = {
+  error: (message, err) => current.error(message, err),
+  warn: (message, err) => current.warn(message, err),
+  info: (message, err) => current.info(message, err),
+  debug: (message, err) => current.debug(message, err),
+  get file(): string | null {
+    return current.file;
+  },
+  get level(): LogLevel {
+    return current.level;
+  },
+};
+
+/** Make `logger` the one `log` writes to; the returned function puts the previous one back. */
+export function useLogger(logger: Logger): () => void {
+  const previous = current;
+  current = logger;
+  return () => {
+    if (current === logger) current = previous;
+  };
+}
+
+/**
+ * Open this process's log in its data folder (`<dataDir>/logs/loopdeck.log`, at the level
+ * `LOOPDECK_LOG_LEVEL` gives) and make it the one `log` writes to. `what` names the process in
+ * the first line ("electron", "serve", "snapshot"), so runs can be told apart in the file.
+ */
+export function startLogging(dataDir: string, what: string, options: { readonly stderrLevel?: LogLevel | false } = {}): Logger {
+  const { level, problem } = logLevelFromEnv();
+  const logger = createLogger({ dataDir, level, ...(options.stderrLevel !== undefined ? { stderrLevel: options.stderrLevel } : {}) });
+  useLogger(logger);
+  if (problem) logger.warn(problem);
+  logger.info(`Loopdeck ${VERSION} ${what} started (pid ${process.pid}, log level ${level})`);
+  return logger;
+}

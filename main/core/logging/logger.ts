@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import electronLog from 'electron-log/node';
+import { rotateLogFiles } from './rotate';
+
+/** The levels Loopdeck logs at, most severe first; a logger at `info` writes error, warn and info. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The level when neither the caller nor `LOOPDECK_LOG_LEVEL` says otherwise. */
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+/** A log file past this size is rotated: 5 MB. */
+export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
+/** How many files a log keeps, the live one included: 5 (at most 25 MB in all). */
+export const DEFAULT_LOG_FILES = 5;
+/** The environment variable that sets the level (error, warn, info, debug). */
+export const LOG_LEVEL_ENV = 'LOOPDECK_LOG_LEVEL';
+
+/** What the product logs through; `err`, when given, is written with its stack (and its causes'). */
+export interface Logger {
+  error(message: string, err?: unknown): void;
+  warn(message: string, err?: unknown): void;
+  info(message: string, err?: unknown): void;
+  debug(message: string, err?: unknown): void;
+  /** The live log file, or null for a logger that writes no file. */
+  readonly file: string | null;
+  readonly level: LogLevel;
+}
+
+/** Options of `createLogger`. */
+export interface LoggerOptions {
+  /** The data folder: the log is `<dataDir>/logs/loopdeck.log`. */
+  readonly dataDir: string;
+  /** Lowest level written; `LOOPDECK_LOG_LEVEL`, else info, by default. */
+  readonly level?: LogLevel;
+  /** Rotate past this many bytes (DEFAULT_LOG_MAX_BYTES). */
+  readonly maxBytes?: number;
+  /** Files kept, the live one included (DEFAULT_LOG_FILES). */
+  readonly files?: number;
+  /**
+   * Also copy lines at this level or more severe to stderr (serve mode's terminal). Never stdout:
+   * the CLI's stdout is its output (`snapshot --json`). Off by default.
+   */
+  readonly stderrLevel?: LogLevel | false;
+}
+
+/** The log file inside a data folder. */
+export function logFilePath(dataDir: string): string {
+  return join(dataDir, 'logs', 'loopdeck.log');
+}
+
+/** Whether a string names a level. */
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * The level `LOOPDECK_LOG_LEVEL` asks for, or the default with a problem naming the variable when
+ * it holds something else (the caller logs it once the log is open).
+ */
+export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): { readonly level: LogLevel; readonly problem?: string } {
+  const raw = env[LOG_LEVEL_ENV]?.trim().toLowerCase();
+  if (!raw) return { level: DEFAULT_LOG_LEVEL };
+  if (isLogLevel(raw)) return { level: raw };
+  return {
+    level: DEFAULT_LOG_LEVEL,
+    problem: `${LOG_LEVEL_ENV}=${JSON.stringify(env[LOG_LEVEL_ENV])} is not a level (${LOG_LEVELS.join(', ')}); logging at ${DEFAULT_LOG_LEVEL}.`,
+  };
+}
+
+/** An error as text: its stack (which starts with its message), then each `cause` in turn. */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.stack ?? `${current.name}: ${current.message}`);
+      current = current.cause;
+    } else {
+      parts.push(typeof current === 'string' ? current : inspect(current, { depth: 3, breakLength: Infinity }));
+      current = undefined;
+    }
+  }
+  return parts.join('\nCaused by: ');
+}
+
+/** The text of one line: the message, and the error below it. */
+export function formatEntry(message: string, err?: unknown): string {
+  return err === undefined ? message : `${message}\n${describeError(err)}`;
+}
+
+const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
+
+let instances = 0;
+
+/**
+ * A logger writing `<dataDir>/logs/loopdeck.log` through electron-log's file transport (plain
+ * Node, no Electron needed): each line is written synchronously, so a crash still leaves the lines
+ * before it, and past `maxBytes` the file rotates to loopdeck.1.log … keeping `files` files.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const file = logFilePath(options.dataDir);
+  const level = options.level ?? logLevelFromEnv().level;
+  const files = Math.max(1, options.files ?? DEFAULT_LOG_FILES);
+  const stderrLevel = options.stderrLevel ?? false;
+
+  const backend = electronLog.create({ logId: `loopdeck-${process.pid}-${++instances}` });
+  // electron-log reports its own failures (an unwritable folder) through the console transport:
+  // send those to stderr, never stdout, and nothing else.
+  backend.transports.console.level = false;
+  backend.transports.console.writeFn = ({ message }) => {
+    process.stderr.write(`loopdeck: log: ${message.data.map((d) => (typeof d === 'string' ? d : describeError(d))).join(' ')}\n`);
+  };
+  for (const other of ['ipc', 'remote'] as const) {
+    const t = (backend.transports as Record<string, { level: unknown } | null | undefined>)[other];
+    if (t) t.level = false;
+  }
+  const fileTransport = backend.transports.file;
+  // Its default path needs an app name; ours is explicit, but the name is read first.
+  fileTransport.setAppName('Loopdeck');
+  fileTransport.resolvePathFn = () => file;
+  fileTransport.level = level;
+  fileTransport.sync = true;
+  fileTransport.maxSize = options.maxBytes ?? DEFAULT_LOG_MAX_BYTES;
+  fileTransport.format = ({ data, level: lineLevel, message }) => [
+    `${message.date.toISOString()} ${lineLevel.toUpperCase().padEnd(5)} ${data.map(String).join(' ')}`,
+  ];
+  fileTransport.archiveLogFn = (old) => {
+    try {
+      rotateLogFiles(old.path, files);
+    } catch (err) {
+      // Cannot rename (another process holds it open on Windows): start it afresh rather than grow.
+      process.stderr.write(`loopdeck: log: could not rotate ${old.path}, so it was emptied: ${describeError(err)}\n`);
+      old.clear();
+    }
+  };
+
+  const write = (at: LogLevel) => (message: string, err?: unknown): void => {
+    const text = formatEntry(message, err);
+    if (severity(at) <= severity(level)) backend[at](text);
+    if (stderrLevel !== false && severity(at) <= severity(stderrLevel)) process.stderr.write(`loopdeck: ${text}\n`);
+  };
+  return { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug'), file, level };
+}
+
+/**
+ * A logger for before a data folder is known (and for tests that install none): warnings and
+ * errors go to stderr, as `console.error` did; nothing goes to stdout.
+ */
+export function stderrLogger(level: LogLevel = 'warn'): Logger {
+  const write = (at: LogLevel) => (message: string, err?: unknown): void => {
+    if (severity(at) <= severity(level)) process.stderr.write(`loopdeck: ${formatEntry(message, err)}\n`);
+  };
+  return { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug'), file: null, level };
+}
