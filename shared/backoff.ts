@@ -21,6 +21,9 @@ export function backoffDelay(attempt: number, policy: BackoffPolicy): number {
   const { baseMs, maxMs, jitter = 0.25, random = Math.random } = policy;
   // The exponent is capped so a long outage cannot overflow to Infinity (or NaN with jitter).
   const exp = Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(Math.floor(attempt) || 0, 0), 30));
-  const jittered = exp * (1 - jitter + 2 * jitter * random());
+  const r = random();
+  // A random source that misbehaves (NaN, out of range) gets the middle, not a NaN timer.
+  const u = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0.5;
+  const jittered = exp * (1 - jitter + 2 * jitter * u);
   return Math.round(Math.min(maxMs, Math.max(0, jittered)));
 }
