@@ -124,7 +124,8 @@ async function readAppended<S, R extends { readonly line: number }>(
   if (reset) tail = Buffer.alloc(0);
 
   const offset = reset ? 0 : row.offset;
-  let state = (reset || row.parserState === null ? parser.initial() : row.parserState) as S;
+  const stored = reset ? null : row.parserState;
+  let state = (stored === null ? parser.initial() : stored) as S;
   let lineNo = reset ? 0 : row.lineNo;
   let longLine = reset ? false : row.longLine;
   const firstTimeMs = Math.min(st.mtimeMs, st.birthtimeMs ?? st.mtimeMs);

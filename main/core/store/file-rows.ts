@@ -19,9 +19,12 @@ export interface RawFileRow {
   error: string | null;
 }
 
-/** The public shape of a row; the parser state is parsed when asked for (most polls only compare size and time). */
+/**
+ * The public shape of a row. The parser state is parsed when asked for (most polls only compare
+ * size and time), afresh each time: the row is cached across polls, so a caller that changed the
+ * state it was given must not change what the next caller starts from.
+ */
 export function toFileRow(r: RawFileRow): FileRow {
-  let state: { value: unknown } | null = null;
   return {
     id: r.id,
     host: r.host,
@@ -30,8 +33,7 @@ export function toFileRow(r: RawFileRow): FileRow {
     offset: r.offset,
     lineNo: r.line_no,
     get parserState(): unknown {
-      state ??= { value: r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown) };
-      return state.value;
+      return r.parser_state === null ? null : (JSON.parse(r.parser_state) as unknown);
     },
     size: r.size,
     mtimeMs: r.mtime_ms,
