@@ -41,6 +41,11 @@ export function createMainWindow(opts: MainWindowOptions): BrowserWindow {
   });
 
   win.once('ready-to-show', () => win.show());
+  // What the page cannot report itself (log.error) goes to the log from here.
+  win.webContents.on('render-process-gone', (_event, details) =>
+    log.error(`the console window's renderer is gone: ${details.reason} (exit code ${details.exitCode})`),
+  );
+  win.webContents.on('preload-error', (_event, preloadPath, err) => log.error(`the preload ${preloadPath} failed`, err));
   win.on('close', (event) => {
     if (opts.isQuitting()) return;
     event.preventDefault();
