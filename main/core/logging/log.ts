@@ -39,7 +39,23 @@ export function startLogging(dataDir: string, what: string, options: { readonly 
   const { level, problem } = logLevelFromEnv();
   const logger = createLogger({ dataDir, level, ...(options.stderrLevel !== undefined ? { stderrLevel: options.stderrLevel } : {}) });
   useLogger(logger);
+  watchUncaught();
   if (problem) logger.warn(problem);
   logger.info(`Loopdeck ${VERSION} ${what} started (pid ${process.pid}, log level ${level})`);
   return logger;
+}
+
+let watchingUncaught = false;
+
+/**
+ * Log what is about to end the process (an uncaught exception, or a rejection Node treats as one)
+ * with its stack. A monitor only: the process still ends (or Electron still shows its dialog) as
+ * before; the line is written synchronously, so it is in the file when it does.
+ */
+function watchUncaught(): void {
+  if (watchingUncaught) return;
+  watchingUncaught = true;
+  process.on('uncaughtExceptionMonitor', (err, origin) => {
+    log.error(origin === 'unhandledRejection' ? 'an unhandled rejection ends the process' : 'an uncaught exception ends the process', err);
+  });
 }
