@@ -3,13 +3,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../testing/sshd';
-import { sshHostYaml } from '../testing/ssh-fixture';
-import { holdsWithin, until } from '../testing/until';
+import { sshHostYaml } from '../../testing/ssh-fixture';
+import { holdsWithin, until } from '../../testing/until';
 
 const BIN = fileURLToPath(new URL('../../bin/loopdeck.mjs', import.meta.url));
-const DRIVER = fileURLToPath(new URL('../testing/watch-driver.ts', import.meta.url));
+const DRIVER = fileURLToPath(new URL('../../testing/watch-driver.ts', import.meta.url));
 const ROUNDS = 20;
 const SERVE_ROUNDS = 4;
 const AT_ONCE = 4;
@@ -57,12 +57,26 @@ function runner(hostYaml: string): { dir: string; runs: string; cycle: string; a
   };
 }
 
+/** Every app a test launched: whatever a failed test left running is killed after it. */
+const launched = new Set<ChildProcess>();
+afterEach(() => {
+  for (const app of launched) {
+    try {
+      if (app.pid && app.exitCode === null && app.signalCode === null) process.kill(-app.pid, 'SIGKILL');
+    } catch {
+      // its group has ended by itself
+    }
+  }
+  launched.clear();
+});
+
 /**
  * A child process in a process group of its own; resolves once it printed `ready` (with `ready`
  * empty: after `afterMs`, started or not).
  */
 async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, afterMs = 0): Promise<{ app: ChildProcess; exited: Promise<void> }> {
   const app = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  launched.add(app);
   let out = '';
   app.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   app.stderr?.on('data', (c: Buffer) => (out += c.toString()));
