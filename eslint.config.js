@@ -22,7 +22,7 @@ const layers = [
   { type: 'main-rpc', pattern: 'main/rpc' },
   { type: 'main-serve', pattern: 'main/serve' },
   { type: 'main-electron', pattern: 'main/electron' },
-  { type: 'testing', pattern: ['testing', 'main/testing'] },
+  { type: 'testing', pattern: 'testing' },
   { type: 'e2e', pattern: ['e2e', 'e2e-electron'] },
   { type: 'bench', pattern: 'bench' },
   { type: 'tooling', pattern: ['bin', 'scripts', 'tools'] },
@@ -33,7 +33,7 @@ const fileCategories = [
   { category: 'main-cli', pattern: ['main/cli.ts', 'main/cli*.test.ts'] },
   { category: 'config', pattern: ['*.{js,mjs,ts}', 'renderer/vite.config.ts'] },
   { category: 'package-json', pattern: 'package.json' },
-  { category: 'main-test', pattern: ['main/**/*.test.ts', 'main/**/*.test-support.ts'] },
+  { category: 'main-test', pattern: 'main/**/*.test.ts' },
   { category: 'renderer-test', pattern: 'renderer/**/*.test.{ts,tsx}' },
   { category: 'shared-test', pattern: 'shared/**/*.test.ts' },
 ].map((f) => ({ ...f, partialMatch: false }));

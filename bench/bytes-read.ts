@@ -5,7 +5,7 @@ import { LoopFollower } from '../main/core/loops/loop-follower';
 import { PollScheduler, WAKE_GAP_MS } from '../main/core/poll-scheduler';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
-import { connectTestHost } from '../main/testing/ssh-fixture';
+import { connectTestHost } from '../testing/ssh-fixture';
 import type { TestSshd } from '../testing/sshd';
 import { CountingSource } from './counting-source';
 import { figure, log, median, msSince, percentile, round, sleep, tempDir, today, type Figure } from './lib';

@@ -7,7 +7,7 @@ import { LoopConfigSchema } from '../main/core/config/schema';
 import { rcFileParser } from '../main/core/parsers/rc-file';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
-import { connectTestHost } from '../main/testing/ssh-fixture';
+import { connectTestHost } from '../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../testing/sshd';
 import { CountingSource } from './counting-source';
 import {

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createRunnerFixture } from './testing/runner-fixture';
+import { createRunnerFixture } from '../testing/runner-fixture';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUNDLE = fileURLToPath(new URL('../out/cli/loopdeck.mjs', import.meta.url));

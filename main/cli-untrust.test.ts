@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../testing/sshd';
 import { databasePath } from './core/paths';
 import { Store } from './core/store/store';
-import { sshHostYaml } from './testing/ssh-fixture';
+import { sshHostYaml } from '../testing/ssh-fixture';
 
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 

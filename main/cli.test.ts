@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
-import { createRunnerFixture } from './testing/runner-fixture';
-import { until } from './testing/until';
+import { createRunnerFixture } from '../testing/runner-fixture';
+import { until } from '../testing/until';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));

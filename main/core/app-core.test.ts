@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../rpc/dispatch';
-import { createRunnerFixture } from '../testing/runner-fixture';
+import { createRunnerFixture } from '../../testing/runner-fixture';
 import { createAppCore, type AppCore } from './app-core';
 
 const NOW = (): Date => new Date('2026-11-29T06:00:00Z');

@@ -8,7 +8,7 @@ import { parseConfig } from './config/load-config';
 import { Engine } from './engine';
 import { LocalSource } from './sources/local-source';
 import { Store } from './store/store';
-import { until } from '../testing/until';
+import { until } from '../../testing/until';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];

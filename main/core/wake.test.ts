@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../testing/sshd';
-import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
+import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
 import { createAppCore, type AppCore } from './app-core';
-import { holdsWithin, until } from '../testing/until';
+import { holdsWithin, until } from '../../testing/until';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T06:00:00Z');
@@ -74,7 +74,7 @@ describe('the SSH watcher on the host', () => {
   it('wakes on a file growing without waiting for its listing, and follows a file created after it started', async () => {
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
-    const { connectTestHost } = await import('../testing/ssh-fixture');
+    const { connectTestHost } = await import('../../testing/ssh-fixture');
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
     writeFileSync(join(dir, 'a.log'), 'one\n');
     const host = await connectTestHost(sshd, Store.open(':memory:'));
@@ -105,7 +105,7 @@ describe('the SSH watcher on the host', () => {
   it('ends by itself once the link is gone, leaving nothing running on the host (its tails neither)', async () => {
     const { Store } = await import('./store/store');
     const { SshSource } = await import('./sources/ssh-source');
-    const { connectTestHost } = await import('../testing/ssh-fixture');
+    const { connectTestHost } = await import('../../testing/ssh-fixture');
     const own = await startSshd();
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-watched-'));
     writeFileSync(join(dir, 'a.log'), '');

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, type LoopdeckBridge } from '../../shared/contract';
 import { appendPage, emptyLedgerRows, ledgerRowsOf, type LedgerRows } from '../../shared/ledger-slice';
 import { createAppCore, type AppCore } from '../core/app-core';
-import { connectWsBridge } from '../serve/ws-bridge';
+import { connectWsBridge } from '../../testing/ws-bridge';
 import { connectRendererWsBridge } from '../../testing/renderer-ws-bridge';
 import { startServer, type Served } from '../serve/server';
-import { createRunnerFixture, type RunnerFixture } from '../testing/runner-fixture';
-import { createInMemoryIpcPair } from './ipc-transport';
+import { createRunnerFixture, type RunnerFixture } from '../../testing/runner-fixture';
+import { createInMemoryIpcPair } from '../../testing/in-memory-ipc';
 
 const DATE = '2026-11-29';
 const FINDINGS = 1200;

@@ -6,7 +6,7 @@ import { RENDERER_ERRORS_PER_MINUTE } from '../../shared/contract';
 import { createAppCore } from '../core/app-core';
 import { useLogger } from '../core/logging/log';
 import { createLogger, logFilePath } from '../core/logging/logger';
-import { createInMemoryIpcPair } from './ipc-transport';
+import { createInMemoryIpcPair } from '../../testing/in-memory-ipc';
 
 describe('renderer errors over the Electron IPC transport', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ld-ipc-rerr-'));

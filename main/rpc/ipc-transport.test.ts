@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type CommandOutput } from '../../shared/contract';
 import { createIpcBridge, type IpcRendererListener } from '../../shared/ipc-bridge';
 import { emptySnapshot } from '../../shared/domain';
-import { fakeHandlers } from '../testing/fake-handlers';
-import { createInMemoryIpcPair, createIpcServer, IN_MEMORY_RENDERER_URL, type IpcInvokeListener } from './ipc-transport';
+import { fakeHandlers } from '../../testing/fake-handlers';
+import { createIpcServer, type IpcInvokeListener } from './ipc-transport';
+import { createInMemoryIpcPair, IN_MEMORY_RENDERER_URL } from '../../testing/in-memory-ipc';
 
 const snapshot: CommandOutput<'state.snapshot'> = emptySnapshot('2025-01-01T06:00:00.000Z');
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useLogger } from '../core/logging/log';
 import { createLogger, logFilePath } from '../core/logging/logger';
-import { fakeHandlers } from '../testing/fake-handlers';
+import { fakeHandlers } from '../../testing/fake-handlers';
 import { dispatch } from './dispatch';
 import { handlersForClient } from './rate-limit';
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng, httpRequest, pool, throwAt, wsFrame } from '../testing/fuzz-wire';
-import { rawExchange } from '../testing/raw-wire';
-import { createRunnerFixture } from '../testing/runner-fixture';
-import { connectWsBridge } from './ws-bridge';
+import { Rng, httpRequest, pool, throwAt, wsFrame } from '../../testing/fuzz-wire';
+import { rawExchange } from '../../testing/raw-wire';
+import { createRunnerFixture } from '../../testing/runner-fixture';
+import { connectWsBridge } from '../../testing/ws-bridge';
 
 const BIN = fileURLToPath(new URL('../../bin/loopdeck.mjs', import.meta.url));
 const SEED = Number(process.env.LOOPDECK_FUZZ_SEED ?? 20261129);

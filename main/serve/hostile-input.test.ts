@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName } from '../../shared/contract';
 import { emptySnapshot } from '../../shared/domain';
-import { fakeHandlers } from '../testing/fake-handlers';
-import { closeCodeOf, decodeFrames, encodeFrame, jsonFrame, rawExchange, rawWebSocket, type RawFrame } from '../testing/raw-wire';
-import { until } from '../testing/until';
+import { fakeHandlers } from '../../testing/fake-handlers';
+import { closeCodeOf, decodeFrames, encodeFrame, jsonFrame, rawExchange, rawWebSocket, type RawFrame } from '../../testing/raw-wire';
+import { until } from '../../testing/until';
 import { startServer, type Served } from './server';
-import { connectWsBridge } from './ws-bridge';
+import { connectWsBridge } from '../../testing/ws-bridge';
 
 // A snapshot of ~256 KiB: a client that never reads fills any buffer quickly.
 const BIG = { ...emptySnapshot('2025-01-01T06:00:00.000Z'), pad: 'x'.repeat(256 * 1024) } as unknown as ReturnType<typeof emptySnapshot>;

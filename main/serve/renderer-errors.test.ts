@@ -7,7 +7,7 @@ import { RENDERER_ERRORS_PER_MINUTE } from '../../shared/contract';
 import { createAppCore, type AppCore } from '../core/app-core';
 import { useLogger } from '../core/logging/log';
 import { createLogger, logFilePath } from '../core/logging/logger';
-import { until } from '../testing/until';
+import { until } from '../../testing/until';
 import { startServer, type Served } from './server';
 
 /** A WebSocket client of serve mode that sends command frames and waits for their answers. */

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
-import { fakeHandlers } from '../testing/fake-handlers';
+import { fakeHandlers } from '../../testing/fake-handlers';
 import { startServer, type Served } from './server';
-import { connectWsBridge } from './ws-bridge';
+import { connectWsBridge } from '../../testing/ws-bridge';
 
 interface Reply {
   status: number;

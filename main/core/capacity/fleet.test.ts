@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
-import { connectTestHost } from '../../testing/ssh-fixture';
+import { connectTestHost } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import type { SshHost } from '../ssh/ssh-host';
 import { httpGet } from '../ssh/http-over-ssh';

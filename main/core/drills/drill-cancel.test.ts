@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 import { cancelScript, launchScript, parseProbe, statusScript } from './drill-script';
 
 const sh = async (script: string, home: string): Promise<string> =>

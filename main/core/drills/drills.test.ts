@@ -7,9 +7,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrillRun } from '../../../shared/domain';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
-import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
+import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { createAppCore, type AppCore } from '../app-core';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 
 interface Setup {
   readonly dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMPLEMENTER_LOG_EXCERPT, LESSONS_EXCERPT } from './ledger-fixtures';
+import { IMPLEMENTER_LOG_EXCERPT, LESSONS_EXCERPT } from '../../../testing/ledger-fixtures';
 import { flushLedger, ledgerParser, parseLedger, parseLedgerDocument } from './ledger-parser';
 import type { LedgerRecord } from './ledger-records';
 

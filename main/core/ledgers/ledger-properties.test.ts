@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { LESSONS_EXCERPT } from './ledger-fixtures';
+import { LESSONS_EXCERPT } from '../../../testing/ledger-fixtures';
 import { flushLedger, ledgerParser, parseLedger } from './ledger-parser';
-import { chunkedParse } from '../parsers/chunked.test-support';
+import { chunkedParse } from '../../../testing/chunked-parse';
 
 const SRC = 'RELIABILITY_AUDIT.md';
 

@@ -9,7 +9,7 @@ import { NoticeService, type NoticeSink } from './notice-service';
 import type { NoticeDraft } from './notice-draft';
 import { inQuietHours, type NotifyConfig } from './notify-config';
 import { deriveNotices } from './rules';
-import { emptyInput, finding, host, pr, reliabilityLoop } from './test-fixtures';
+import { emptyInput, finding, host, pr, reliabilityLoop } from '../../../testing/notice-fixtures';
 
 /** A sink that records what it was handed. */
 class RecordingSink implements NoticeSink {

@@ -7,7 +7,7 @@ import { NoticeService } from './notice-service';
 import type { NoticeDraft } from './notice-draft';
 import type { NotifyConfig } from './notify-config';
 import { PushoverSink } from './pushover-sink';
-import { startPushoverTestServer, type PushoverTestServer } from './pushover-test-server';
+import { startPushoverTestServer, type PushoverTestServer } from '../../../testing/pushover-test-server';
 
 const TOKEN = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
 const USER = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';

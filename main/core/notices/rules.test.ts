@@ -3,7 +3,7 @@ import { NoticeSchema } from '../../../shared/domain';
 import { trackDownSince } from './host-rules';
 import { ruleOverrides } from './notify-config';
 import { deriveNotices, type NoticeDraft } from './rules';
-import { CYCLE_29, drillRun, emptyInput, finding, gpu, host, phase, pr, reliabilityLoop } from './test-fixtures';
+import { CYCLE_29, drillRun, emptyInput, finding, gpu, host, phase, pr, reliabilityLoop } from '../../../testing/notice-fixtures';
 
 const NOW = new Date('2026-11-30T07:00:00.000Z');
 const min = (m: number): string => new Date(NOW.getTime() - m * 60_000).toISOString();

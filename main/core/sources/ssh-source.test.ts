@@ -8,7 +8,7 @@ import { followOnce } from '../follow/line-follower';
 import { statusFileParser } from '../parsers/status-file';
 import type { SshHost } from '../ssh/ssh-host';
 import { Store } from '../store/store';
-import { connectTestHost } from '../../testing/ssh-fixture';
+import { connectTestHost } from '../../../testing/ssh-fixture';
 import { parseFileType, parseStatLine } from './remote-shell';
 import { SshSource } from './ssh-source';
 

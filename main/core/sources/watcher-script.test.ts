@@ -3,7 +3,7 @@ import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdsWithin, until } from '../../testing/until';
+import { holdsWithin, until } from '../../../testing/until';
 import { parseWatchLine } from './watch-frames';
 import { watcherCommand } from './watcher-perl';
 import { MAX_FRAME_BYTES } from './watcher-script';

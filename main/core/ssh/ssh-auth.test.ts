@@ -3,11 +3,11 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedSshEnv } from '../../testing/ssh-fixture';
+import { isolatedSshEnv } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { Store } from '../store/store';
 import { SshHost } from './ssh-host';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 
 describe('SSH authentication and ProxyJump against a real sshd', () => {
   let sshd: TestSshd;

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState } from '../../../shared/domain';
-import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
+import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { createAppCore, type AppCore } from '../app-core';
 import { Store } from '../store/store';
 import { httpGet } from './http-over-ssh';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T12:00:00Z');

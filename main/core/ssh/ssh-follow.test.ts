@@ -6,10 +6,10 @@ import { followOnce } from '../follow/line-follower';
 import { statusFileParser } from '../parsers/status-file';
 import { SshSource } from '../sources/ssh-source';
 import { Store } from '../store/store';
-import { connectTestHost } from '../../testing/ssh-fixture';
+import { connectTestHost } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import type { SshHost } from './ssh-host';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 
 const STAMP = 'audit 2026-11-30T00:00:04+00:00 STARTED\n';
 

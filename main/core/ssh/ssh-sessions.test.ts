@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
-import { connectTestHost } from '../../testing/ssh-fixture';
+import { connectTestHost } from '../../../testing/ssh-fixture';
 import { Store } from '../store/store';
 import type { SshHost } from './ssh-host';
 

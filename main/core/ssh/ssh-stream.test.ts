@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
-import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
-import { until } from '../../testing/until';
+import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
+import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
 import { followOnce } from '../follow/line-follower';
 import { statusFileParser } from '../parsers/status-file';
 import type { WatchHint } from '../sources/file-source';
 import { SshSource } from '../sources/ssh-source';
 import { Store } from '../store/store';
-import { connectTestHost } from '../../testing/ssh-fixture';
+import { connectTestHost } from '../../../testing/ssh-fixture';
 import { SshConnection } from './connection';
 
 const DAY = '2026-11-29';

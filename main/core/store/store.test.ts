@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { until } from '../../testing/until';
+import { until } from '../../../testing/until';
 import { MIGRATIONS } from './migrations';
 import { MAX_PROBLEMS_PER_FILE, Store } from './store';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { LineParser } from '../records';
-import { parseLines } from './lines';
+import type { LineParser } from '../main/core/records';
+import { parseLines } from '../main/core/parsers/lines';
 
 /**
  * Test support: feed `text` in chunks cut at `cuts`, parsing complete lines as they appear and

@@ -1,5 +1,5 @@
-import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from '../../../shared/domain';
-import type { NoticeInput } from './rules';
+import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from '../shared/domain';
+import type { NoticeInput } from '../main/core/notices/rules';
 
 // Realistic loop and fleet states for the notice tests (a nightly reliability loop on `mac`,
 // a crossbar proxy in front of two GPU hosts). Test-only; kept out of the `.test.ts` files so

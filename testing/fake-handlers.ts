@@ -1,6 +1,6 @@
-import { emptySnapshot } from '../../shared/domain';
-import { emptyLedgerRows, pageOf, summaryOf } from '../../shared/ledger-slice';
-import type { Handlers } from '../rpc/dispatch';
+import { emptySnapshot } from '../shared/domain';
+import { emptyLedgerRows, pageOf, summaryOf } from '../shared/ledger-slice';
+import type { Handlers } from '../main/rpc/dispatch';
 
 /** Handlers answering every command with a fixed, valid value: for transport tests. */
 export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {

@@ -1,12 +1,12 @@
 /**
  * A stand-in for the app that only keeps an SSH link with the folder watcher on it, for tests
  * that kill "the app" many times (starting it takes a fraction of `loopdeck serve`'s time).
- * Usage: node --import tsx main/testing/watch-driver.ts '{"port":…,"user":…,"key":…,"knownHosts":…,"dirs":[…]}'
+ * Usage: node --import tsx testing/watch-driver.ts '{"port":…,"user":…,"key":…,"knownHosts":…,"dirs":[…]}'
  * It prints `connected` once the link is up and the watcher was asked for, then runs until killed.
  */
-import { SshSource } from '../core/sources/ssh-source';
-import { SshHost } from '../core/ssh/ssh-host';
-import { Store } from '../core/store/store';
+import { SshSource } from '../main/core/sources/ssh-source';
+import { SshHost } from '../main/core/ssh/ssh-host';
+import { Store } from '../main/core/store/store';
 import { isolatedSshEnv } from './ssh-fixture';
 
 interface DriverArgs {

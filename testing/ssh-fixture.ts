@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SshHostEnv } from '../core/ssh/ssh-host';
-import { SshHost } from '../core/ssh/ssh-host';
-import type { Store } from '../core/store/store';
-import type { TestSshd } from '../../testing/sshd';
+import type { SshHostEnv } from '../main/core/ssh/ssh-host';
+import { SshHost } from '../main/core/ssh/ssh-host';
+import type { Store } from '../main/core/store/store';
+import type { TestSshd } from './sshd';
 
 /** Fast keepalive and backoff, so fault tests finish in seconds (production: 10 s × 3). */
 export const FAST_TUNING = {

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { WsServerFrameSchema, type LoopdeckBridge, type RpcResult } from '../../shared/contract';
+import { WsServerFrameSchema, type LoopdeckBridge, type RpcResult } from '../shared/contract';
 
 /** A Node-side client of serve mode's WebSocket, shaped like the preload bridge. */
 export interface WsBridge extends LoopdeckBridge {

@@ -160,7 +160,7 @@ export async function startPushoverTestServer(opts: PushoverTestServerOptions): 
   };
 }
 
-// Run directly (`npx tsx main/core/notices/pushover-test-server.ts`) to point a Loopdeck at it:
+// Run directly (`npx tsx testing/pushover-test-server.ts`) to point a Loopdeck at it:
 // PUSHOVER_TOKEN, PUSHOVER_USER and PORT choose the credentials and port; messages are printed.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const token = process.env.PUSHOVER_TOKEN ?? 'test-token';

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { commands } from '../../shared/contract';
+import { commands } from '../shared/contract';
 import { encodeFrame } from './raw-wire';
 
 /** A seeded PRNG (mulberry32): the same seed throws the same inputs, so a failure can be replayed. */
