@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
+import { MetricsConfigSchema } from '../metrics/metrics-config';
 
 /** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
 const Duration = z.string().transform((text, ctx) => {
@@ -116,6 +117,8 @@ export const ConfigSchema = z
     proxies: z.record(Name, ProxyConfigSchema).default({}),
     drills: z.record(Name, DrillConfigSchema).default({}),
     notify: NotifyConfigSchema.default({}),
+    /** The Prometheus exporter (`GET /metrics`); off unless present. */
+    metrics: MetricsConfigSchema.optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
