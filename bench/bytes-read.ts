@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoopConfigSchema } from '../main/core/config/schema';
 import { LoopFollower } from '../main/core/loops/loop-follower';
-import { PollScheduler, WAKE_GAP_MS } from '../main/core/poll-scheduler';
+import { PollScheduler, WAKE_GAP_MS } from '../main/core/engine/poll-scheduler';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
 import { connectTestHost } from '../testing/ssh-fixture';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { historyOutput } from '../main/core/capacity/history-query';
 import { CapacityHistory, MINUTE_MS, TEN_MINUTES_MS } from '../main/core/capacity/history-store';
-import { databasePath } from '../main/core/paths';
+import { databasePath } from '../main/core/config/paths';
 import { Store } from '../main/core/store/store';
 import { figure, inputToPaintFloor, writeLocalConfig, log, median, msSince, notMeasurable, pageUntil, round, sleep, startServe, tempDir, type Figure } from './lib';
 

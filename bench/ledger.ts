@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { followOnce } from '../main/core/follow/line-follower';
 import { ledgerParser, parseLedger } from '../main/core/ledgers/ledger-parser';
 import type { LedgerRecord, LedgerState } from '../main/core/ledgers/ledger-records';
-import type { LineParser } from '../main/core/records';
+import type { LineParser } from '../main/core/text/line-parser';
 import { LocalSource } from '../main/core/sources/local-source';
 import { Store } from '../main/core/store/store';
 import { CountingSource } from './counting-source';

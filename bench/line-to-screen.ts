@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { followOnce } from '../main/core/follow/line-follower';
 import { LoopFollower } from '../main/core/loops/loop-follower';
 import { LoopConfigSchema } from '../main/core/config/schema';
-import { rcFileParser } from '../main/core/parsers/rc-file';
+import { rcFileParser } from '../main/core/loops/rc-file';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
 import { connectTestHost } from '../testing/ssh-fixture';

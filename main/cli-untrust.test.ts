@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../testing/sshd';
-import { databasePath } from './core/paths';
+import { databasePath } from './core/config/paths';
 import { Store } from './core/store/store';
 import { sshHostYaml } from '../testing/ssh-fixture';
 

@@ -6,12 +6,12 @@ import { createAppCore } from './core/app-core';
 import { defaultConfigPath, loadConfig } from './core/config/load-config';
 import { startDemo } from './core/demo/demo-runner';
 import { Engine } from './core/engine';
-import { databasePath, defaultDataDir } from './core/paths';
+import { databasePath, defaultDataDir } from './core/config/paths';
 import { Store } from './core/store/store';
-import { VERSION } from './core/version';
+import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { startServer } from './serve/server';
-import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { LineParser } from '../main/core/records';
-import { parseLines } from '../main/core/parsers/lines';
+import type { LineParser } from '../main/core/text/line-parser';
+import { parseLines } from '../main/core/text/lines';
 
 /**
  * Test support: feed `text` in chunks cut at `cuts`, parsing complete lines as they appear and

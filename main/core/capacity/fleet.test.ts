@@ -6,7 +6,7 @@ import type { SshHost } from '../ssh/ssh-host';
 import { httpGet } from '../ssh/http-over-ssh';
 import { Store } from '../store/store';
 import { CapacityService, type HostFetch, type ProxyConfig } from './capacity-service';
-import { startFleetServer, type FleetServer } from './fleet-server';
+import { startFleetServer, type FleetServer } from '../demo/fleet-server';
 import { parsePrometheus } from './prometheus';
 
 const T0 = Date.parse('2026-09-25T01:00:00Z');

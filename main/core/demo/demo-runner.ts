@@ -1,9 +1,9 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFleetServer } from '../capacity/fleet-server';
-import { seedFleetHistory } from '../capacity/seed-history';
-import { databasePath } from '../paths';
+import { startFleetServer } from './fleet-server';
+import { seedFleetHistory } from './seed-history';
+import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { appendAudit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
 

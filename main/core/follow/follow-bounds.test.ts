@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { LineParser, PhaseRecord } from '../records';
+import type { LineParser, PhaseRecord } from '../text/line-parser';
 import { FileReadError } from '../sources/file-source';
 import { LocalSource } from '../sources/local-source';
 import { MAX_PROBLEMS_PER_FILE, Store } from '../store/store';

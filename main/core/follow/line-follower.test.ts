@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, renameSync, truncateSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { LineParser, PhaseRecord } from '../records';
+import type { LineParser, PhaseRecord } from '../text/line-parser';
 import type { FileSource } from '../sources/file-source';
 import { LocalSource } from '../sources/local-source';
 import { Store } from '../store/store';

@@ -1,5 +1,5 @@
 import type { Problem } from '../../../shared/domain';
-import type { LineParser, PhaseRecord } from '../records';
+import type { LineParser, PhaseRecord } from '../text/line-parser';
 import { FileReadError, notRegularMessage, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 

@@ -1,9 +1,9 @@
 import type { Problem } from '../../../shared/domain';
-import type { LineParser, LineParseResult } from '../records';
-import { EMPTY_RESULT, cleanLine, parseLines, quote, type ParsedLines, type ResumePoint } from '../parsers/lines';
+import type { LineParser, LineParseResult } from '../text/line-parser';
+import { EMPTY_RESULT, cleanLine, parseLines, quote, type ParsedLines, type ResumePoint } from '../text/lines';
 import { classifyHeader } from './ledger-columns';
 import { continueLesson, isBullet, lessonLine, lessonRecord } from './ledger-lessons';
-import { fenceChange } from '../parsers/fences';
+import { fenceChange } from '../text/fences';
 import { auditMarkText, headingOf, parseAuditMark } from './ledger-lines';
 import type { LedgerRecord, LedgerState, LessonRecord } from './ledger-records';
 import { rowRecord } from './ledger-rows';

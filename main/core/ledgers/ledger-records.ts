@@ -1,5 +1,5 @@
 import type { Severity } from '../../../shared/domain';
-import type { OpenFence } from '../parsers/fences';
+import type { OpenFence } from '../text/fences';
 
 /** A row of an audit section's findings table (`ID | Sev | Category | Where | Finding`). */
 export interface FindingRecord {

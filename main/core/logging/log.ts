@@ -1,4 +1,4 @@
-import { VERSION } from '../version';
+import { VERSION } from '../config/version';
 import { createLogger, logLevelFromEnv, stderrLogger, type Logger, type LogLevel } from './logger';
 
 let current: Logger = stderrLogger();

@@ -1,4 +1,4 @@
-import type { PhaseFileKind } from '../records';
+import type { PhaseFileKind } from '../text/line-parser';
 
 /** File name patterns inside a cycle folder; `{phase}` and `{stage}` are placeholders. */
 export interface Layout {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { followOnce } from '../follow/line-follower';
-import { statusFileParser } from '../parsers/status-file';
+import { statusFileParser } from '../loops/status-file';
 import type { SshHost } from '../ssh/ssh-host';
 import { Store } from '../store/store';
 import { connectTestHost } from '../../../testing/ssh-fixture';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followOnce } from '../follow/line-follower';
-import { statusFileParser } from '../parsers/status-file';
+import { statusFileParser } from '../loops/status-file';
 import { SshSource } from '../sources/ssh-source';
 import { Store } from '../store/store';
 import { connectTestHost } from '../../../testing/ssh-fixture';

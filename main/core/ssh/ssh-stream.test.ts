@@ -7,7 +7,7 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
 import { followOnce } from '../follow/line-follower';
-import { statusFileParser } from '../parsers/status-file';
+import { statusFileParser } from '../loops/status-file';
 import type { WatchHint } from '../sources/file-source';
 import { SshSource } from '../sources/ssh-source';
 import { Store } from '../store/store';

@@ -8,7 +8,7 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { until } from '../../../testing/until';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { createAppCore, type AppCore } from '../app-core';
-import { databasePath } from '../paths';
+import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 
 /** A config with one SSH host `runner` whose key is not in any known_hosts file. */

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
-import type { PhaseRecord } from '../records';
+import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { MIGRATIONS } from './migrations';
 

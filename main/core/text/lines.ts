@@ -1,5 +1,5 @@
 import type { Problem } from '../../../shared/domain';
-import type { LineParser, PhaseRecord } from '../records';
+import type { LineParser, PhaseRecord } from './line-parser';
 
 /** What `parseLines` returns: everything parsed from the complete lines of a text. */
 export interface ParsedLines<S, R = PhaseRecord> {

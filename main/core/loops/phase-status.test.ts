@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CycleSchema, PhaseSchema } from '../../../shared/domain';
 import type { Phase, PhaseStatus } from '../../../shared/domain';
-import { parseLines } from '../parsers/lines';
-import { rcFileParser } from '../parsers/rc-file';
-import { statusFileParser } from '../parsers/status-file';
-import { transcriptParser } from '../parsers/transcript';
+import { parseLines } from '../text/lines';
+import { rcFileParser } from './rc-file';
+import { statusFileParser } from './status-file';
+import { transcriptParser } from './transcript';
 import { deriveCycle, derivePhase, deriveStage, readStamp } from './phase-status';
 import type { PhaseEvidence } from './phase-status';
 

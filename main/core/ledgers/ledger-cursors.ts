@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pageOf, type LedgerPage, type LedgerRows } from '../../shared/ledger-slice';
+import { pageOf, type LedgerPage, type LedgerRows } from '../../../shared/ledger-slice';
 
 /** How long a cursor lives after its last page was asked for. */
 export const CURSOR_TTL_MS = 60_000;

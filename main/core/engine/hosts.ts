@@ -1,12 +1,12 @@
-import type { HostState } from '../../shared/domain';
-import type { Config } from './config/schema';
-import { LocalShell, type HostShell } from './drills/host-shell';
-import type { FileSource } from './sources/file-source';
-import { LocalSource } from './sources/local-source';
-import { SshSource } from './sources/ssh-source';
-import { httpGet, type HttpReply } from './ssh/http-over-ssh';
-import { SshHost, type SshHostEnv } from './ssh/ssh-host';
-import type { Store } from './store/store';
+import type { HostState } from '../../../shared/domain';
+import type { Config } from '../config/schema';
+import { LocalShell, type HostShell } from '../drills/host-shell';
+import type { FileSource } from '../sources/file-source';
+import { LocalSource } from '../sources/local-source';
+import { SshSource } from '../sources/ssh-source';
+import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
+import { SshHost, type SshHostEnv } from '../ssh/ssh-host';
+import type { Store } from '../store/store';
 
 /** A configured host and the ways Loopdeck reaches it. */
 export interface HostEntry {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLedgerRows, pageOf, type LedgerRows } from '../../shared/ledger-slice';
-import type { AuditMark, Finding, Task } from '../../shared/domain';
+import { emptyLedgerRows, pageOf, type LedgerRows } from '../../../shared/ledger-slice';
+import type { AuditMark, Finding, Task } from '../../../shared/domain';
 import { CURSOR_TTL_MS, LedgerCursors, MAX_CURSORS } from './ledger-cursors';
 
 const f = (i: number) => ({ id: `R-${i}`, line: i }) as unknown as Finding;

@@ -1,5 +1,5 @@
 import type { BacklogItem, Finding, FindingStatus, LogOutcome, Severity } from '../../../shared/domain';
-import type { BacklogRecord, FindingRecord, OutcomeRecord } from '../ledgers/ledger-records';
+import type { BacklogRecord, FindingRecord, OutcomeRecord } from './ledger-records';
 
 /** A row of an audit section's findings table, as the ledger parser emits it. */
 export type FindingRow = Omit<FindingRecord, 'kind'>;

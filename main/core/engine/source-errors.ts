@@ -1,4 +1,4 @@
-import type { Problem } from '../../shared/domain';
+import type { Problem } from '../../../shared/domain';
 
 /**
  * Sources that failed (a runs folder, a loop's ledgers, the drills), one problem each under a

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { statusFileParser } from './status-file';
 import { chunkedParse, linesArb } from '../../../testing/chunked-parse';
-import { parseLines } from './lines';
+import { parseLines } from '../text/lines';
 
 const SRC = 'runs/2026-08-23/audit.status';
 

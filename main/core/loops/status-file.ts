@@ -1,6 +1,6 @@
-import type { LineParser, LineParseResult } from '../records';
-import { EMPTY_RESULT, cleanLine, quote } from './lines';
-import { isPrUrl } from '../model/pr-url';
+import type { LineParser, LineParseResult } from '../text/line-parser';
+import { EMPTY_RESULT, cleanLine, quote } from '../text/lines';
+import { isPrUrl } from '../prs/pr-url';
 
 /** Parser state for `<phase>.status`: whether a stamp has been seen (detail lines need one). */
 export interface StatusState {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { PullRequestSchema } from '../../../shared/domain';
 import type { Cycle, Phase, PhaseStatus, PullRequest, Verdict } from '../../../shared/domain';
-import { parseLines } from '../parsers/lines';
-import { statusFileParser } from '../parsers/status-file';
-import { transcriptParser } from '../parsers/transcript';
-import { deriveCycle, derivePhase } from './phase-status';
+import { parseLines } from '../text/lines';
+import { statusFileParser } from '../loops/status-file';
+import { transcriptParser } from '../loops/transcript';
+import { deriveCycle, derivePhase } from '../loops/phase-status';
 import { derivePullRequests, parseDeliverRecord, prNumber } from './pull-requests';
 import type { DeliverRecord } from './pull-requests';
 

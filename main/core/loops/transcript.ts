@@ -1,10 +1,10 @@
 import type { Verdict } from '../../../shared/domain';
-import { fenceChange, type OpenFence } from './fences';
-import type { LineParser, LineParseResult } from '../records';
-import { EMPTY_RESULT, cleanLine, quote } from './lines';
-import { isPrUrl } from '../model/pr-url';
+import { fenceChange, type OpenFence } from '../text/fences';
+import type { LineParser, LineParseResult } from '../text/line-parser';
+import { EMPTY_RESULT, cleanLine, quote } from '../text/lines';
+import { isPrUrl } from '../prs/pr-url';
 
-export type { OpenFence } from './fences';
+export type { OpenFence } from '../text/fences';
 
 /** Parser state for `<phase>.log`: the code fence we are inside, if any. Plain JSON. */
 export interface TranscriptState {

@@ -1,5 +1,5 @@
-import type { LineParser } from '../records';
-import { EMPTY_RESULT, cleanLine, quote } from './lines';
+import type { LineParser } from '../text/line-parser';
+import { EMPTY_RESULT, cleanLine, quote } from '../text/lines';
 
 /** Parser state for a stage rc file: none is needed (every line stands alone). Plain JSON. */
 export type RcState = Readonly<Record<string, never>>;

@@ -1,5 +1,5 @@
 import type { Cycle, LoopState, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
-import type { PhaseRecord } from '../records';
+import type { PhaseRecord } from '../text/line-parser';
 
 /** Everything read about one phase of one cycle: the records of its files and the files' times. */
 export interface PhaseEvidence {

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store';
 import { FleetSim } from './fleet-sim';
-import { CapacityHistory, type StoredSample } from './history-store';
+import { CapacityHistory, type StoredSample } from '../capacity/history-store';
 
 /**
  * Fill a store with `days` of the simulated fleet's history behind the crossbar proxy `proxy`:

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
-import type { ReadScope } from './loops/loop-follower';
-import type { FileSource, WatchHint } from './sources/file-source';
+import type { ReadScope } from '../loops/loop-follower';
+import type { FileSource, WatchHint } from '../sources/file-source';
 
 /** What the watchers of one host reported since the last poll. */
 type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } | 'all';

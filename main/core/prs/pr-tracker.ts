@@ -1,5 +1,5 @@
 import type { Cycle, PullRequest } from '../../../shared/domain';
-import { derivePullRequests, prEvidenceKey, type DeliverRecord } from '../model/pull-requests';
+import { derivePullRequests, prEvidenceKey, type DeliverRecord } from './pull-requests';
 
 const PR_ORDER = { ready: 0, incomplete: 1, pending: 2 } as const;
 

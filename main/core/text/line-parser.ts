@@ -1,4 +1,4 @@
-import type { Problem, Verdict } from '../../shared/domain';
+import type { Problem, Verdict } from '../../../shared/domain';
 
 /**
  * Records parsed from the runner's phase files, one per meaningful line. They are what the store
