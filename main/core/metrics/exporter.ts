@@ -1,0 +1,97 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { log } from '../logging/log';
+import { loopMetricsRegistry } from './loop-metrics';
+import { parseListen, type MetricsConfig } from './metrics-config';
+import type { MetricsSource } from './metrics-state';
+
+/** The key the exporter's problem is kept under (a space: no loop name can collide with it). */
+const PROBLEM_KEY = 'config metrics.listen';
+
+/** A running exporter; `close` frees the port. */
+export interface MetricsExporter {
+  /** The bound address (`host:port`), or null when it could not bind. */
+  readonly address: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Serve `GET /metrics` for one engine at `metrics.listen`. A port that cannot be bound does not
+ * stop the app: it becomes a problem naming `metrics.listen` (shown with the other problems) and
+ * the exporter stays closed until the next start.
+ */
+export async function startMetricsExporter(config: MetricsConfig, source: MetricsSource, configPath?: string): Promise<MetricsExporter> {
+  const listen = parseListen(config.listen);
+  // The schema accepted it; parse again only to bind.
+  if (!listen) throw new Error(`metrics.listen: ${JSON.stringify(config.listen)} is not "host:port"`);
+  if (!listen.loopback) {
+    log.warn(`metrics.listen is ${config.listen}, not loopback (metrics.exposed is set): anyone who can reach it can read /metrics — the loops' states and host and loop names.`);
+  }
+  const registry = loopMetricsRegistry(() => source.metricsState());
+  const server = createServer((req, res) => void answer(req, res, () => registry.metrics(), registry.contentType));
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: listen.host, port: listen.port, exclusive: true }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    const message = bindFailure(config.listen, err as NodeJS.ErrnoException, configPath);
+    log.error(message);
+    source.setProblem(PROBLEM_KEY, { source: 'metrics.listen', line: null, message });
+    return { address: null, close: async () => undefined };
+  }
+  source.setProblem(PROBLEM_KEY, null);
+  server.on('error', (err) => log.error(`/metrics server on ${config.listen} failed`, err));
+  const bound = server.address() as AddressInfo;
+  const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  log.info(`serving /metrics on http://${address}/metrics`);
+  return { address, close: () => closeServer(server) };
+}
+
+async function answer(req: IncomingMessage, res: ServerResponse, metrics: () => Promise<string>, contentType: string): Promise<void> {
+  const path = (req.url ?? '').split('?')[0];
+  if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'Only GET and HEAD are answered.\n', { Allow: 'GET, HEAD' });
+  if (path !== '/metrics') return reply(res, 404, 'Not found: Loopdeck serves only /metrics here.\n');
+  try {
+    const body = await metrics();
+    res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch (err) {
+    log.error('collecting /metrics failed', err);
+    reply(res, 500, 'Collecting the metrics failed; see the Loopdeck log.\n');
+  }
+}
+
+function reply(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
+/** One sentence naming the key, the address and what to do. */
+function bindFailure(listen: string, err: NodeJS.ErrnoException, configPath?: string): string {
+  const where = `metrics.listen (${listen}${configPath ? ` in ${configPath}` : ''})`;
+  const why =
+    err.code === 'EADDRINUSE'
+      ? 'the port is already in use (another Loopdeck or exporter?): free it or choose another port'
+      : err.code === 'EADDRNOTAVAIL'
+        ? 'that address is not one of this machine\'s: use "127.0.0.1:<port>" or an address of this machine'
+        : err.code === 'EACCES'
+          ? 'binding that port is not permitted: choose a port above 1023'
+          : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+            ? 'the host name does not resolve: use an IP address'
+            : `${err.message}`;
+  return `/metrics is not served: ${where}: ${why}, then restart Loopdeck.`;
+}
+
+/** Close the server and the scrapers' keep-alive connections, so the port is free when this resolves. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
