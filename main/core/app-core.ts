@@ -12,6 +12,7 @@ import { LedgerCursors } from './ledgers/ledger-cursors';
 import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
 import { log } from './logging/log';
 import { logRendererError } from './logging/renderer-errors';
+import { startMetricsExporter, type MetricsExporter } from './metrics/exporter';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -57,8 +58,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let unsubscribe: (() => void) | null = null;
   let demo: DemoRunner | null = null;
   let consoleUrl: string | undefined;
+  let metrics: MetricsExporter | null = null;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
+    await metrics?.close();
+    metrics = null;
     await engine?.close();
     unsubscribe?.();
     store?.close();
@@ -72,6 +76,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       engine.onWake(wake);
       engine.notifier.consoleUrl = consoleUrl;
       engine.start();
+      // `GET /metrics` for Prometheus, over this engine's state; it closes with the engine.
+      if (loaded.config.metrics) metrics = await startMetricsExporter(loaded.config.metrics, engine, loaded.path);
     }
   };
 
@@ -152,6 +158,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     close: async () => {
       await scheduler.stop();
       await demo?.stop();
+      await metrics?.close();
+      metrics = null;
       await engine?.close();
       unsubscribe?.();
       store?.close();

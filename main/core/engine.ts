@@ -17,6 +17,7 @@ import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
 import type { SshHost, SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
+import type { MetricsState } from './metrics/metrics-state';
 
 /** Receives every event the engine publishes. */
 export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
@@ -356,6 +357,24 @@ export class Engine {
     this.lastHostsJson = hostsJson;
     this.emit('hosts.changed', { hosts });
     return true;
+  }
+
+  /** What /metrics counts on a scrape: the live state, without copying findings or building a snapshot. */
+  metricsState(): MetricsState {
+    return {
+      loops: [...this.loops.values()],
+      findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
+      prs: this.prTracker.prs,
+      hosts: this.hostStates(),
+      sourceErrors: this.errors.list().length,
+      notices: () => this.notifier.list(),
+    };
+  }
+
+  /** Record (or clear, with null) a problem of a part beside the engine, e.g. the /metrics exporter's port. */
+  setProblem(key: string, problem: Problem | null): void {
+    this.errors.set(key, problem);
+    this.publishProblems();
   }
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
