@@ -103,6 +103,8 @@ export const NotifyConfigSchema = z
   .object({
     quietHours: QuietHours.optional(),
     pushover: z.object({ user: NonEmpty, token: NonEmpty, baseUrl: z.url().optional() }).strict().optional(),
+    /** Alertmanager's base URL: notices of priority 0 and up are posted to `<url>/api/v2/alerts`. */
+    alertmanager: z.object({ url: z.url({ protocol: /^https?$/ }) }).strict().optional(),
     rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
     retry: Duration.optional(),
     expire: Duration.optional(),

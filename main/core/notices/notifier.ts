@@ -1,6 +1,7 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Notice, Problem } from '../../../shared/domain';
 import type { Store } from '../store/store';
+import { AlertmanagerSink } from './alertmanager-sink';
 import { trackDownSince } from './host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import { ruleOverrides, type NotifyConfig } from './notify-config';
@@ -39,6 +40,7 @@ export class Notifier {
   consoleUrl: string | undefined;
   private readonly service: NoticeService;
   private readonly pushover: PushoverSink;
+  private readonly alertmanager: AlertmanagerSink;
   private tracked: Record<string, string>;
   private readonly unknownRules: readonly string[];
   /** The whole state has been derived once in this process (later updates take what changed). */
@@ -49,6 +51,7 @@ export class Notifier {
   constructor(private readonly options: NotifierOptions) {
     const { store, notify, now } = options;
     this.pushover = new PushoverSink({ store, notify, now });
+    this.alertmanager = new AlertmanagerSink({ store, notify, now });
     const console: NoticeSink = {
       deliver: (notice, { repeat, quiet }) => {
         if (!quiet) options.emit('notice.raised', { notice, repeat });
@@ -58,7 +61,7 @@ export class Notifier {
       store,
       notify,
       now,
-      sinks: [console, this.pushover],
+      sinks: [console, this.pushover, this.alertmanager],
       // The notices that changed, not the list: a night with many new P0 findings sends those.
       onChange: (changed) => options.emit('notices.changed', { notices: changed, lastReviewedAt: this.lastReviewedAt() }),
     });
@@ -77,7 +80,8 @@ export class Notifier {
   update(caughtUp: boolean, changed: NoticeState, full: () => NoticeState = () => changed): void {
     const seeded = this.options.store.getMeta(SEEDED) !== null;
     if (!seeded && !caughtUp) return;
-    const state = this.sawAll ? changed : full();
+    const wholeState = !this.sawAll;
+    const state = wholeState ? full() : changed;
     this.sawAll = true;
     const now = this.options.now();
     const tracked = trackDownSince(this.tracked, state.hosts, state.capacity, now);
@@ -92,6 +96,8 @@ export class Notifier {
       now,
       ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),
     });
+    // Alertmanager alerts fire while their condition holds: what this state no longer calls for resolves.
+    this.alertmanager.observe(state, drafts, wholeState);
     if (!seeded) {
       new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts, { seed: true });
       this.options.store.setMeta(SEEDED, now.toISOString());
@@ -138,8 +144,9 @@ export class Notifier {
     return this.unknownRules.map((name) => ({ source: `notify.rules.${name}`, line: null, message: `No notice rule is named ${name}.` }));
   }
 
-  /** Wait for Pushover requests in flight (before the store closes). */
+  /** Wait for Pushover and Alertmanager requests in flight (before the store closes). */
   async close(): Promise<void> {
     await this.pushover.flush();
+    await this.alertmanager.flush();
   }
 }
