@@ -1,89 +1,33 @@
-import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import ssh2, { type AuthMethod, type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { backoffDelay } from '../../../shared/backoff';
-import type { HostConnState } from '../../../shared/domain';
 import { LineSplitter, MAX_STREAM_LINE_BYTES } from './line-splitter';
 import { Semaphore } from './semaphore';
 import { ShellSession } from './shell-session';
+import { SshLink } from './ssh-link';
 
 export * from './connection-types';
-import { NotConnectedError, type ConnectionStatus, type ExecResult, type Fatal, type SshConnectionOptions, type SshEndpoint } from './connection-types';
+import { NotConnectedError, type ExecResult, type SshConnectionOptions } from './connection-types';
 
 /**
- * One SSH connection per host, kept up: keepalive notices a dead link within interval × count,
- * and it reconnects with exponential backoff and jitter, a new ssh2 Client each attempt. An
- * untrusted or changed host key stops it until `retry()` (after the operator trusts the key).
+ * One SSH connection per host: the kept-up link (SshLink: connect, reconnect, host keys, status)
+ * and the channels over it — commands, the long-lived shell session, streams and TCP forwards —
+ * never more at once than `maxSessions`, each failing fast with NotConnectedError when the link is down.
  */
-export class SshConnection extends EventEmitter {
-  private client: Client | null = null;
-  private chain: Client[] = [];
-  private everConnected = false;
-  private closed = false;
-  private timer: NodeJS.Timeout | null = null;
+export class SshConnection extends SshLink {
   private readonly sessions: Semaphore;
   private readonly inflight = new Set<(err: Error) => void>();
-  private current: ConnectionStatus;
   private session: ShellSession | null = null;
   private sessionOpening: Promise<ShellSession> | null = null;
 
-  constructor(private readonly options: SshConnectionOptions) {
-    super();
+  constructor(options: SshConnectionOptions) {
+    super(options);
     this.sessions = new Semaphore(options.maxSessions ?? 8);
-    this.current = { state: 'connecting', since: new Date().toISOString(), attempt: 0, error: null, presentedKey: null };
-  }
-
-  /** The current state. */
-  get status(): ConnectionStatus {
-    return this.current;
   }
 
   /** Channels open right now (never above maxSessions). */
   get openChannels(): number {
     return this.sessions.inUse;
-  }
-
-  /** Start connecting (and keep the link up until `close()`). */
-  start(): void {
-    this.closed = false;
-    void this.attempt();
-  }
-
-  /** Try again now: after a host key was trusted, or to skip a backoff wait. */
-  retry(): void {
-    if (this.closed) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.teardown();
-    this.setStatus({ state: 'connecting', since: new Date().toISOString(), attempt: 0, error: null, presentedKey: null });
-    void this.attempt();
-  }
-
-  /** Resolves once connected; rejects when the state becomes one retrying cannot fix, or on timeout. */
-  async ready(timeoutMs: number): Promise<void> {
-    if (this.current.state === 'connected') return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('status', onStatus);
-        reject(new NotConnectedError(`Host ${this.options.name}: not connected after ${timeoutMs} ms (${this.describe()}).`));
-      }, timeoutMs);
-      const onStatus = (s: ConnectionStatus): void => {
-        if (s.state === 'connected' || s.state === 'untrusted' || s.state === 'hostkey-mismatch') {
-          clearTimeout(timer);
-          this.off('status', onStatus);
-          if (s.state === 'connected') resolve();
-          else reject(new NotConnectedError(this.describe()));
-        }
-      };
-      this.on('status', onStatus);
-      onStatus(this.current);
-    });
-  }
-
-  /** A one-line description of the state, naming the host. */
-  describe(): string {
-    const s = this.current;
-    return `host ${this.options.name} is ${s.state}${s.attempt ? ` (attempt ${s.attempt})` : ''}${s.error ? `: ${s.error}` : ''}`;
   }
 
   /** Run a command; its stdout is collected as bytes. Fails fast when the link is down. */
@@ -107,7 +51,7 @@ export class SshConnection extends EventEmitter {
     try {
       return await session.run(script, timeoutMs);
     } catch (err) {
-      if (this.current.state !== 'connected') throw new NotConnectedError(this.describe());
+      if (this.status.state !== 'connected') throw new NotConnectedError(this.describe());
       throw new Error(`Host ${this.options.name}: ${(err as Error).message}`, { cause: err });
     }
   }
@@ -120,7 +64,7 @@ export class SshConnection extends EventEmitter {
     const release = await this.sessions.acquire();
     try {
       const client = this.client;
-      if (!client || this.current.state !== 'connected') throw new NotConnectedError(this.describe());
+      if (!client || this.status.state !== 'connected') throw new NotConnectedError(this.describe());
       const channel = await new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, ch) => (err ? reject(err) : resolve(ch))));
       return { channel, release };
     } catch (err) {
@@ -165,7 +109,7 @@ export class SshConnection extends EventEmitter {
   async forwardOut(host: string, port: number): Promise<{ stream: Duplex; release: () => void }> {
     const release = await this.sessions.acquire();
     const client = this.client;
-    if (!client || this.current.state !== 'connected') {
+    if (!client || this.status.state !== 'connected') {
       release();
       throw new NotConnectedError(this.describe());
     }
@@ -179,13 +123,6 @@ export class SshConnection extends EventEmitter {
       release();
       throw err;
     }
-  }
-
-  /** Close the link for good. */
-  close(): void {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.teardown();
   }
 
   private async withChannel<T>(open: (client: Client, done: (err: Error | null, value?: T) => void) => void, timeoutMs: number): Promise<T> {
@@ -209,7 +146,7 @@ export class SshConnection extends EventEmitter {
     const release = await this.sessions.acquire();
     try {
       const client = this.client;
-      if (!client || this.current.state !== 'connected') throw new NotConnectedError(this.describe());
+      if (!client || this.status.state !== 'connected') throw new NotConnectedError(this.describe());
       return await new Promise<T>((resolve, reject) => {
         const fail = (err: Error): void => reject(err);
         this.inflight.add(fail);
@@ -241,139 +178,11 @@ export class SshConnection extends EventEmitter {
     });
   }
 
-  private setStatus(next: ConnectionStatus): void {
-    this.current = next;
-    this.emit('status', next);
-  }
-
-  private teardown(): void {
+  /** The link dropped: the shell session closes and calls waiting on a channel fail. */
+  protected override onTeardown(): void {
     this.session?.close();
     this.session = null;
     for (const fail of this.inflight) fail(new NotConnectedError(`Host ${this.options.name}: the connection closed.`));
     this.inflight.clear();
-    for (const c of this.chain) {
-      c.removeAllListeners();
-      c.on('error', () => undefined);
-      c.end();
-      c.destroy();
-    }
-    this.chain = [];
-    this.client = null;
-  }
-
-  private connectConfig(ep: SshEndpoint, fatal: { value: Fatal | null }, sock?: Duplex): ConnectConfig {
-    return {
-      host: ep.host,
-      port: ep.port,
-      username: ep.user,
-      ...(sock ? { sock } : {}),
-      keepaliveInterval: this.options.keepaliveIntervalMs ?? 10_000,
-      keepaliveCountMax: this.options.keepaliveCountMax ?? 3,
-      readyTimeout: this.options.readyTimeoutMs ?? 20_000,
-      authHandler: this.options.auth(ep) as AuthMethod[],
-      hostVerifier: (key: Buffer) => {
-        const decision = this.options.checkHostKey(ep.host, ep.port, key);
-        if (decision.kind === 'trusted') return true;
-        fatal.value =
-          decision.kind === 'unknown'
-            ? {
-                state: 'untrusted',
-                key: decision.key,
-                error: `Host ${this.options.name}: the host key of ${ep.host}:${ep.port} is not known (${decision.key.fingerprint}). Trust it in Loopdeck or run \`loopdeck trust ${this.options.name}\`.`,
-              }
-            : { state: 'hostkey-mismatch', key: decision.key, error: decision.message };
-        return false;
-      },
-    };
-  }
-
-  private async connectHop(ep: SshEndpoint, fatal: { value: Fatal | null }, sock?: Duplex): Promise<Client> {
-    const client = new ssh2.Client();
-    this.chain.push(client);
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve());
-      client.once('error', reject);
-      client.once('close', () => reject(new Error('connection closed during setup')));
-      client.connect(this.connectConfig(ep, fatal, sock));
-    });
-    client.removeAllListeners('error');
-    client.removeAllListeners('close');
-    return client;
-  }
-
-  private async attempt(): Promise<void> {
-    if (this.closed) return;
-    this.teardown();
-    const fatal: { value: Fatal | null } = { value: null };
-    const ep = this.options.endpoint;
-    try {
-      let sock: Duplex | undefined;
-      for (const hop of [...ep.jumps, ep]) {
-        const client = await this.connectHop(hop, fatal, sock);
-        if (hop === ep) {
-          this.client = client;
-          break;
-        }
-        const next = ep.jumps[ep.jumps.indexOf(hop) + 1] ?? ep;
-        sock = await new Promise<Duplex>((resolve, reject) =>
-          client.forwardOut('127.0.0.1', 0, next.host, next.port, (err, ch) => (err ? reject(err) : resolve(ch))),
-        );
-      }
-    } catch (err) {
-      return this.failed(err as Error & { level?: string }, fatal.value);
-    }
-    if (this.closed) return this.teardown();
-    this.everConnected = true;
-    for (const c of this.chain) {
-      c.on('error', (e: Error) => this.lost(e));
-      c.on('close', () => this.lost(new Error('connection closed')));
-    }
-    this.setStatus({ state: 'connected', since: new Date().toISOString(), attempt: 0, error: null, presentedKey: null });
-  }
-
-  private lost(err: Error): void {
-    if (this.closed || this.current.state !== 'connected') return;
-    this.teardown();
-    this.setStatus({
-      state: 'reconnecting',
-      since: new Date().toISOString(),
-      attempt: 0,
-      error: `Host ${this.options.name}: ${err.message}`,
-      presentedKey: null,
-    });
-    this.schedule();
-  }
-
-  private failed(err: Error & { level?: string }, fatal: Fatal | null): void {
-    this.teardown();
-    if (this.closed) return;
-    if (fatal) {
-      this.setStatus({ state: fatal.state, since: new Date().toISOString(), attempt: 0, error: fatal.error, presentedKey: fatal.key });
-      return; // retrying cannot fix a key: wait for retry() after the operator acts
-    }
-    const auth = err.level === 'client-authentication';
-    const prev = this.current;
-    const state: HostConnState = auth ? 'auth-failed' : this.everConnected ? 'reconnecting' : 'unreachable';
-    this.setStatus({
-      state,
-      since: prev.state === state ? prev.since : new Date().toISOString(),
-      attempt: prev.attempt + 1,
-      error: auth
-        ? `Host ${this.options.name}: authentication failed for ${this.options.endpoint.user}@${this.options.endpoint.host} (tried ssh-agent and the identity files).`
-        : `Host ${this.options.name}: ${err.message}`,
-      presentedKey: null,
-    });
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    // attempt counts failed attempts since the last connection (0 when it was just lost): both a
-    // lost connection and the first failure wait about the base, doubling from there.
-    const delay = backoffDelay(this.current.attempt - 1, { baseMs: this.options.backoffBaseMs ?? 500, maxMs: this.options.backoffMaxMs ?? 30_000 });
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.attempt();
-    }, delay);
   }
 }

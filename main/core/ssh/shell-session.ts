@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientChannel } from 'ssh2';
-import type { ExecResult } from './connection';
+import type { ExecResult } from './connection-types';
 
 /** A fresh, unguessable marker: it cannot occur in output produced before it was made. */
 function newMarker(): string {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { FileCommit, FileRow } from './store';
+import type { FileCommit, FileRow } from './store-types';
 
 /** A `files` row as SQLite returns it. */
 export interface RawFileRow {

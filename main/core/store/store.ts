@@ -5,63 +5,15 @@ import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { MIGRATIONS } from './migrations';
+import type { FileCommit, FileRow } from './store-types';
 
-/** A followed file's durable position: what has been read and parsed, and what it looked like. */
-export interface FileRow {
-  readonly id: number;
-  readonly host: string;
-  readonly path: string;
-  /** Inode (as text: it can exceed 2^53 over SSH) of the file the offset belongs to; null before the first read. */
-  readonly ino: string | null;
-  readonly offset: number;
-  readonly lineNo: number;
-  readonly parserState: unknown;
-  readonly size: number;
-  readonly mtimeMs: number | null;
-  readonly firstTimeMs: number | null;
-  /** Base64 of the last bytes before `offset`, for documents checked for in-place rewrites. */
-  readonly tail: string | null;
-  /** How far the last read reached (offset plus a torn last line): an unchanged file is not read again. */
-  readonly readTo: number;
-  /** The offset is inside a line longer than MAX_LINE_BYTES, whose rest is skipped up to its newline. */
-  readonly longLine: boolean;
-  /** Why the file was not read on the last try (see setFileError), else null. */
-  readonly error: string | null;
-}
+export type { FileCommit, FileRow, LineRecord } from './store-types';
 
 /** Positions moved by lines that made no record are written to SQLite within this long (ms). */
 export const POSITION_WRITE_MS = 1000;
 
 /** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
 export const MAX_PROBLEMS_PER_FILE = 20;
-
-/** Any parsed record: it knows its line; the rest is the parser's business. */
-export interface LineRecord {
-  readonly line: number;
-  readonly [field: string]: unknown;
-}
-
-/** What one read of a file produced, committed atomically with the new position. */
-export interface FileCommit {
-  /** Forget everything read from this file before (truncated or replaced), then apply the rest. */
-  readonly reset: boolean;
-  readonly ino: string;
-  readonly offset: number;
-  readonly lineNo: number;
-  readonly parserState: unknown;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly firstTimeMs: number;
-  readonly tail?: string | null;
-  /** See FileRow.readTo; defaults to `offset`. */
-  readonly readTo?: number;
-  /** See FileRow.longLine. */
-  readonly longLine?: boolean;
-  /** Forget the file's problems (not its records): a new version of a document replaces the old one's. */
-  readonly resetProblems?: boolean;
-  readonly records: readonly LineRecord[];
-  readonly problems: readonly Problem[];
-}
 
 /** A host key trusted through Loopdeck (not through known_hosts). */
 export interface TrustedKey {
