@@ -1,12 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useLogger } from '../logging/log';
 import { stderrLogger } from '../logging/logger';
+import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -177,6 +178,21 @@ describe('the /metrics exporter', () => {
     for (const n of snap.notices) expect(body).not.toContain(n.title);
   });
 
+  it('a finding closed in the log is no longer counted open on the next scrape', async () => {
+    const port = await freePort();
+    const fx = fixture({ listen: `127.0.0.1:${port}` });
+    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    await core.start();
+    await core.pollOnce();
+    const p0 = 'loopdeck_findings_open{loop="reliability",severity="P0"}';
+    expect(sample((await fetchHttp(port, '/metrics')).body, p0)).toBe(1);
+    // Scraped again unchanged: the same answer (counted once per ledger change).
+    expect(sample((await fetchHttp(port, '/metrics')).body, p0)).toBe(1);
+    appendFileSync(join(dirname(fx.configPath), 'clone', 'RELIABILITY_LOG.md'), '| REL-050 | 2026-11-29 | DONE | 1/1 | halt check added |\n');
+    await core.pollOnce();
+    expect(sample((await fetchHttp(port, '/metrics')).body, p0)).toBe(0);
+  });
+
   it('acknowledging a notice lowers its count on the next scrape', async () => {
     const port = await freePort();
     const c = await startCore(`127.0.0.1:${port}`);
@@ -196,6 +212,36 @@ describe('the /metrics exporter', () => {
     const check = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
     expect({ status: check.status, out: check.stdout + check.stderr }).toEqual({ status: 0, out: '' });
   });
+
+  it('a real Prometheus scrapes it and answers queries over the values', async () => {
+    const port = await freePort();
+    await startCore(`127.0.0.1:${port}`);
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prometheus-'));
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      `global: { scrape_interval: 1s, scrape_timeout: 1s }\nscrape_configs:\n  - job_name: loopdeck\n    static_configs: [{ targets: ["127.0.0.1:${port}"] }]\n`,
+    );
+    const promPort = await freePort();
+    const prometheus = spawn(
+      '/usr/bin/prometheus',
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`],
+      { detached: true, stdio: 'ignore' },
+    );
+    const query = async (q: string): Promise<string | null> => {
+      const answer = await fetchHttp(promPort, `/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => null);
+      if (answer?.status !== 200) return null;
+      const data = JSON.parse(answer.body) as { data: { result: { value: [number, string] }[] } };
+      return data.data.result[0]?.value[1] ?? null;
+    };
+    try {
+      await until(async () => (await query('up{job="loopdeck"}')) === '1', 60_000, 'Prometheus to scrape /metrics');
+      expect(await query('loopdeck_prs_ready{loop="reliability"}')).toBe('2');
+      expect(await query('sum by (loop) (loopdeck_findings_open{loop="reliability"})')).toBe('3');
+      expect(await query('count(loopdeck_phase_status{status="failed"} == 1)')).toBe('1');
+    } finally {
+      if (prometheus.pid !== undefined) process.kill(-prometheus.pid, 'SIGKILL');
+    }
+  }, 90_000);
 
   it('answers only GET and HEAD of /metrics', async () => {
     const port = await freePort();
