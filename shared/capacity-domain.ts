@@ -19,8 +19,8 @@ export type ModelCapacity = z.infer<typeof ModelCapacitySchema>;
 export const CapacitySchema = z
   .object({
     proxy: z.string(),
-    kind: z.enum(['crossbar', 'llama-server', 'gateway']),
-    /** The inference host's name (a crossbar backend), or the proxy's own name. */
+    kind: z.enum(['crossbar', 'llama-server', 'gateway', 'prometheus']),
+    /** The inference host's name (a crossbar backend, a Prometheus `instance`), or the proxy's own name. */
     host: z.string(),
     up: z.boolean(),
     /** Since when it has been up (or down). */
@@ -31,6 +31,8 @@ export const CapacitySchema = z
     queued: z.number().int().nullable(),
     nCtx: z.number().int().nullable(),
     models: z.array(ModelCapacitySchema).readonly(),
+    /** Generated tokens per second (Prometheus source: the rate of `llamacpp:tokens_predicted_total`); absent where unknown. */
+    tokensPerSecond: z.number().nullable().optional(),
     /** Gateway: the configured shed threshold, the in-flight high-water mark, requests shed so far. */
     shedThreshold: z.number().nullable(),
     highWater: z.number().nullable(),

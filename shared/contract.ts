@@ -96,6 +96,8 @@ export const commands = {
           requestRate: z.array(z.number().nullable()),
           /** Errors per second by status. */
           errors: z.record(z.string(), z.array(z.number().nullable())),
+          /** Generated tokens per second (hosts read from Prometheus); absent where no source knows it. */
+          tokenRate: z.array(z.number().nullable()).optional(),
         }),
       ),
       /** Warnings worth showing beside the charts (e.g. a shed threshold far above where errors began). */

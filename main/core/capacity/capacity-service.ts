@@ -1,20 +1,21 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Capacity } from '../../../shared/domain';
-import type { HttpReply } from '../ssh/http-over-ssh';
+import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
 import { gatewayAdapter } from './gateway';
 import { CapacityHistory, type StoredSample } from './history-store';
-import { historyOutput } from './history-query';
+import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
+import { pollPrometheus, prometheusHistory, type PromGetter } from './prometheus-source';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
 import { isErrorStatus } from './usage-rows';
 
 /** One proxy to poll, from the config. */
 export interface ProxyConfig {
-  /** The configured host (SSH or local) whose loopback the URL is on. */
-  readonly host: string;
+  /** The configured host (SSH or local) whose loopback the URL is on; none: reached directly (prometheus only). */
+  readonly host?: string;
   readonly kind: Capacity['kind'];
   /** Base URL as seen from that host, e.g. `http://127.0.0.1:8090`. */
   readonly url: string;
@@ -24,10 +25,15 @@ export interface ProxyConfig {
   readonly shedThreshold?: number | null;
   /** Per-request timeout, ms (default: the interval, at most 10 s). */
   readonly timeoutMs?: number;
+  /** Prometheus: label matchers picking the inference servers' series, e.g. `{job="llama"}`. */
+  readonly selector?: string;
 }
 
-/** GET a URL on a host, bounded by a timeout (httpGet bound to the host's connection). */
-export type HostFetch = (url: string, timeoutMs: number) => Promise<HttpReply>;
+/** GET a URL on a host, bounded by a timeout and optionally a body size (httpGet bound to the host's connection). */
+export type HostFetch = (url: string, timeoutMs: number, maxBytes?: number) => Promise<HttpReply>;
+
+/** A prometheus proxy without `host:` is reached from this machine. */
+const directFetch: HostFetch = (url, timeoutMs, maxBytes) => httpGet(null, url, timeoutMs, maxBytes);
 
 /** What the capacity service needs. */
 export interface CapacityServiceOptions {
@@ -119,9 +125,35 @@ export class CapacityService {
     return [...this.latest.values()].sort((a, b) => a.proxy.localeCompare(b.proxy) || a.host.localeCompare(b.host));
   }
 
-  /** Downsampled history for the charts, with warnings. */
-  history(input: Pick<CommandInput<'capacity.history'>, 'range' | 'proxy' | 'host'> & { maxPoints?: number }): CommandOutput<'capacity.history'> {
-    return historyOutput(this.hist, input, this.now(), this.current());
+  /**
+   * Downsampled history for the charts, with warnings: polled proxies from the store, prometheus
+   * proxies from Prometheus's range queries (a failed one is a warning naming the query).
+   */
+  async history(input: Pick<CommandInput<'capacity.history'>, 'range' | 'proxy' | 'host'> & { maxPoints?: number }): Promise<CommandOutput<'capacity.history'>> {
+    const now = this.now();
+    const out = historyOutput(this.hist, input, now, this.current());
+    const proms = Object.entries(this.opts.proxies).filter(([name, cfg]) => cfg.kind === 'prometheus' && (input.proxy === undefined || input.proxy === name));
+    if (proms.length === 0) return out;
+    const to = now.getTime();
+    const from = to - RANGE_MS[input.range];
+    const answers = await Promise.all(
+      proms.map(([name, cfg]) => {
+        const get = this.promGetter(name, cfg, Math.max(cfg.timeoutMs ?? 10_000, 10_000));
+        if (!get) return { series: [], warnings: [`proxy "${name}": host "${cfg.host ?? ''}" is not reachable (its connection is down); its history is unknown until it reconnects.`] };
+        return prometheusHistory(get, name, cfg.url, { selector: cfg.selector, host: input.host, from, to, maxPoints: input.maxPoints });
+      }),
+    );
+    return { ...out, series: [...out.series, ...answers.flatMap((a) => a.series)], warnings: [...out.warnings, ...answers.flatMap((a) => a.warnings)] };
+  }
+
+  /** How to GET from a prometheus proxy's server: through its host, or directly; null while the host is down. */
+  private promGetter(name: string, cfg: ProxyConfig, timeoutMs: number): PromGetter | null {
+    const fetch = cfg.host === undefined ? directFetch : this.opts.getFor(cfg.host);
+    if (!fetch) return null;
+    return async (path, maxBytes) => {
+      const r = await fetch(joinUrl(cfg.url, path), timeoutMs, maxBytes);
+      return { status: r.status, body: r.body };
+    };
   }
 
   /** Drop history past its retention at `now`. */
@@ -140,7 +172,15 @@ export class CapacityService {
     this.busy.add(name);
     try {
       const now = this.now();
-      const fetch = this.opts.getFor(cfg.host);
+      if (cfg.kind === 'prometheus') {
+        const get = this.promGetter(name, cfg, cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000));
+        const result = get
+          ? await pollPrometheus(get, name, now, cfg.url, cfg.selector)
+          : downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host ?? ''}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
+        if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
+        return;
+      }
+      const fetch = cfg.host === undefined ? directFetch : this.opts.getFor(cfg.host);
       let result: PollResult;
       if (!fetch) {
         result = downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
@@ -162,21 +202,23 @@ export class CapacityService {
     }
   }
 
-  /** A crossbar that did not answer takes down every backend it was known to have. */
+  /** A crossbar (or Prometheus) that did not answer takes down every backend it was known to have. */
   private expandDown(proxy: string, result: PollResult): PollResult {
     const only = result.capacity[0];
-    if (result.capacity.length !== 1 || !only || only.up || only.host !== proxy || only.kind !== 'crossbar') return result;
+    if (result.capacity.length !== 1 || !only || only.up || only.host !== proxy || (only.kind !== 'crossbar' && only.kind !== 'prometheus')) return result;
     const known = [...this.latest.values()].filter((c) => c.proxy === proxy && c.host !== proxy);
     if (known.length === 0) return result;
     const t = result.samples[0]?.t ?? Date.now();
     return {
-      capacity: known.map((c) => ({ ...c, up: false, slotsBusy: null, inflight: null, queued: null, error: only.error, polledAt: only.polledAt, missing: [] })),
+      capacity: known.map((c) => ({ ...c, up: false, slotsBusy: null, inflight: null, queued: null, ...(c.kind === 'prometheus' ? { tokensPerSecond: null } : {}), error: only.error, polledAt: only.polledAt, missing: [] })),
       samples: known.map((c): Sample => ({ proxy, host: c.host, t, up: false, slotsTotal: c.slotsTotal, slotsBusy: null, inflight: null, queued: null, counters: null })),
       usage: [],
     };
   }
 
   private apply(proxy: string, cfg: ProxyConfig, result: PollResult, now: Date): void {
+    // A prometheus proxy's past is Prometheus's own: nothing of it is stored here.
+    if (cfg.kind === 'prometheus') result = { ...result, samples: [], usage: [] };
     const fresh = this.hist.addUsage(proxy, result.usage);
     const usageKnown = cfg.kind === 'crossbar' && result.capacity.some((c) => !c.missing.includes('usage'));
     const stored: StoredSample[] = result.samples.map((s) => {

@@ -83,7 +83,7 @@ describe('the fleet server polled directly', () => {
     await svc.pollOnce();
     const after = parsePrometheus((await direct(`${fleet.url}/_crossbar/metrics`, 5000)).body);
     const total = (pts: typeof before, host: string) => pts.filter((p) => p.name === 'crossbar_requests_total' && p.labels.host === host).reduce((a, p) => a + p.value, 0);
-    const series = svc.history({ range: '1h', proxy: 'xb', host: 'gpu-a' }).series[0];
+    const series = (await svc.history({ range: '1h', proxy: 'xb', host: 'gpu-a' })).series[0];
     expect(series?.t).toEqual([T0, T0 + 10_000]);
     expect(series?.requestRate).toEqual([null, (total(after, 'gpu-a') - total(before, 'gpu-a')) / 10]);
   });
@@ -113,7 +113,7 @@ describe('the fleet server polled directly', () => {
     clock.t = start;
     const svc = new CapacityService({ proxies: proxies(fleet.url, 'fleet'), getFor: () => direct, store: Store.open(':memory:'), now: () => new Date(clock.t), onChange: () => undefined });
     for (let i = 0; i < 120; i++, clock.t += 30_000) await svc.pollOnce();
-    const out = svc.history({ range: '1h', maxPoints: 50 });
+    const out = await svc.history({ range: '1h', maxPoints: 50 });
     expect(out.series.map((s) => `${s.proxy}/${s.host}`).sort()).toEqual(['gw/gw', 'llama-a/llama-a', 'llama-b/llama-b', 'xb/gpu-a', 'xb/gpu-b', 'xb/gpu-c']);
     for (const s of out.series) expect(s.t.length).toBeLessThanOrEqual(50);
     expect(out.warnings.join('\n')).toMatch(/^Gateway "gw": errors began at about \d+ requests in flight .* shed threshold is 80/);

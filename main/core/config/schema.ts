@@ -73,17 +73,32 @@ export const LoopConfigSchema = z
   })
   .strict();
 
-/** One inference endpoint polled for capacity. */
+/** One inference endpoint polled for capacity; a `prometheus` one reads a whole fleet from Prometheus. */
 export const ProxyConfigSchema = z
   .object({
-    host: Name,
-    kind: z.enum(['crossbar', 'llama-server', 'gateway']),
+    /** The host whose loopback the URL is on; optional for `prometheus` (then reached directly). */
+    host: Name.optional(),
+    kind: z.enum(['crossbar', 'llama-server', 'gateway', 'prometheus']),
     url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as "http://127.0.0.1:8080"' }),
-    every: Duration.default(10_000),
+    /** Default 10s, 15s for `prometheus`. */
+    every: Duration.optional(),
     /** Gateway: its configured shed threshold (e.g. BR_MAX_INFLIGHT_REQUESTS), when its status does not say. */
     shedThreshold: z.number().positive().optional(),
+    /** Prometheus: label matchers picking the inference servers' series, e.g. `{job="llama"}`. */
+    selector: z
+      .string()
+      .trim()
+      .regex(/^\{[^\n]*\}$/, 'expected PromQL label matchers in braces, e.g. \'{job="llama"}\'')
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.kind !== 'prometheus' && p.host === undefined) ctx.addIssue({ code: 'custom', path: ['host'], message: `required for kind "${p.kind}": the host whose loopback the URL is on` });
+    if (p.kind !== 'prometheus' && p.selector !== undefined) ctx.addIssue({ code: 'custom', path: ['selector'], message: 'only a "prometheus" proxy takes a selector' });
+    // http-over-ssh speaks plain HTTP only; say so here rather than on every poll.
+    if (p.kind === 'prometheus' && !p.url.startsWith('http://')) ctx.addIssue({ code: 'custom', path: ['url'], message: 'Prometheus is read over plain http:// (directly, or through host:\'s SSH link); https is not supported' });
+  })
+  .transform((p) => ({ ...p, every: p.every ?? (p.kind === 'prometheus' ? 15_000 : 10_000) }));
 
 /** A drill the operator may trigger by hand; nothing else can run a command on a host. */
 export const DrillConfigSchema = z
@@ -131,6 +146,8 @@ export const ConfigSchema = z
     ] as const;
     for (const [section, entries] of sections) {
       for (const [name, entry] of Object.entries(entries)) {
+        // A prometheus proxy without a host is reached directly from this machine.
+        if (entry.host === undefined) continue;
         if (!Object.prototype.hasOwnProperty.call(cfg.hosts, entry.host)) {
           const known = Object.keys(cfg.hosts);
           ctx.addIssue({

@@ -35,8 +35,8 @@ export function isReachable(h: HostEntry | undefined): h is HostEntry {
 }
 
 /** HTTP GET on a host's loopback: over its SSH connection, or directly for a local host. */
-export function hostFetch(h: HostEntry): (url: string, timeoutMs: number) => Promise<HttpReply> {
-  return (url, timeoutMs) => httpGet(h.ssh ? h.ssh.connection : null, url, timeoutMs);
+export function hostFetch(h: HostEntry): (url: string, timeoutMs: number, maxBytes?: number) => Promise<HttpReply> {
+  return (url, timeoutMs, maxBytes) => httpGet(h.ssh ? h.ssh.connection : null, url, timeoutMs, maxBytes);
 }
 
 /** A host's state as the UI and the snapshot show it. */

@@ -1,0 +1,267 @@
+// Prometheus as a capacity source: the fleet's llama.cpp servers as Prometheus already scrapes
+// them. Live figures come from instant queries (`/api/v1/query`) on every poll; the charts' past
+// comes from range queries (`/api/v1/query_range`), so Loopdeck neither polls the servers nor
+// keeps their history itself.
+import { z } from 'zod';
+import type { CommandOutput } from '../../../shared/contract';
+import type { Capacity, ModelCapacity } from '../../../shared/domain';
+import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, parseJsonBounded, proxyKey } from './limits';
+import { blankCapacity, downResult, excerpt, type GetReply, type PollResult } from './poll-types';
+
+/** GET a path with its query string on the Prometheus server, reading at most `maxBytes`. */
+export type PromGetter = (pathAndQuery: string, maxBytes: number) => Promise<GetReply>;
+
+/** An instant answer: one sample per (instance, model) for at most 256 hosts is far below 1 MiB. */
+export const MAX_PROM_QUERY_BODY = 1024 * 1024;
+/** A range answer: 256 series × 1,000 points × ~30 bytes a point is about 8 MB. */
+export const MAX_PROM_RANGE_BODY = 16 * 1024 * 1024;
+/** Points per series a history answer keeps at most (the charts' limit). */
+export const MAX_PROM_POINTS = 1000;
+
+const Labels = z.record(z.string(), z.string());
+/** `[<unix seconds>, "<value>"]`: Prometheus sends values as strings ("NaN", "+Inf" included). */
+const PromSample = z.tuple([z.number(), z.string()]);
+/** An instant vector's result. */
+export const PromVector = z.array(z.object({ metric: Labels, value: PromSample }));
+/** A range query's matrix result. */
+export const PromMatrix = z.array(z.object({ metric: Labels, values: z.array(PromSample) }));
+/** The envelope of every `/api/v1` answer: success with data, or the server's error. */
+export const PromAnswer = z.discriminatedUnion('status', [
+  z.looseObject({ status: z.literal('success'), data: z.looseObject({ resultType: z.string(), result: z.unknown() }) }),
+  z.looseObject({ status: z.literal('error'), errorType: z.string().nullish(), error: z.string().nullish() }),
+]);
+
+/** The PromQL a prometheus proxy runs; `selector` is `{job="llama"}`-style matchers or undefined. */
+export function prometheusQueries(selector: string | undefined): { up: string; inflight: string; queued: string; tokens: string } {
+  const s = selector ?? '';
+  // Without a selector, a job counts as inference servers when it has llamacpp:* series; its
+  // down targets (no fresh llamacpp series) still show, through `up`.
+  const up = selector ? `max by (instance) (up${s})` : 'max by (instance) (up and on (job) llamacpp:requests_processing)';
+  return {
+    up,
+    inflight: `sum by (instance, model) (llamacpp:requests_processing${s})`,
+    queued: `sum by (instance, model) (llamacpp:requests_deferred${s})`,
+    // irate: the rate between the last two scrapes. rate(…[1m]) is empty under Prometheus's
+    // default 1 m scrape interval and reads far low on a series younger than its window.
+    tokens: `sum by (instance, model) (irate(llamacpp:tokens_predicted_total${s}[5m]))`,
+  };
+}
+
+/** Matchers plus `instance="<host>"`, for a history asked about one host. */
+function withInstance(selector: string | undefined, host: string | undefined): string | undefined {
+  if (host === undefined) return selector;
+  const inner = selector ? selector.trim().slice(1, -1).trim() : '';
+  return `{${inner ? `${inner},` : ''}instance=${JSON.stringify(host)}}`;
+}
+
+/** The PromQL for the charts at a step (s): averages and rates over at least a minute, summed per instance. */
+export function prometheusRangeQueries(selector: string | undefined, stepS: number): { inflight: string; queued: string; tokenRate: string } {
+  const s = selector ?? '';
+  const w = `${Math.max(60, Math.ceil(stepS))}s`;
+  return {
+    inflight: `sum by (instance) (avg_over_time(llamacpp:requests_processing${s}[${w}]))`,
+    queued: `sum by (instance) (avg_over_time(llamacpp:requests_deferred${s}[${w}]))`,
+    tokenRate: `sum by (instance) (rate(llamacpp:tokens_predicted_total${s}[${w}]))`,
+  };
+}
+
+/** The step (whole seconds) that keeps a range at most `maxPoints` points per series. */
+export function stepFor(rangeMs: number, maxPoints = MAX_PROM_POINTS): number {
+  // A range query answers floor(range / step) + 1 points.
+  return Math.max(1, Math.ceil(rangeMs / 1000 / Math.max(1, maxPoints - 1)));
+}
+
+/** `proxy "fleet" (Prometheus http://…)`: who answered, for every error. */
+export function promLabel(proxy: string, base: string): string {
+  return `proxy "${proxy}" (Prometheus ${base})`;
+}
+
+/** Run one query; throws an Error naming the query and the server's own message. */
+export async function promQuery(get: PromGetter, label: string, endpoint: '/api/v1/query' | '/api/v1/query_range', query: string, params: Record<string, string>, maxBytes: number): Promise<unknown> {
+  const what = `${label}: query \`${query}\``;
+  let reply: GetReply;
+  try {
+    reply = await get(`${endpoint}?${new URLSearchParams({ query, ...params }).toString()}`, maxBytes);
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message || String(e)}`, { cause: e });
+  }
+  let body: unknown = undefined;
+  try {
+    body = parseJsonBounded(reply.body);
+  } catch {
+    // Not JSON: said below with the status and an excerpt.
+  }
+  const parsed = PromAnswer.safeParse(body);
+  if (parsed.success && parsed.data.status === 'error') {
+    const { errorType, error } = parsed.data;
+    throw new Error(`${what}: Prometheus answered ${errorType ?? 'an error'}${reply.status >= 400 ? ` (HTTP ${reply.status})` : ''}: ${clip(error ?? '(no message)', MAX_ERROR_TEXT)}`);
+  }
+  if (reply.status < 200 || reply.status > 299) throw new Error(`${what}: HTTP ${reply.status}: ${excerpt(reply.body)}`);
+  if (!parsed.success || parsed.data.status !== 'success') throw new Error(`${what}: not a Prometheus API answer (is the URL Prometheus?): ${excerpt(reply.body)}`);
+  return parsed.data.data.result;
+}
+
+/** A finite number from a Prometheus value string, else null (NaN, ±Inf). */
+function num(v: string): number | null {
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+type Figures = { inflight: number | null; queued: number | null; tokens: number | null };
+interface Instance {
+  up: boolean | null;
+  readonly total: Figures;
+  readonly models: Map<string, Figures>;
+}
+
+function decodeVector(label: string, query: string, result: unknown): z.infer<typeof PromVector> {
+  const parsed = PromVector.safeParse(result);
+  if (!parsed.success) throw new Error(`${label}: query \`${query}\`: the answer is not an instant vector`);
+  return parsed.data;
+}
+
+const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b);
+
+/** A live poll of a prometheus proxy: each scraped instance becomes a capacity host. Never throws. */
+export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, base: string, selector: string | undefined): Promise<PollResult> {
+  const label = promLabel(proxy, base);
+  const q = prometheusQueries(selector);
+  const time = String(now.getTime() / 1000);
+  let vectors: z.infer<typeof PromVector>[];
+  try {
+    vectors = await Promise.all(
+      [q.up, q.inflight, q.queued, q.tokens].map(async (query) => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))),
+    );
+  } catch (e) {
+    return { ...downResult(proxy, 'prometheus', now, (e as Error).message), samples: [] };
+  }
+  const [upVec = [], ...figureVecs] = vectors;
+  const instances = new Map<string, Instance>();
+  const entry = (name: string): Instance => {
+    let i = instances.get(name);
+    if (!i) instances.set(name, (i = { up: null, total: { inflight: null, queued: null, tokens: null }, models: new Map() }));
+    return i;
+  };
+  for (const s of upVec) if (s.metric.instance) entry(clip(s.metric.instance)).up = (num(s.value[1]) ?? 0) >= 1;
+  const fields = ['inflight', 'queued', 'tokens'] as const;
+  figureVecs.forEach((vec, k) => {
+    const field = fields[k] as keyof Figures;
+    for (const s of vec) {
+      if (!s.metric.instance) continue;
+      const i = entry(clip(s.metric.instance));
+      const v = num(s.value[1]);
+      i.total[field] = add(i.total[field], v);
+      const model = s.metric.model;
+      if (model) {
+        const m = i.models.get(clip(model)) ?? { inflight: null, queued: null, tokens: null };
+        m[field] = add(m[field], v);
+        i.models.set(clip(model), m);
+      }
+    }
+  });
+  if (instances.size === 0) {
+    const none = downResult(proxy, 'prometheus', now, `${label}: no inference servers: \`${q.up}\` matched no series (are the llama.cpp servers scraped, started with --metrics${selector ? `, and matched by selector ${selector}` : ''}?)`);
+    return { capacity: none.capacity.map((c) => ({ ...c, up: true })), samples: [], usage: [] };
+  }
+  const names = [...instances.keys()].sort();
+  const notes: string[] = [];
+  if (names.length > MAX_HOSTS_PER_PROXY) notes.push(`${proxyKey(proxy)}: Prometheus has ${names.length} inference servers; showing the first ${MAX_HOSTS_PER_PROXY}`);
+  const capacity = names.slice(0, MAX_HOSTS_PER_PROXY).map((host): Capacity => {
+    const i = instances.get(host) as Instance;
+    const up = i.up ?? (i.total.inflight !== null || i.total.queued !== null);
+    const missing: string[] = [];
+    if (i.up === null) missing.push('up');
+    if (up && i.total.inflight === null) missing.push('llamacpp:requests_processing');
+    if (up && i.total.queued === null) missing.push('llamacpp:requests_deferred');
+    if (up && i.total.tokens === null) missing.push('llamacpp:tokens_predicted_total');
+    const hostNotes = [...notes];
+    if (i.models.size > MAX_MODELS_PER_HOST) hostNotes.push(`${proxyKey(proxy)}: instance "${host}" has ${i.models.size} models; showing the first ${MAX_MODELS_PER_HOST}`);
+    const models = [...i.models.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .slice(0, MAX_MODELS_PER_HOST)
+      .map(([id, m]): ModelCapacity => ({ id, nCtx: null, slots: null, inflight: m.inflight === null ? null : Math.round(m.inflight), queued: m.queued === null ? null : Math.round(m.queued) }));
+    const inflight = up && i.total.inflight !== null ? Math.round(i.total.inflight) : null;
+    return {
+      ...blankCapacity(proxy, 'prometheus', host, now),
+      up,
+      slotsBusy: inflight,
+      inflight,
+      queued: up && i.total.queued !== null ? Math.round(i.total.queued) : null,
+      tokensPerSecond: up && i.total.tokens !== null ? r3(i.total.tokens) : null,
+      models,
+      missing,
+      error: hostNotes.length ? hostNotes.join('; ') : null,
+    };
+  });
+  // The past of these hosts is Prometheus's: nothing is stored.
+  return { capacity, samples: [], usage: [] };
+}
+
+type Series = CommandOutput<'capacity.history'>['series'][number];
+
+/** The charts' series of a prometheus proxy over [from, to], read from range queries; never throws. */
+export async function prometheusHistory(
+  get: PromGetter,
+  proxy: string,
+  base: string,
+  opts: { readonly selector?: string; readonly host?: string; readonly from: number; readonly to: number; readonly maxPoints?: number },
+): Promise<{ series: Series[]; warnings: string[] }> {
+  const label = promLabel(proxy, base);
+  const points = Math.min(opts.maxPoints ?? MAX_PROM_POINTS, MAX_PROM_POINTS);
+  const step = stepFor(opts.to - opts.from, points);
+  const q = prometheusRangeQueries(withInstance(opts.selector, opts.host), step);
+  // The grid ends at `to`, so the newest point averages the latest data (a 30-day grid counted
+  // from `from` would end up to a step before now and miss a fresh server entirely).
+  const start = opts.to - (points - 1) * step * 1000;
+  const params = { start: String(start / 1000), end: String(opts.to / 1000), step: String(step) };
+  const fields = ['inflight', 'queued', 'tokenRate'] as const;
+  let matrices: z.infer<typeof PromMatrix>[];
+  try {
+    matrices = await Promise.all(
+      fields.map(async (f) => {
+        const result = await promQuery(get, label, '/api/v1/query_range', q[f], params, MAX_PROM_RANGE_BODY);
+        const parsed = PromMatrix.safeParse(result);
+        if (!parsed.success) throw new Error(`${label}: query \`${q[f]}\`: the answer is not a range matrix`);
+        return parsed.data;
+      }),
+    );
+  } catch (e) {
+    return { series: [], warnings: [(e as Error).message] };
+  }
+  // Every value sits on the step grid, so one map per instance from time to the three figures.
+  const byHost = new Map<string, Map<number, [number | null, number | null, number | null]>>();
+  matrices.forEach((matrix, k) => {
+    for (const s of matrix) {
+      const host = s.metric.instance;
+      if (!host) continue;
+      const points = byHost.get(host) ?? new Map<number, [number | null, number | null, number | null]>();
+      byHost.set(host, points);
+      for (const [ts, v] of s.values) {
+        const t = Math.round(ts * 1000);
+        const row = points.get(t) ?? [null, null, null];
+        row[k] = num(v) === null ? null : r3(num(v) as number);
+        points.set(t, row);
+      }
+    }
+  });
+  const warnings: string[] = [];
+  const hosts = [...byHost.keys()].sort();
+  if (hosts.length > MAX_HOSTS_PER_PROXY) warnings.push(`${proxyKey(proxy)}: Prometheus has history for ${hosts.length} inference servers; charting the first ${MAX_HOSTS_PER_PROXY}`);
+  const series = hosts.slice(0, MAX_HOSTS_PER_PROXY).map((host): Series => {
+    const rows = [...(byHost.get(host) ?? new Map<number, [number | null, number | null, number | null]>()).entries()].sort((a, b) => a[0] - b[0]);
+    return {
+      proxy,
+      host: clip(host),
+      t: rows.map(([t]) => t),
+      slotsBusy: rows.map(([, r]) => r[0]),
+      inflight: rows.map(([, r]) => r[0]),
+      queued: rows.map(([, r]) => r[1]),
+      requestRate: rows.map(() => null),
+      errors: {},
+      tokenRate: rows.map(([, r]) => r[2]),
+    };
+  });
+  return { series, warnings };
+}
