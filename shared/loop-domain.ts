@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+// Loops: phases, cycles, verdicts, the dead-man, and the pull requests a loop delivered (re-exported by domain.ts).
+
+/** Status of one phase of a cycle, exactly as FORMATS.md §2.4 names them. */
+export const PhaseStatusSchema = z.enum(['pending', 'running', 'ok', 'no-op', 'ready', 'incomplete', 'failed']);
+/** Status of one phase of a cycle. */
+export type PhaseStatus = z.infer<typeof PhaseStatusSchema>;
+
+/** A cycle's status uses the same words as its phases (the most urgent one wins). */
+export const CycleStatusSchema = PhaseStatusSchema;
+/** Status of a whole cycle. */
+export type CycleStatus = PhaseStatus;
+
+/** One planned step of a stage; `rc` is null while the step has not run yet. */
+export const StepSchema = z.object({ name: z.string(), rc: z.number().int().nullable() }).readonly();
+/** One planned step of a stage. */
+export type Step = z.infer<typeof StepSchema>;
+
+/** A long stage run inside a phase, read from its rc file (FORMATS.md §2.3). */
+export const StageSchema = z
+  .object({
+    name: z.string(),
+    /** The `DONE` sentinel was written. */
+    done: z.boolean(),
+    /** The first planned step without a value when the stage did not finish; null otherwise. */
+    stoppedAt: z.string().nullable(),
+    steps: z.array(StepSchema).readonly(),
+  })
+  .readonly();
+/** A long stage run inside a phase. */
+export type Stage = z.infer<typeof StageSchema>;
+
+/** Kinds of verdict line a transcript can carry (FORMATS.md §2.2). */
+export const VerdictKindSchema = z.enum(['no-op', 'deliver-ready', 'deliver-incomplete']);
+
+/** A counting verdict line from a phase transcript, with the line verbatim. */
+export const VerdictSchema = z
+  .object({
+    kind: VerdictKindSchema,
+    loop: z.string(),
+    phase: z.string().nullable(),
+    prs: z.number().int().nullable(),
+    urls: z.array(z.string()).readonly(),
+    check: z.string().nullable(),
+    reason: z.string().nullable(),
+    line: z.string(),
+  })
+  .readonly();
+/** A counting verdict line from a phase transcript. */
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+/** Where a phase's start and end times came from: the wrapper's stamps, or file times. */
+export const TimesFromSchema = z.enum(['stamps', 'files']);
+
+/** One phase of a cycle, with its evidence summarised. */
+export const PhaseSchema = z
+  .object({
+    name: z.string(),
+    status: PhaseStatusSchema,
+    startedAt: z.string().nullable(),
+    endedAt: z.string().nullable(),
+    timesFrom: TimesFromSchema.nullable(),
+    /** The wrapper's detail lines under the deciding stamp, if any. */
+    detail: z.array(z.string()).readonly(),
+    stages: z.array(StageSchema).readonly(),
+    verdict: VerdictSchema.nullable(),
+    /** One sentence saying why the status is what it is (which evidence decided it). */
+    reason: z.string(),
+  })
+  .readonly();
+/** One phase of a cycle. */
+export type Phase = z.infer<typeof PhaseSchema>;
+
+/** One daily run of a loop, named by its date. */
+export const CycleSchema = z
+  .object({ date: z.string(), status: CycleStatusSchema, phases: z.array(PhaseSchema).readonly() })
+  .readonly();
+/** One daily run of a loop. */
+export type Cycle = z.infer<typeof CycleSchema>;
+
+/** Dead-man states of a loop (FORMATS.md §2.5). */
+export const DeadmanStateSchema = z.enum(['ok', 'late', 'missed', 'overrun', 'stalled']);
+/** A loop's dead-man state. */
+export type DeadmanState = z.infer<typeof DeadmanStateSchema>;
+
+/** Whether the loop fired when its schedule said it would. */
+export const DeadmanSchema = z
+  .object({
+    state: DeadmanStateSchema,
+    /** The next fire time the schedule expects (ISO, UTC). */
+    expectedAt: z.string().nullable(),
+    /** The most recent fire time the schedule expected, at or before now. */
+    lastFireAt: z.string().nullable(),
+    /** One sentence saying why. */
+    reason: z.string(),
+  })
+  .readonly();
+/** Whether the loop fired when its schedule said it would. */
+export type Deadman = z.infer<typeof DeadmanSchema>;
+
+/** A loop and its recent cycles, newest first. */
+export const LoopStateSchema = z
+  .object({
+    name: z.string(),
+    host: z.string(),
+    cycles: z.array(CycleSchema).readonly(),
+    /** Null until the loop's schedule has been evaluated. */
+    deadman: DeadmanSchema.nullable(),
+  })
+  .readonly();
+/** A loop and its recent cycles. */
+export type LoopState = z.infer<typeof LoopStateSchema>;
+
+/** A pull request the loop delivered, one entry per URL. */
+export const PullRequestSchema = z
+  .object({
+    loop: z.string(),
+    url: z.string(),
+    number: z.number().int().nullable(),
+    branch: z.string().nullable(),
+    status: z.enum(['ready', 'incomplete', 'pending']),
+    /** The failing check, when incomplete. */
+    check: z.string().nullable(),
+    /** When it reached this status (ISO). */
+    since: z.string().nullable(),
+    /** The cycle that delivered it. */
+    cycle: z.string().nullable(),
+  })
+  .readonly();
+/** A pull request the loop delivered. */
+export type PullRequest = z.infer<typeof PullRequestSchema>;
