@@ -119,7 +119,7 @@ export const NotifyConfigSchema = z
     quietHours: QuietHours.optional(),
     pushover: z.object({ user: NonEmpty, token: NonEmpty, baseUrl: z.url().optional() }).strict().optional(),
     /** Alertmanager's base URL: notices of priority 0 and up are posted to `<url>/api/v2/alerts`. */
-    alertmanager: z.object({ url: z.url({ protocol: /^https?$/ }) }).strict().optional(),
+    alertmanager: z.object({ url: z.url({ protocol: /^https?$/, error: 'expected Alertmanager\'s http(s) URL such as "http://127.0.0.1:9093"' }) }).strict().optional(),
     rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
     retry: Duration.optional(),
     expire: Duration.optional(),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Cycle, DrillRun, Finding, LoopState } from '../../../shared/domain';
+import { parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
 import { conditionOf, ruleOfKey } from './alertmanager-alert';
 import { AlertmanagerSink, type AlertmanagerSinkOptions } from './alertmanager-sink';
@@ -219,5 +220,13 @@ describe('alert rules and conditions', () => {
     expect(conditionOf(n, scope([rel([cycle('2026-11-30', phase('audit', 'failed'))])]))).toBe('unknown');
     expect(conditionOf(n, scope([rel([cycle('2026-11-30', phase('audit', 'ok'))])]))).toBe('cleared');
     expect(conditionOf(n, scope([rel([cycle('2026-11-28', phase('audit', 'ok')), cycle('2026-11-29', phase('audit', 'failed'))])], true))).toBe('holds');
+  });
+});
+
+describe('notify.alertmanager in the config', () => {
+  it('takes an http(s) URL and names the key when it is not one', () => {
+    expect(parseConfig('/etc/loopdeck.yaml', 'notify:\n  alertmanager: { url: "http://127.0.0.1:9093" }\n').notify.alertmanager).toEqual({ url: 'http://127.0.0.1:9093' });
+    expect(() => parseConfig('/etc/loopdeck.yaml', 'notify:\n  alertmanager: { url: "127.0.0.1:9093" }\n')).toThrow(/notify\.alertmanager\.url.*expected Alertmanager's http\(s\) URL/s);
+    expect(() => parseConfig('/etc/loopdeck.yaml', 'notify:\n  alertmanager: { url: "http://x", token: 1 }\n')).toThrow(/notify\.alertmanager.*token/s);
   });
 });
