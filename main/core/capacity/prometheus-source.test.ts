@@ -5,6 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
 import { dispatch } from '../../rpc/dispatch';
 import { startLlamaMetricsServer, startPrometheus, type LlamaMetricsServer, type TestPrometheus } from '../../../testing/prometheus';
+import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
+import { startSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
 import { ConfigError, parseConfig } from '../config/load-config';
@@ -108,10 +110,11 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     expect(ha).toMatchObject({ kind: 'prometheus', host: a.target, up: true, inflight: 3, queued: 2, models: [], error: null, missing: [] });
     expect(hb).toMatchObject({ kind: 'prometheus', host: b.target, up: true, inflight: 1, queued: 0, models: [{ id: 'qwen3-32b', inflight: 1, queued: 0 }] });
     // 40 and 10 tokens a second, as Prometheus's irate over scrapes about a second apart.
-    expect(ha?.tokensPerSecond).toBeGreaterThan(30);
-    expect(ha?.tokensPerSecond).toBeLessThan(50);
-    expect(hb?.tokensPerSecond).toBeGreaterThan(5);
-    expect(hb?.tokensPerSecond).toBeLessThan(15);
+    // Bounds leave room for a busy machine delaying a scrape's answer against its timestamp.
+    expect(ha?.tokensPerSecond).toBeGreaterThan(25);
+    expect(ha?.tokensPerSecond).toBeLessThan(60);
+    expect(hb?.tokensPerSecond).toBeGreaterThan(4);
+    expect(hb?.tokensPerSecond).toBeLessThan(20);
   }, 60_000);
 
   it('answers a 30-day history from query_range: at most 1,000 points a series, on a 2,595 s step', async () => {
@@ -168,8 +171,8 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     ].sort());
     const bad = now.find((x) => x.proxy === 'bad');
     expect(bad).toMatchObject({ host: 'bad', up: false });
-    expect(bad?.error).toContain(`proxy "bad" (Prometheus ${prom.url}): query \``);
-    expect(bad?.error).toContain('{job=~"("}');
+    // The first query in order names the failure, the same on every poll.
+    expect(bad?.error).toContain(`proxy "bad" (Prometheus ${prom.url}): query \`max by (instance) (up{job=~"("})\`: `);
     expect(bad?.error).toMatch(/Prometheus answered bad_data \(HTTP 400\): .*(parse error|error parsing regexp)/);
     const hist = await svc.history({ range: '7d', proxy: 'bad' });
     expect(hist.series).toEqual([]);
@@ -177,6 +180,27 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     // Nothing of a prometheus proxy is stored: its past is Prometheus's.
     expect(store.sql.prepare('SELECT count(*) AS n FROM capacity_samples').get()).toEqual({ n: 0 });
     store.close();
+  }, 60_000);
+
+  it('reads Prometheus through host:\'s SSH link, live figures and history', async () => {
+    const sshd = await startSshd();
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-ssh-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, `hosts:\n  runner: ${sshHostYaml(sshd)}\nproxies:\n  fleet:\n    kind: prometheus\n    host: runner\n    url: ${prom.url}\n    every: 1s\n`);
+    const c = createAppCore({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, ssh: isolatedSshEnv() });
+    try {
+      await c.start();
+      await until(() => fleet(c).length >= 2 && fleet(c).every((x) => x.up), 30_000, 'the instances up through SSH', 100);
+      expect(fleet(c).find((x) => x.host === a.target)).toMatchObject({ inflight: 3, queued: 2 });
+      const out = await c.handlers['capacity.history']({ range: '24h', maxPoints: 1000 });
+      expect(out.warnings).toEqual([]);
+      const sa = out.series.find((s) => s.proxy === 'fleet' && s.host === a.target);
+      expect(sa?.inflight.at(-1)).toBe(3);
+      expect(sa?.t.length).toBeLessThanOrEqual(1000);
+    } finally {
+      await c.close();
+      await sshd.stop();
+    }
   }, 60_000);
 
   it('a server that stops answering shows down, from `up`', async () => {

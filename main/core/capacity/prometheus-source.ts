@@ -101,6 +101,17 @@ export async function promQuery(get: PromGetter, label: string, endpoint: '/api/
   return parsed.data.data.result;
 }
 
+/**
+ * Run queries in parallel; the first to fail in the given order decides the error, so a bad
+ * selector (which breaks them all) reads the same on every poll instead of whichever lost a race.
+ */
+async function allInOrder<T>(jobs: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const settled = await Promise.allSettled(jobs.map((job) => job()));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
 /** A finite number from a Prometheus value string, else null (NaN, ±Inf). */
 function num(v: string): number | null {
   const n = Number(v);
@@ -131,9 +142,7 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
   const time = String(now.getTime() / 1000);
   let vectors: z.infer<typeof PromVector>[];
   try {
-    vectors = await Promise.all(
-      [q.up, q.inflight, q.queued, q.tokens].map(async (query) => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))),
-    );
+    vectors = await allInOrder([q.up, q.inflight, q.queued, q.tokens].map((query) => async () => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))));
   } catch (e) {
     return { ...downResult(proxy, 'prometheus', now, (e as Error).message), samples: [] };
   }
@@ -219,8 +228,8 @@ export async function prometheusHistory(
   const fields = ['inflight', 'queued', 'tokenRate'] as const;
   let matrices: z.infer<typeof PromMatrix>[];
   try {
-    matrices = await Promise.all(
-      fields.map(async (f) => {
+    matrices = await allInOrder(
+      fields.map((f) => async () => {
         const result = await promQuery(get, label, '/api/v1/query_range', q[f], params, MAX_PROM_RANGE_BODY);
         const parsed = PromMatrix.safeParse(result);
         if (!parsed.success) throw new Error(`${label}: query \`${q[f]}\`: the answer is not a range matrix`);
