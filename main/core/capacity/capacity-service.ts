@@ -89,7 +89,8 @@ export class CapacityService {
   private readonly latest = new Map<string, Capacity>();
   private readonly counters = new Map<string, CounterState>();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly busy = new Set<string>();
+  /** The poll in flight per proxy: a timer skips it, pollOnce waits for it (`snapshot` polls right after start). */
+  private readonly inFlight = new Map<string, Promise<void>>();
   /** Stopped: a poll still in flight then stores nothing (the store may be closing under it). */
   private stopped = false;
 
@@ -167,39 +168,41 @@ export class CapacityService {
     return gatewayAdapter(cfg.shedThreshold ?? null);
   }
 
-  private async pollProxy(name: string, cfg: ProxyConfig): Promise<void> {
-    if (this.busy.has(name)) return;
-    this.busy.add(name);
-    try {
-      const now = this.now();
-      if (cfg.kind === 'prometheus') {
-        const get = this.promGetter(name, cfg, cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000));
-        const result = get
-          ? await pollPrometheus(get, name, now, cfg.url, cfg.selector)
-          : downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host ?? ''}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
-        if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
-        return;
-      }
-      const fetch = cfg.host === undefined ? directFetch : this.opts.getFor(cfg.host);
-      let result: PollResult;
-      if (!fetch) {
-        result = downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
-      } else {
-        const timeoutMs = cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000);
-        const get = async (path: string) => {
-          const r = await fetch(joinUrl(cfg.url, path), timeoutMs);
-          return { status: r.status, body: r.body };
-        };
-        try {
-          result = await this.adapter(cfg)(get, name, now, cfg.url);
-        } catch (e) {
-          result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
-        }
-      }
+  private pollProxy(name: string, cfg: ProxyConfig): Promise<void> {
+    const running = this.inFlight.get(name);
+    if (running) return running;
+    const poll = this.pollProxyNow(name, cfg).finally(() => this.inFlight.delete(name));
+    this.inFlight.set(name, poll);
+    return poll;
+  }
+
+  private async pollProxyNow(name: string, cfg: ProxyConfig): Promise<void> {
+    const now = this.now();
+    if (cfg.kind === 'prometheus') {
+      const get = this.promGetter(name, cfg, cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000));
+      const result = get
+        ? await pollPrometheus(get, name, now, cfg.url, cfg.selector)
+        : downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host ?? ''}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
       if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
-    } finally {
-      this.busy.delete(name);
+      return;
     }
+    const fetch = cfg.host === undefined ? directFetch : this.opts.getFor(cfg.host);
+    let result: PollResult;
+    if (!fetch) {
+      result = downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
+    } else {
+      const timeoutMs = cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000);
+      const get = async (path: string) => {
+        const r = await fetch(joinUrl(cfg.url, path), timeoutMs);
+        return { status: r.status, body: r.body };
+      };
+      try {
+        result = await this.adapter(cfg)(get, name, now, cfg.url);
+      } catch (e) {
+        result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
+      }
+    }
+    if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
   }
 
   /** A crossbar (or Prometheus) that did not answer takes down every backend it was known to have. */

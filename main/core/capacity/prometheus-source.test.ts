@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
 import { dispatch } from '../../rpc/dispatch';
@@ -202,6 +204,26 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
       await sshd.stop();
     }
   }, 60_000);
+
+  it('`loopdeck snapshot --json` lists the instances', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-cli-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, `proxies:\n  fleet: { kind: prometheus, url: "${prom.url}" }\n`);
+    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [bin, 'snapshot', '--json', '--config', configPath, '--data', join(dir, 'data')], { timeout: 60_000 }, (err, out, errText) => {
+        if (err) reject(new Error(`${err.message}\n${errText}`, { cause: err }));
+        else resolve(out);
+      });
+    });
+    const snap = JSON.parse(stdout) as { capacity: Capacity[] };
+    const hosts = snap.capacity.filter((x) => x.proxy === 'fleet');
+    expect(hosts.map((x) => [x.kind, x.host, x.up])).toEqual([
+      ['prometheus', a.target, true],
+      ['prometheus', b.target, true],
+    ].sort((x, y) => String(x[1]).localeCompare(String(y[1]))));
+    expect(hosts.find((x) => x.host === a.target)).toMatchObject({ inflight: 3, queued: 2 });
+  }, 90_000);
 
   it('a server that stops answering shows down, from `up`', async () => {
     core ??= await startCore();
