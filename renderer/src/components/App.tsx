@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { navigate, useRoute } from '../lib/react-hooks';
 import type { Route } from '../lib/route';
 import type { PhaseKey } from '../lib/selection';
+import { useShortcuts } from '../lib/shortcuts';
 import { useDeck } from '../store';
 import { CapacityView } from './CapacityView';
 import { DrillsView } from './DrillsView';
@@ -16,6 +17,7 @@ import { PhaseDetail } from './PhaseDetail';
 import { ProblemsList } from './ProblemsList';
 import { PrsView } from './PrsView';
 import { ReviewView } from './ReviewView';
+import { ShortcutsDialog } from './ShortcutsDialog';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
 import { Toasts } from './Toasts';
@@ -36,6 +38,8 @@ export function App() {
   const [selection, setSelection] = useState<PhaseKey | null>(null);
   const phaseOpen = route.view === 'loops' && selection !== null;
   const findingId = route.view === 'findings' ? route.id : null;
+  const [helpOpen, setHelpOpen] = useState(false);
+  useShortcuts(() => setHelpOpen(true));
 
   useEffect(() => {
     document.title = `${TITLE[route.view]} · Loopdeck`;
@@ -104,6 +108,7 @@ export function App() {
         {detail}
       </div>
       <Toasts />
+      {helpOpen ? <ShortcutsDialog onClose={() => setHelpOpen(false)} /> : null}
     </div>
   );
 }
