@@ -1,11 +1,11 @@
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
-import { deltaRows, LEDGER_DELTA_MAX_ROWS } from '../../shared/deltas';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './engine/hosts';
-import { LedgerFollower, type LoopLedgers } from './loops/ledger-follower';
+import { LedgerBook } from './ledgers/ledger-book';
+import { LedgerFollower } from './loops/ledger-follower';
 import { LoopFollower, type LoopPoll } from './loops/loop-follower';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
@@ -46,7 +46,7 @@ export class Engine {
   private readonly hosts = new Map<string, HostEntry>();
   private readonly followers: LoopFollower[] = [];
   private readonly ledgerFollowers = new Map<string, LedgerFollower>();
-  private readonly ledgers = new Map<string, LoopLedgers>();
+  private readonly ledgers = new LedgerBook(() => this.ledgerFollowers.keys());
   private readonly prTracker = new PrTracker();
   /** When the notices must be derived again (see NoticeGate). */
   private readonly noticeGate = new NoticeGate();
@@ -66,7 +66,6 @@ export class Engine {
   private readonly listeners = new Set<EventListener>();
   private lastHostsJson = '';
   private polling: Promise<void> | null = null;
-
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
@@ -241,13 +240,11 @@ export class Engine {
       try {
         const read = await ledgers.poll(now, scope(follower.host));
         if (read.deliverChanged) this.prTracker.noteDeliverRecord(name);
-        if (read.changed) {
-          this.ledgers.set(name, ledgers.ledgers);
+        const published = this.ledgers.take(name, ledgers.ledgers, read);
+        if (published) {
           changed.findings.push(...read.findings.upserted);
-          const rows = deltaRows(read.findings, read.backlog, read.tasks, read.lessons, read.audits);
-          if (rows > LEDGER_DELTA_MAX_ROWS) this.emit('ledgers.reset', { loop: name, rows });
-          else this.emit('ledgers.changed', { loop: name, findings: read.findings, backlog: read.backlog, tasks: read.tasks, lessons: read.lessons, audits: read.audits });
-        } else if (read.deliverChanged) this.ledgers.set(name, ledgers.ledgers);
+          this.emit(published.event, published.payload);
+        }
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
@@ -269,7 +266,7 @@ export class Engine {
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
       const small = { prs: this.prTracker.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
-      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.allLedgers().findings }));
+      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.ledgers.all().findings }));
     }
     this.publishProblems();
   }
@@ -291,7 +288,7 @@ export class Engine {
 
   private deadmanOf(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
     const cfg = this.config.loops[loop];
-    return cfg ? this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved) : undefined;
+    return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved);
   }
 
   /** Problems are published when one was added or removed (the store counts its own). */
@@ -312,9 +309,7 @@ export class Engine {
     return [...this.hosts.values()].map(hostState);
   }
 
-  private isReachable(host: string): boolean {
-    return isReachable(this.hosts.get(host));
-  }
+  private isReachable = (host: string): boolean => isReachable(this.hosts.get(host));
 
   /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
@@ -326,18 +321,6 @@ export class Engine {
     this.loops.set(loop, state);
     this.emit('loop.changed', { loop, host: before.host, upserted: [], removed: [], deadman });
     changedLoops.push({ ...state, cycles: [] });
-  }
-
-  /** Every loop's ledgers, in config order, as one list each (for the snapshot). */
-  private allLedgers(): Omit<LoopLedgers, 'deliverRecord'> {
-    const all = [...this.ledgerFollowers.keys()].map((name) => this.ledgers.get(name)).filter((l): l is LoopLedgers => l !== undefined);
-    return {
-      findings: all.flatMap((l) => l.findings),
-      backlog: all.flatMap((l) => l.backlog),
-      tasks: all.flatMap((l) => l.tasks),
-      lessons: all.flatMap((l) => l.lessons),
-      audits: all.flatMap((l) => l.audits),
-    };
   }
 
   /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
@@ -400,7 +383,7 @@ export class Engine {
       hosts: this.hostStates(),
       loops: [...this.loops.values()],
       problems: this.problems(),
-      ...this.allLedgers(),
+      ...this.ledgers.all(),
       prs: this.prTracker.prs,
       capacity: this.capacityNow,
       notices: this.notifier.list(),
