@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import type { Capacity, Cycle, DrillRun, Finding, LoopState, Phase, PullRequest } from './domain';
+import { emptySnapshot } from './domain';
+import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
+import { buildReviewSummary, REVIEW_FINDING_LIMIT, reviewMarkdown, reviewWindow, type ReviewInput } from './review-summary';
+
+const NOW = Date.parse('2026-08-24T07:00:00Z');
+const SINCE = '2026-08-23T00:00:00.000Z';
+
+function phase(name: string, status: Phase['status'], over: Partial<Phase> = {}): Phase {
+  return { name, status, startedAt: null, endedAt: null, timesFrom: null, detail: [], stages: [], verdict: null, reason: `${name} is ${status}.`, ...over };
+}
+
+function cycle(date: string, status: Cycle['status'], phases: Phase[]): Cycle {
+  return { date, status, phases };
+}
+
+function finding(id: string, severity: Finding['severity'], firstSeenAt: string, over: Partial<Finding> = {}): Finding {
+  return {
+    id,
+    loop: 'reliability',
+    source: 'RELIABILITY_AUDIT.md',
+    section: 'Delta audit 2026-08-23',
+    severity,
+    category: 'safety',
+    where: `scripts/${id}.py:1`,
+    text: `finding ${id}`,
+    status: 'open',
+    backlog: [],
+    firstSeenAt,
+    line: 1,
+    ...over,
+  };
+}
+
+function capacity(host: string, over: Partial<Capacity>): Capacity {
+  return {
+    proxy: 'crossbar',
+    kind: 'crossbar',
+    host,
+    up: true,
+    since: null,
+    slotsTotal: 4,
+    slotsBusy: 1,
+    inflight: null,
+    queued: 0,
+    nCtx: null,
+    models: [],
+    shedThreshold: null,
+    highWater: null,
+    totalShed: null,
+    missing: [],
+    error: null,
+    polledAt: '2026-08-24T06:59:00.000Z',
+    ...over,
+  };
+}
+
+const reliability: LoopState = {
+  name: 'reliability',
+  host: 'runner',
+  deadman: { state: 'missed', expectedAt: null, lastFireAt: '2026-08-24T04:00:00.000Z', reason: 'No cycle for 2026-08-24 by 06:00.' },
+  cycles: [
+    cycle('2026-08-22', 'ok', [phase('audit', 'ok', { startedAt: '2026-08-22T04:00:00.000Z', endedAt: '2026-08-22T05:00:00.000Z' })]),
+    cycle('2026-08-23', 'incomplete', [
+      phase('audit', 'ok', { startedAt: '2026-08-23T04:00:04.000Z', endedAt: '2026-08-23T04:41:12.000Z' }),
+      phase('remediate', 'incomplete', {
+        startedAt: '2026-08-23T05:00:00.000Z',
+        stages: [{ name: 'gates', done: false, stoppedAt: 'suite', steps: [{ name: 'gates', rc: 0 }, { name: 'suite', rc: null }] }],
+        reason: 'The gates stage stopped at suite.',
+      }),
+      phase('deliver', 'pending'),
+    ]),
+  ],
+};
+
+const testing: LoopState = {
+  name: 'testing',
+  host: 'runner',
+  deadman: { state: 'ok', expectedAt: null, lastFireAt: null, reason: 'On schedule.' },
+  cycles: [
+    cycle('2026-08-24', 'ready', [
+      phase('audit', 'ok', { startedAt: '2026-08-24T04:00:00.000Z', endedAt: '2026-08-24T04:10:00.000Z' }),
+      phase('deliver', 'ready', { startedAt: '2026-08-24T04:11:00.000Z', endedAt: '2026-08-24T05:00:00.000Z', reason: 'Stamp: 1 PR(s) green.' }),
+    ]),
+  ],
+};
+
+const pr = (n: number, status: PullRequest['status'], loop = 'testing'): PullRequest => ({
+  loop,
+  url: `https://github.com/acme/radon/pull/${n}`,
+  number: n,
+  branch: `${loop}/2026-08-24`,
+  status,
+  check: null,
+  since: '2026-08-24T05:00:00.000Z',
+  cycle: '2026-08-24',
+});
+
+const run = (id: string, startedAt: string, over: Partial<DrillRun> = {}): DrillRun => ({
+  id,
+  drill: 'sigterm-drain',
+  host: 'runner',
+  args: { mode: 'graceful' },
+  user: 'ops',
+  startedAt,
+  endedAt: null,
+  rc: 0,
+  status: 'ok',
+  override: false,
+  logPath: '/tmp/x.log',
+  durationMs: 1000,
+  ...over,
+});
+
+const state: ReviewInput = {
+  ...emptySnapshot('2026-08-24T07:00:00.000Z'),
+  loops: [reliability, testing],
+  findings: [
+    finding('R-200', 'P0', '2026-08-22T09:00:00.000Z'), // before the window
+    finding('R-201', 'P1', '2026-08-23T05:00:00.000Z'),
+    finding('R-202', 'P0', '2026-08-23T04:50:00.000Z', { where: 'scripts/exit_orders.py:88', text: 'exit order placed without the halt check' }),
+    finding('R-203', 'P2', '2026-08-23T04:50:00.000Z'),
+  ],
+  prs: [pr(89, 'ready'), pr(77, 'incomplete', 'reliability'), pr(88, 'ready')],
+  drillRuns: [run('d1', '2026-08-22T12:00:00.000Z'), run('d2', '2026-08-23T12:00:00.000Z', { status: 'failed', rc: 3 })],
+  capacity: [capacity('gpu-b', { slotsBusy: 4, queued: 2 }), capacity('gpu-a', { up: false, error: 'crossbar: GET /_crossbar/hosts: gpu-a unreachable' }), capacity('gpu-c', {})],
+  lastReviewedAt: SINCE,
+};
+
+describe('the review summary', () => {
+  it('renders a known state as exactly this Markdown', () => {
+    expect(reviewMarkdown(state, { now: NOW })).toBe(
+      [
+        '# Loopdeck review since 2026-08-23T00:00:00.000Z',
+        '',
+        '1 of 2 loops need attention · 3 new findings (1 P0, 1 P1, 1 P2) · 2 PRs ready to merge · 1 drill run · 2 fleet incidents',
+        '',
+        '## What ran',
+        '',
+        '- **reliability** on runner — dead-man **missed**: No cycle for 2026-08-24 by 06:00.',
+        '  - 2026-08-23 · **incomplete** · stopped at remediate › gates › suite — The gates stage stopped at suite.',
+        '- **testing** on runner',
+        '  - 2026-08-24 · **ready** · finished at deliver — Stamp: 1 PR(s) green.',
+        '',
+        '## New P0/P1 findings',
+        '',
+        '- **P0** `R-202` `scripts/exit_orders.py:88` — exit order placed without the halt check (reliability)',
+        '- **P1** `R-201` `scripts/R-201.py:1` — finding R-201 (reliability)',
+        '',
+        '## Ready to merge',
+        '',
+        '- testing #88 `testing/2026-08-24` — https://github.com/acme/radon/pull/88',
+        '- testing #89 `testing/2026-08-24` — https://github.com/acme/radon/pull/89',
+        '',
+        '## Drills run',
+        '',
+        '- **sigterm-drain** on runner — failed (rc 3); mode=graceful, by ops, started 2026-08-23T12:00:00.000Z',
+        '',
+        '## Fleet incidents',
+        '',
+        '- **gpu-a** via crossbar — down: crossbar: GET /\\_crossbar/hosts: gpu-a unreachable',
+        '- **gpu-b** via crossbar — saturated: 4/4 slots busy · 2 queued',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says so when nothing happened, rather than leaving sections out', () => {
+    const md = reviewMarkdown({ ...state, loops: [{ ...testing, cycles: [] }], findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
+    expect(md).toContain('- **testing** on runner\n  - no cycle ran since 2026-08-23T00:00:00.000Z');
+    expect(md.match(/\nNone\.\n/g)).toHaveLength(4);
+    expect(md).toContain('0 of 1 loop need attention · 0 new findings · 0 PRs ready to merge · 0 drill runs · 0 fleet incidents');
+  });
+
+  it('filters by the window: an explicit since, else the last review, else the last 24 hours', () => {
+    expect(reviewWindow(null, NOW)).toEqual({ since: '2026-08-23T07:00:00.000Z', sinceFrom: 'default-24h' });
+    expect(reviewWindow(SINCE, NOW)).toEqual({ since: SINCE, sinceFrom: 'last-review' });
+    expect(reviewWindow(SINCE, NOW, '2026-08-22T00:00:00+02:00')).toEqual({ since: '2026-08-21T22:00:00.000Z', sinceFrom: 'option' });
+    expect(() => reviewWindow(null, NOW, 'yesterday')).toThrow(/since: expected an ISO time.*"yesterday"/);
+
+    const wide = buildReviewSummary(state, { now: NOW, since: '2026-08-22T00:00:00Z' });
+    expect(wide.loops[0]?.cycles.map((c) => c.date)).toEqual(['2026-08-23', '2026-08-22']);
+    expect(wide.findings.items.map((f) => f.id)).toEqual(['R-202', 'R-200', 'R-201']);
+    expect(wide.drills.map((d) => d.id)).toEqual(['d2', 'd1']);
+
+    const narrow = buildReviewSummary({ ...state, lastReviewedAt: null }, { now: NOW });
+    expect(narrow.since).toBe('2026-08-23T07:00:00.000Z');
+    expect(narrow.loops.map((l) => l.cycles.map((c) => c.date))).toEqual([[], ['2026-08-24']]);
+    expect(narrow.findings.items).toEqual([]);
+    expect(narrow.drills.map((d) => d.id)).toEqual(['d2']);
+    // Ready PRs wait for a person whenever they became ready; incidents are the fleet as last polled.
+    expect(narrow.prs.map((p) => p.number)).toEqual([88, 89]);
+    expect(narrow.incidents.map((i) => i.host)).toEqual(['gpu-a', 'gpu-b']);
+  });
+
+  it('keeps a running drill whenever it started', () => {
+    const s = buildReviewSummary({ ...state, drillRuns: [run('old', '2026-08-01T00:00:00.000Z', { status: 'running', rc: null })] }, { now: NOW });
+    expect(s.drills.map((d) => d.id)).toEqual(['old']);
+    expect(reviewMarkdown({ ...state, drillRuns: [run('old', '2026-08-01T00:00:00.000Z', { status: 'running', rc: null })] }, { now: NOW })).toContain(
+      '- **sigterm-drain** on runner — running; mode=graceful, by ops, started 2026-08-01T00:00:00.000Z',
+    );
+  });
+
+  it('bounds the findings list and says how many more', () => {
+    const many = Array.from({ length: 130 }, (_, i) => finding(`R-${1000 + i}`, i % 2 ? 'P1' : 'P0', new Date(Date.parse(SINCE) + (i + 1) * 60_000).toISOString()));
+    const s = buildReviewSummary({ ...state, findings: many }, { now: NOW });
+    expect(s.findings.items).toHaveLength(REVIEW_FINDING_LIMIT);
+    expect(s.findings.more).toBe(130 - REVIEW_FINDING_LIMIT);
+    expect(s.findings.items.every((f) => f.severity === 'P0')).toBe(true);
+    expect(s.findings.items[0]?.id).toBe('R-1128'); // the newest P0 first
+    const md = reviewMarkdown({ ...state, findings: many }, { now: NOW });
+    expect(md.match(/^- \*\*P[01]\*\* /gm)).toHaveLength(REVIEW_FINDING_LIMIT);
+    expect(md).toContain(`- and ${130 - REVIEW_FINDING_LIMIT} more P0/P1 findings\n`);
+    expect(md).toContain('130 new findings (65 P0, 65 P1)');
+  });
+
+  it('gives the same Markdown whatever order the state arrives in (the renderer store and a snapshot differ)', () => {
+    const shuffled: ReviewInput = { ...state, findings: [...state.findings].reverse(), prs: [...state.prs].reverse(), drillRuns: [...state.drillRuns].reverse(), capacity: [...state.capacity].reverse() };
+    expect(reviewMarkdown(shuffled, { now: NOW })).toBe(reviewMarkdown(state, { now: NOW }));
+  });
+
+  it('escapes Markdown in text it did not write, so a ledger row cannot inject markup or break the list', () => {
+    const evil = finding('R-300', 'P0', '2026-08-23T06:00:00.000Z', {
+      text: '**bold** _it_ [link](http://x) <img src=x> `code` | pipe ~strike~ &amp; # not a heading\n- not an item\\',
+      where: 'a`b.py:3',
+      loop: 'rel*ability',
+    });
+    const md = reviewMarkdown({ ...state, findings: [evil] }, { now: NOW });
+    const line = md.split('\n').find((l) => l.includes('R-300'));
+    expect(line).toBe(
+      '- **P0** `R-300` ``a`b.py:3`` — \\*\\*bold\\*\\* \\_it\\_ \\[link\\](http://x) \\<img src=x\\> \\`code\\` \\| pipe \\~strike\\~ \\&amp; \\# not a heading - not an item\\\\ (rel\\*ability)',
+    );
+    expect(md.split('\n').some((l) => l.startsWith('- not an item'))).toBe(false);
+  });
+
+  it('escapes helpers: text, code spans and URLs', () => {
+    expect(escapeMarkdown('a\r\n  b')).toBe('a b');
+    expect(codeSpan('plain')).toBe('`plain`');
+    expect(codeSpan('``x')).toBe('``` ``x ```');
+    expect(markdownUrl('https://x/a b<c>')).toBe('https://x/a%20b%3Cc%3E');
+  });
+});

@@ -1,0 +1,283 @@
+import type { Capacity, Cycle, DeadmanState, DrillRun, Finding, Phase, PhaseStatus, PullRequest, Severity, Snapshot } from './domain';
+import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
+
+// The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
+// and `loopdeck review`, so the two print the same thing for the same state.
+
+/** Without a review mark (or a `--since`), the summary covers this much. */
+export const REVIEW_DEFAULT_WINDOW_MS = 24 * 3600_000;
+/** How many P0/P1 findings the summary lists before "and N more" (a first start sees every ledger row as new). */
+export const REVIEW_FINDING_LIMIT = 50;
+/** How many cycles per loop the summary lists (a `--since` months back would list them all). */
+export const REVIEW_CYCLE_LIMIT = 31;
+
+/** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
+export type ReviewInput = Pick<Snapshot, 'loops' | 'findings' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
+
+/** Where a cycle stopped: its first failed, incomplete or running phase, else the last phase that ran. */
+export interface SummaryStop {
+  readonly phase: string;
+  readonly status: PhaseStatus;
+  readonly stage: string | null;
+  readonly step: string | null;
+  /** Why the phase has that status (which evidence decided it). */
+  readonly reason: string;
+}
+
+/** One cycle that ran in the window. */
+export interface SummaryCycle {
+  readonly date: string;
+  readonly status: PhaseStatus;
+  readonly stop: SummaryStop | null;
+}
+
+/** One loop: its dead-man state and the cycles that ran in the window, newest first. */
+export interface SummaryLoop {
+  readonly loop: string;
+  readonly host: string;
+  readonly deadman: { readonly state: DeadmanState; readonly reason: string } | null;
+  readonly cycles: readonly SummaryCycle[];
+  /** Cycles in the window beyond `REVIEW_CYCLE_LIMIT`. */
+  readonly moreCycles: number;
+}
+
+/** A new P0/P1 finding and where it is. */
+export interface SummaryFinding {
+  readonly id: string;
+  readonly loop: string;
+  readonly severity: 'P0' | 'P1';
+  readonly where: string | null;
+  readonly text: string;
+  readonly firstSeenAt: string;
+}
+
+/** A pull request waiting to be merged. */
+export interface SummaryPr {
+  readonly loop: string;
+  readonly url: string;
+  readonly number: number | null;
+  readonly branch: string | null;
+  readonly since: string | null;
+}
+
+/** A drill run started in the window (or still running). */
+export interface SummaryDrill {
+  readonly id: string;
+  readonly drill: string;
+  readonly host: string;
+  readonly status: DrillRun['status'];
+  readonly rc: number | null;
+  readonly args: Readonly<Record<string, string>>;
+  readonly user: string;
+  readonly startedAt: string;
+}
+
+/** An inference host down or saturated, as last polled. */
+export interface SummaryIncident {
+  readonly proxy: string;
+  readonly host: string;
+  readonly kind: 'down' | 'saturated';
+  readonly detail: string;
+}
+
+/** The summary model: what `loopdeck review --json` prints and the Markdown is rendered from. */
+export interface ReviewSummary {
+  readonly schema: 1;
+  /** Start of the window (ISO, UTC). */
+  readonly since: string;
+  /** Where `since` came from. */
+  readonly sinceFrom: 'option' | 'last-review' | 'default-24h';
+  readonly loops: readonly SummaryLoop[];
+  readonly findings: {
+    /** New findings of every severity in the window. */
+    readonly counts: Readonly<Record<Severity | 'none', number>>;
+    /** New P0/P1 findings, P0 first then newest, at most `REVIEW_FINDING_LIMIT`. */
+    readonly items: readonly SummaryFinding[];
+    /** P0/P1 findings left off the list. */
+    readonly more: number;
+  };
+  readonly prs: readonly SummaryPr[];
+  readonly drills: readonly SummaryDrill[];
+  readonly incidents: readonly SummaryIncident[];
+}
+
+/** Options of `buildReviewSummary`. */
+export interface ReviewSummaryOptions {
+  /** The current time (ms since the epoch), for the default window. */
+  readonly now: number;
+  /** Start of the window; defaults to the last review, else 24 hours before `now`. */
+  readonly since?: string | null;
+  readonly findingLimit?: number;
+}
+
+function ms(iso: string | null | undefined): number {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(t) ? t : NaN;
+}
+
+/** The window start the summary uses: an explicit time, else the last review, else 24 hours before `now`. */
+export function reviewWindow(lastReviewedAt: string | null, now: number, since?: string | null): Pick<ReviewSummary, 'since' | 'sinceFrom'> {
+  if (since != null) {
+    const t = ms(since);
+    if (Number.isNaN(t)) throw new Error(`since: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(since)}`);
+    return { since: new Date(t).toISOString(), sinceFrom: 'option' };
+  }
+  const last = ms(lastReviewedAt);
+  if (!Number.isNaN(last)) return { since: new Date(last).toISOString(), sinceFrom: 'last-review' };
+  return { since: new Date(now - REVIEW_DEFAULT_WINDOW_MS).toISOString(), sinceFrom: 'default-24h' };
+}
+
+const BAD = new Set<PhaseStatus>(['failed', 'incomplete', 'running']);
+
+function stopOf(cycle: Cycle): SummaryStop | null {
+  const phase: Phase | undefined = cycle.phases.find((p) => BAD.has(p.status)) ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
+  if (!phase) return null;
+  const open = phase.stages.find((s) => !s.done);
+  const failing = phase.stages.find((s) => s.done && s.steps.some((st) => st.rc !== null && st.rc !== 0));
+  const stage = BAD.has(phase.status) ? (open ?? failing ?? null) : null;
+  const step = !stage ? null : stage === open ? stage.stoppedAt : (stage.steps.find((st) => st.rc !== null && st.rc !== 0)?.name ?? null);
+  return { phase: phase.name, status: phase.status, stage: stage?.name ?? null, step, reason: phase.reason };
+}
+
+function ranIn(cycle: Cycle, since: number): boolean {
+  return cycle.phases.some((p) => ms(p.startedAt) > since || ms(p.endedAt) > since);
+}
+
+const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+const byAsc = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function incidents(capacity: readonly Capacity[]): SummaryIncident[] {
+  const out: SummaryIncident[] = [];
+  for (const c of capacity) {
+    if (!c.up) {
+      out.push({ proxy: c.proxy, host: c.host, kind: 'down', detail: c.error ?? 'Not answering.' });
+      continue;
+    }
+    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
+    const queued = c.queued ?? 0;
+    if (!full && queued <= 0) continue;
+    const parts: string[] = [];
+    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
+    if (queued > 0) parts.push(`${queued} queued`);
+    out.push({ proxy: c.proxy, host: c.host, kind: 'saturated', detail: parts.join(' · ') });
+  }
+  return out.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'down' ? -1 : 1) || byAsc(a.proxy, b.proxy) || byAsc(a.host, b.host));
+}
+
+/** Build the summary model from the state; sorted so the renderer's store and a snapshot give the same result. */
+export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOptions): ReviewSummary {
+  const window = reviewWindow(input.lastReviewedAt, options.now, options.since);
+  const t = ms(window.since);
+  const limit = options.findingLimit ?? REVIEW_FINDING_LIMIT;
+
+  const loops = input.loops.map((loop): SummaryLoop => {
+    const ran = [...loop.cycles].filter((c) => ranIn(c, t)).sort((a, b) => byDesc(a.date, b.date));
+    return {
+      loop: loop.name,
+      host: loop.host,
+      deadman: loop.deadman ? { state: loop.deadman.state, reason: loop.deadman.reason } : null,
+      cycles: ran.slice(0, REVIEW_CYCLE_LIMIT).map((c) => ({ date: c.date, status: c.status, stop: stopOf(c) })),
+      moreCycles: Math.max(0, ran.length - REVIEW_CYCLE_LIMIT),
+    };
+  });
+
+  const counts = { P0: 0, P1: 0, P2: 0, P3: 0, none: 0 };
+  const urgent: Finding[] = [];
+  for (const f of input.findings) {
+    if (!(ms(f.firstSeenAt) > t)) continue;
+    counts[f.severity ?? 'none'] += 1;
+    if (f.severity === 'P0' || f.severity === 'P1') urgent.push(f);
+  }
+  urgent.sort((a, b) => byAsc(a.severity ?? '', b.severity ?? '') || byDesc(a.firstSeenAt, b.firstSeenAt) || byAsc(a.loop, b.loop) || byAsc(a.id, b.id));
+  const items = urgent.slice(0, limit).map(
+    (f): SummaryFinding => ({ id: f.id, loop: f.loop, severity: f.severity as 'P0' | 'P1', where: f.where, text: f.text, firstSeenAt: f.firstSeenAt }),
+  );
+
+  const prs = input.prs
+    .filter((p: PullRequest) => p.status === 'ready')
+    .map((p): SummaryPr => ({ loop: p.loop, url: p.url, number: p.number, branch: p.branch, since: p.since }))
+    .sort((a, b) => byAsc(a.loop, b.loop) || byAsc(a.url, b.url));
+
+  const drills = input.drillRuns
+    .filter((r) => r.status === 'running' || ms(r.startedAt) > t)
+    .map((r): SummaryDrill => ({ id: r.id, drill: r.drill, host: r.host, status: r.status, rc: r.rc, args: r.args, user: r.user, startedAt: r.startedAt }))
+    .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
+
+  return { schema: 1, ...window, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity) };
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+function stopText(stop: SummaryStop): string {
+  const where = [stop.phase, stop.stage, stop.step].filter((x): x is string => !!x).map(escapeMarkdown).join(' › ');
+  const verb = stop.status === 'running' ? 'running' : BAD.has(stop.status) ? 'stopped at' : 'finished at';
+  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}`;
+}
+
+function loopLines(l: SummaryLoop, since: string): string[] {
+  const dead = l.deadman && l.deadman.state !== 'ok' ? ` — dead-man **${l.deadman.state}**: ${escapeMarkdown(l.deadman.reason)}` : '';
+  const lines = [`- **${escapeMarkdown(l.loop)}** on ${escapeMarkdown(l.host)}${dead}`];
+  if (l.cycles.length === 0) lines.push(`  - no cycle ran since ${since}`);
+  for (const c of l.cycles) lines.push(`  - ${escapeMarkdown(c.date)} · **${c.status}**${c.stop ? ` · ${stopText(c.stop)}` : ''}`);
+  if (l.moreCycles > 0) lines.push(`  - and ${plural(l.moreCycles, 'earlier cycle', 'earlier cycles')}`);
+  return lines;
+}
+
+function findingLine(f: SummaryFinding): string {
+  const where = f.where ? ` ${codeSpan(f.where)}` : '';
+  return `- **${f.severity}** ${codeSpan(f.id)}${where} — ${escapeMarkdown(f.text)} (${escapeMarkdown(f.loop)})`;
+}
+
+function prLine(p: SummaryPr): string {
+  const name = p.number !== null ? `#${p.number}` : 'PR';
+  const branch = p.branch ? ` ${codeSpan(p.branch)}` : '';
+  return `- ${escapeMarkdown(p.loop)} ${name}${branch} — ${markdownUrl(p.url)}`;
+}
+
+function drillLine(d: SummaryDrill): string {
+  const args = Object.entries(d.args).map(([k, v]) => `${k}=${v}`);
+  const rc = d.rc !== null ? ` (rc ${d.rc})` : '';
+  const detail = [args.length ? escapeMarkdown(args.join(' ')) : null, `by ${escapeMarkdown(d.user)}`, `started ${d.startedAt}`].filter(Boolean).join(', ');
+  return `- **${escapeMarkdown(d.drill)}** on ${escapeMarkdown(d.host)} — ${d.status}${rc}; ${detail}`;
+}
+
+function incidentLine(i: SummaryIncident): string {
+  return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${i.kind}: ${escapeMarkdown(i.detail)}`;
+}
+
+function section(title: string, lines: readonly string[], none: string): string[] {
+  return ['', `## ${title}`, '', ...(lines.length ? lines : [none])];
+}
+
+/** Render the summary as Markdown to paste into an issue or a chat; every piece of outside text is escaped. */
+export function renderReviewMarkdown(s: ReviewSummary): string {
+  const c = s.findings.counts;
+  const newTotal = c.P0 + c.P1 + c.P2 + c.P3 + c.none;
+  const bySev = (['P0', 'P1', 'P2', 'P3'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
+  const needy = s.loops.filter((l) => (l.deadman && l.deadman.state !== 'ok') || l.cycles.some((x) => x.status === 'failed' || x.status === 'incomplete')).length;
+  const headline = [
+    `${needy} of ${plural(s.loops.length, 'loop', 'loops')} need attention`,
+    `${plural(newTotal, 'new finding', 'new findings')}${bySev.length ? ` (${bySev.join(', ')})` : ''}`,
+    `${plural(s.prs.length, 'PR', 'PRs')} ready to merge`,
+    plural(s.drills.length, 'drill run', 'drill runs'),
+    plural(s.incidents.length, 'fleet incident', 'fleet incidents'),
+  ].join(' · ');
+  const findings = s.findings.items.map(findingLine);
+  if (s.findings.more > 0) findings.push(`- and ${s.findings.more} more P0/P1 ${s.findings.more === 1 ? 'finding' : 'findings'}`);
+  return [
+    `# Loopdeck review since ${s.since}`,
+    '',
+    headline,
+    ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
+    ...section('New P0/P1 findings', findings, 'None.'),
+    ...section('Ready to merge', s.prs.map(prLine), 'None.'),
+    ...section('Drills run', s.drills.map(drillLine), 'None.'),
+    ...section('Fleet incidents', s.incidents.map(incidentLine), 'None.'),
+    '',
+  ].join('\n');
+}
+
+/** The summary as Markdown, straight from the state: what the UI copies and `loopdeck review --markdown` prints. */
+export function reviewMarkdown(input: ReviewInput, options: ReviewSummaryOptions): string {
+  return renderReviewMarkdown(buildReviewSummary(input, options));
+}
