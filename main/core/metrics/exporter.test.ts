@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useLogger } from '../logging/log';
 import { stderrLogger } from '../logging/logger';
 import { until } from '../../../testing/until';
+import { startPrometheus } from '../../../testing/prometheus';
 import { createAppCore, type AppCore } from '../app-core';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -216,30 +217,20 @@ describe('the /metrics exporter', () => {
   it('a real Prometheus scrapes it and answers queries over the values', async () => {
     const port = await freePort();
     await startCore(`127.0.0.1:${port}`);
-    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prometheus-'));
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, scrape_timeout: 1s }\nscrape_configs:\n  - job_name: loopdeck\n    static_configs: [{ targets: ["127.0.0.1:${port}"] }]\n`,
-    );
-    const promPort = await freePort();
-    const prometheus = spawn(
-      '/usr/bin/prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`],
-      { detached: true, stdio: 'ignore' },
-    );
+    const prometheus = await startPrometheus({ targets: [`127.0.0.1:${port}`] });
     const query = async (q: string): Promise<string | null> => {
-      const answer = await fetchHttp(promPort, `/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => null);
+      const answer = await prometheus.api(`/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => null);
       if (answer?.status !== 200) return null;
-      const data = JSON.parse(answer.body) as { data: { result: { value: [number, string] }[] } };
+      const data = answer.body as { data: { result: { value: [number, string] }[] } };
       return data.data.result[0]?.value[1] ?? null;
     };
     try {
-      await until(async () => (await query('up{job="loopdeck"}')) === '1', 60_000, 'Prometheus to scrape /metrics');
+      await until(async () => (await query('up')) === '1', 60_000, 'Prometheus to scrape /metrics');
       expect(await query('loopdeck_prs_ready{loop="reliability"}')).toBe('2');
       expect(await query('sum by (loop) (loopdeck_findings_open{loop="reliability"})')).toBe('3');
       expect(await query('count(loopdeck_phase_status{status="failed"} == 1)')).toBe('1');
     } finally {
-      if (prometheus.pid !== undefined) process.kill(-prometheus.pid, 'SIGKILL');
+      await prometheus.stop();
     }
   }, 90_000);
 
