@@ -10,6 +10,7 @@ import { databasePath, defaultDataDir } from './core/config/paths';
 import { Store } from './core/store/store';
 import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
+import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { startServer } from './serve/server';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
@@ -21,6 +22,7 @@ Usage:
   loopdeck demo     [--port N] [--speed X]
   loopdeck check    [--config FILE]
   loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
+  loopdeck review   [--config FILE] [--data DIR] [--since ISO] [--markdown | --json]
   loopdeck watch    [--config FILE] [--data DIR] [--json]
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
   loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
@@ -32,6 +34,8 @@ Usage:
   --port N       serve on this port (default: a free one)
   --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
   --now ISO      pin the clock, so a snapshot is reproducible
+  --since ISO    the review's window start (default: when last marked reviewed, else 24 h ago)
+  --markdown     the review as Markdown to paste (the default; --json prints its model)
   --json         machine-readable output
   --yes          trust without asking (after comparing the fingerprint out of band); forget a
                  trusted key without asking; run a drill without typing its name
@@ -45,6 +49,8 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   now: { type: 'string' },
+  since: { type: 'string' },
+  markdown: { type: 'boolean', default: false },
   speed: { type: 'string' },
   yes: { type: 'boolean', default: false },
   arg: { type: 'string', multiple: true },
@@ -272,6 +278,31 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+/** The morning summary the Review screen copies: the same function on the same state, so both agree. */
+async function review(flags: Flags): Promise<number> {
+  if (flags.markdown && flags.json) throw new CliError('--markdown and --json: pass one of them (the default is --markdown).');
+  if (flags.since !== undefined && Number.isNaN(Date.parse(flags.since))) {
+    throw new CliError(`--since: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(flags.since)}`);
+  }
+  const { engine, store } = await openEngine(flags, 'review');
+  try {
+    await engine.settle(CONNECT_TIMEOUT_MS);
+    await engine.capacity.pollOnce();
+    await engine.poll();
+    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+    const snap = engine.snapshot();
+    const summary = buildReviewSummary(snap, { now: Date.parse(snap.takenAt), since: flags.since ?? null });
+    if (flags.json) console.log(JSON.stringify(summary, null, 2));
+    else process.stdout.write(renderReviewMarkdown(summary));
+    const failures = engine.failures();
+    for (const f of failures) console.error(`loopdeck review: ${f}`);
+    return failures.length > 0 ? 1 : 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
 function printSnapshot(snap: ReturnType<Engine['snapshot']>): void {
   for (const loop of snap.loops) {
     console.log(`${loop.name} (host ${loop.host})`);
@@ -366,6 +397,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return check(flags);
     case 'snapshot':
       return snapshot(flags);
+    case 'review':
+      return review(flags);
     case 'watch':
       return watch(flags);
     case 'trust':
