@@ -56,6 +56,7 @@ export function FindingsFilters({ filter, text, loops, sections, onText, onChang
           type="search"
           className="filter-text"
           data-testid="findings-filter-text"
+          data-shortcut-filter
           placeholder="Filter by id, file or text…"
           aria-label="Filter findings by id, where or text"
           value={text}

@@ -137,6 +137,7 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
               aria-selected={selected}
               className={`frow${selected ? ' selected' : ''}${v.index % 2 ? ' odd' : ''}`}
               data-testid={`finding-row-${f.id}`}
+              data-row
               style={{ transform: `translateY(${v.start}px)` }}
               onClick={(e) => {
                 e.preventDefault();

@@ -35,6 +35,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
       className={`notice card prio-line-${notice.priority}${acked ? ' acked' : ''}${snoozed ? ' snoozed' : ''}`}
       data-testid={`notice-${key}`}
       data-priority={notice.priority}
+      data-row
     >
       <div className="notice-main">
         <div className="notice-head">
@@ -46,7 +47,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
           </time>
         </div>
         <p className="notice-message">{notice.message}</p>
-        <div className="notice-foot">
+        <div className="notice-foot" data-row-open>
           <NoticeLinkView url={notice.url} title={notice.urlTitle} />
           {acked ? (
             <span className="notice-state ok">✓ acknowledged {formatClock(notice.acknowledgedAt)}</span>
@@ -62,7 +63,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
       </div>
       {acked ? null : (
         <div className="notice-actions">
-          <button type="button" className="small-button" data-testid={`notice-ack-${key}`} disabled={busy} onClick={() => void run(() => ackNotice(key))}>
+          <button type="button" className="small-button" data-testid={`notice-ack-${key}`} data-row-ack disabled={busy} onClick={() => void run(() => ackNotice(key))}>
             Acknowledge
           </button>
           <button

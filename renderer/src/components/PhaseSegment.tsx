@@ -31,6 +31,7 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
       className={`seg status-${phase.status}${selected ? ' selected' : ''}`}
       data-testid={`phase-${loop}-${date}-${phase.name}`}
       data-status={phase.status}
+      data-row
       aria-pressed={selected}
       aria-controls={selected ? 'phase-detail' : undefined}
       title={tooltip(phase)}

@@ -45,9 +45,9 @@ export function PrsView() {
           {prs.map((pr) => {
             const key = pr.number ?? pr.url;
             return (
-              <tr key={`${pr.loop}:${pr.url}`} data-testid={`pr-row-${key}`} className={`pr-${pr.status}`}>
+              <tr key={`${pr.loop}:${pr.url}`} data-testid={`pr-row-${key}`} data-row className={`pr-${pr.status}`}>
                 <td>{pr.loop}</td>
-                <td>
+                <td data-row-open>
                   <ExternalLink url={pr.url} testId={`pr-link-${key}`}>
                     {pr.number !== null ? `#${pr.number}` : pr.url}
                   </ExternalLink>
