@@ -6,6 +6,7 @@ import { routeHash } from '../lib/route';
 import { drillRunsSince, fleetIncidents, newFindings, readyPrs, reviewLoop, reviewSince } from '../lib/review';
 import { useNow } from '../lib/react-hooks';
 import { useDeck } from '../store';
+import { CopyMarkdownButton } from './CopyMarkdownButton';
 import { argsText, DrillStatusBadge, runDuration } from './DrillParts';
 import { SeverityTag } from './FindingTags';
 import { ReviewLoop } from './ReviewLoops';
@@ -97,7 +98,10 @@ export function ReviewView() {
             {reviewedLine} Every loop fired on schedule and finished, no new findings, no pull requests waiting, no drills
             run and the fleet is healthy.
           </p>
-          <MarkButton />
+          <div className="rv-mark">
+            <MarkButton />
+            <CopyMarkdownButton since={since} />
+          </div>
         </div>
       </div>
     );
@@ -120,7 +124,10 @@ export function ReviewView() {
           <p className="muted small">{reviewedLine}</p>
           <p className="rv-summary">{summary.join(' · ')}</p>
         </div>
-        <MarkButton />
+        <div className="rv-mark">
+          <MarkButton />
+          <CopyMarkdownButton since={since} />
+        </div>
       </section>
 
       <Section title="Loops" id="rv-loops" count={<span className="muted small">{needy.length ? `${needy.length} of ${loopReviews.length} need you` : 'all fine'}</span>}>
