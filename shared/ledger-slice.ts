@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { CapacitySchema } from './capacity-domain';
 import {
   AuditMarkSchema,
   BacklogItemSchema,
   FindingSchema,
-  HostStateSchema,
   LessonSchema,
-  LoopStateSchema,
-  ProblemSchema,
-  PullRequestSchema,
+  SnapshotSchema,
   TaskSchema,
   type AuditMark,
   type BacklogItem,
@@ -17,7 +13,6 @@ import {
   type Snapshot,
   type Task,
 } from './domain';
-import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
 
 /**
  * The renderer's first load, split in two: a summary (the snapshot without the ledgers' rows, so
@@ -48,19 +43,9 @@ export const LedgerCountsSchema = z.object({ findings: count, backlog: count, ta
 export type LedgerCounts = z.infer<typeof LedgerCountsSchema>;
 
 /** The state without the ledgers' rows: bounded by the loops' windows, not by the ledgers' history. */
-export const SummarySchema = z
-  .object({
-    schema: z.literal(1),
-    takenAt: z.string(),
-    hosts: z.array(HostStateSchema).readonly(),
-    loops: z.array(LoopStateSchema).readonly(),
-    problems: z.array(ProblemSchema).readonly(),
-    prs: z.array(PullRequestSchema).readonly(),
-    capacity: z.array(CapacitySchema).readonly(),
-    notices: z.array(NoticeSchema).readonly(),
-    lastReviewedAt: z.string().nullable(),
-    drills: z.array(DrillSchema).readonly(),
-    drillRuns: z.array(DrillRunSchema).readonly(),
+export const SummarySchema = SnapshotSchema.unwrap()
+  .omit({ findings: true, backlog: true, tasks: true, lessons: true, audits: true })
+  .extend({
     /** The rows the ledger pages will deliver (as of `takenAt`). */
     ledgerRows: LedgerCountsSchema,
   })
