@@ -13,6 +13,7 @@ import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
 import { log } from './logging/log';
 import { logRendererError } from './logging/renderer-errors';
 import { startMetricsExporter, type MetricsExporter } from './metrics/exporter';
+import type { MetricsState } from './metrics/metrics-state';
 
 export { defaultConfigPath } from './config/load-config';
 
@@ -39,6 +40,8 @@ export interface AppCore {
   /** Poll every source once now (tests and `snapshot` use it instead of waiting for the timer). */
   pollOnce(): Promise<void>;
   snapshot(): Snapshot;
+  /** The engine's live state without copies (null before a config loads): cheap readers such as the tray. */
+  liveState(): MetricsState | null;
   /** Where the console is reached (no token), so notices can link into it. */
   setConsoleUrl(url: string): void;
 }
@@ -170,6 +173,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       await engine?.poll();
     },
     snapshot,
+    liveState: () => engine?.metricsState() ?? null,
     setConsoleUrl: (url) => {
       consoleUrl = url;
       if (engine) engine.notifier.consoleUrl = url;
