@@ -1,0 +1,377 @@
+import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
+
+// Trends: per loop and night, what the cycles and the ledgers say over 7, 30 or 90 days, and the
+// regressions worth a look. Nights are memoised (keyed by loop + date) so a change re-derives only
+// the nights whose cycle or findings changed; the rest is sums over at most a few hundred nights.
+
+/** The windows the view offers, in nights. */
+export const TREND_RANGES = [7, 30, 90] as const;
+/** A window in nights. */
+export type TrendRange = (typeof TREND_RANGES)[number];
+/** No series carries more points than this (90 nights is far below; a guard for long histories). */
+export const MAX_TREND_POINTS = 1000;
+/** Severity buckets of the findings charts; `none` is a finding the ledger gave no severity. */
+export const TREND_SEVERITIES = ['P0', 'P1', 'P2', 'P3', 'none'] as const;
+/** A severity bucket. */
+export type TrendSeverity = (typeof TREND_SEVERITIES)[number];
+/** Counts of findings by severity bucket. */
+export type SeverityCounts = Readonly<Record<TrendSeverity, number>>;
+
+const DAY = 86_400_000;
+const FINISHED: ReadonlySet<PhaseStatus> = new Set(['ok', 'no-op', 'ready', 'incomplete', 'failed']);
+const SUCCESS: ReadonlySet<PhaseStatus> = new Set(['ok', 'no-op', 'ready']);
+const DATE_RE = /(\d{4}-\d{2}-\d{2})/;
+
+/** One phase of one night: its duration when it finished with both times, and whether it ran into the cap. */
+export interface NightPhase {
+  readonly name: string;
+  readonly status: PhaseStatus;
+  readonly durationMs: number | null;
+  readonly capHit: boolean;
+}
+
+/** What one loop's night holds, derived once and reused while its cycle and findings are unchanged. */
+export interface NightStats {
+  readonly loop: string;
+  readonly date: string;
+  readonly outcome: CycleStatus | null;
+  readonly phases: readonly NightPhase[];
+  readonly opened: SeverityCounts;
+  readonly closed: SeverityCounts;
+  /** Findings opened this night that are done without a dated DONE: they leave the backlog unplaced. */
+  readonly openedUndatedDone: number;
+  /** Days from first seen to DONE of each finding closed this night. */
+  readonly daysToDone: readonly number[];
+}
+
+/** A regression, flagged on the night it happened. */
+export type TrendFlag =
+  | { readonly kind: 'phase-slow'; readonly loop: string; readonly date: string; readonly phase: string; readonly durationMs: number; readonly medianMs: number; readonly text: string }
+  | { readonly kind: 'p0-spike'; readonly loop: string; readonly date: string; readonly count: number; readonly previousMax: number; readonly text: string }
+  | { readonly kind: 'success-drop'; readonly loop: string; readonly date: string; readonly thisWeek: number; readonly lastWeek: number; readonly text: string };
+
+/** One night of a loop's window, ready to draw. */
+export interface TrendNight {
+  readonly date: string;
+  readonly outcome: CycleStatus | null;
+  /** Each phase's duration in ms, null when it did not finish with both times. */
+  readonly durations: Readonly<Record<string, number | null>>;
+  readonly capHits: readonly string[];
+  readonly opened: SeverityCounts;
+  readonly closed: SeverityCounts;
+  /** Findings open at the end of the night. */
+  readonly backlog: number;
+  readonly flags: readonly TrendFlag['kind'][];
+}
+
+/** A phase over the window: percentiles of its durations and how often it hit the cap. */
+export interface PhaseTrend {
+  readonly phase: string;
+  readonly runs: number;
+  readonly p50Ms: number | null;
+  readonly p95Ms: number | null;
+  readonly capHits: number;
+}
+
+/** One loop over the window. */
+export interface LoopTrends {
+  readonly loop: string;
+  readonly nights: readonly TrendNight[];
+  readonly phases: readonly PhaseTrend[];
+  readonly medianDaysToDone: number | null;
+  /** Findings done in the window with a dated DONE, and done ones whose log gives no date (not charted). */
+  readonly closedDated: number;
+  readonly closedUndated: number;
+  /** Share of finished cycles that succeeded, the last 7 nights and the 7 before. */
+  readonly successRate: { readonly thisWeek: number | null; readonly lastWeek: number | null };
+  readonly flags: readonly TrendFlag[];
+}
+
+/** The trends of every loop over one window. */
+export interface TrendsResult {
+  readonly days: TrendRange;
+  readonly from: string;
+  readonly to: string;
+  readonly loops: readonly LoopTrends[];
+}
+
+/** What trends are derived from: the store's slices as they are. */
+export interface TrendsInput {
+  readonly loops: readonly LoopState[];
+  readonly findings: readonly Finding[];
+  readonly backlog: readonly BacklogItem[];
+  readonly days: TrendRange;
+  /** The reference time (ISO); the window ends on its UTC date or the newest night, whichever is later. */
+  readonly now: string;
+}
+
+/** A memo that keeps derived nights between calls. */
+export interface TrendsMemo {
+  compute(input: TrendsInput): TrendsResult;
+  /** How many nights the last call derived afresh and how many it reused. */
+  readonly last: { readonly recomputed: number; readonly reused: number };
+}
+
+const zero = (): Record<TrendSeverity, number> => ({ P0: 0, P1: 0, P2: 0, P3: 0, none: 0 });
+const bucket = (s: Severity | null): TrendSeverity => s ?? 'none';
+
+/** Date arithmetic on `YYYY-MM-DD` names (UTC). */
+export function addDays(date: string, n: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
+}
+
+/** The night a finding was opened: its audit section's date, else the day Loopdeck first read it. */
+export function openedNight(f: Finding): string {
+  return DATE_RE.exec(f.section)?.[1] ?? f.firstSeenAt.slice(0, 10);
+}
+
+/** A finding's DONE date: the newest dated DONE outcome of its backlog items; null when not done or undated. */
+export function closedNight(f: Finding, backlog: ReadonlyMap<string, BacklogItem>): string | null {
+  if (f.status !== 'done') return null;
+  let best: string | null = null;
+  for (const id of f.backlog) {
+    for (const o of backlog.get(`${f.loop}\u0000${id}`)?.outcomes ?? []) {
+      const d = o.date ? DATE_RE.exec(o.date)?.[1] : undefined;
+      if (d && /^done\b/i.test(o.outcome.trim()) && (best === null || d > best)) best = d;
+    }
+  }
+  return best;
+}
+
+/** A phase's cap hit: the status decision says it stopped or found no outcome past the loop's cap. */
+function capHit(status: PhaseStatus, reason: string): boolean {
+  return status === 'incomplete' && /\bcap\b/.test(reason);
+}
+
+function nightPhases(cycle: Cycle | null): NightPhase[] {
+  if (!cycle) return [];
+  return cycle.phases.map((p) => {
+    const start = p.startedAt ? Date.parse(p.startedAt) : NaN;
+    const end = p.endedAt ? Date.parse(p.endedAt) : NaN;
+    const ok = FINISHED.has(p.status) && Number.isFinite(start) && Number.isFinite(end) && end >= start;
+    return { name: p.name, status: p.status, durationMs: ok ? end - start : null, capHit: capHit(p.status, p.reason) };
+  });
+}
+
+/** Derive one night; pure, so a memo may keep it while its inputs are the same objects. */
+export function deriveNight(loop: string, date: string, cycle: Cycle | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0): NightStats {
+  const o = zero();
+  const c = zero();
+  for (const f of opened) o[bucket(f.severity)] += 1;
+  const daysToDone: number[] = [];
+  for (const f of closed) {
+    c[bucket(f.severity)] += 1;
+    daysToDone.push(Math.max(0, (Date.parse(`${date}T00:00:00Z`) - Date.parse(`${openedNight(f)}T00:00:00Z`)) / DAY));
+  }
+  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone };
+}
+
+function quantile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i] ?? null;
+}
+
+/** The median of some numbers (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] ?? null) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+const hours = (ms: number): string => (ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)}h` : `${Math.round(ms / 60_000)}m`);
+
+/** A phase whose newest finished duration passed twice its median over the 30 nights before (3+ runs). */
+function phaseFlags(loop: string, nights: readonly NightStats[]): TrendFlag[] {
+  const flags: TrendFlag[] = [];
+  const names = new Set(nights.flatMap((n) => n.phases.map((p) => p.name)));
+  for (const phase of names) {
+    const runs = nights.flatMap((n) => n.phases.filter((p) => p.name === phase && p.durationMs !== null).map((p) => ({ date: n.date, ms: p.durationMs ?? 0 })));
+    const last = runs[runs.length - 1];
+    if (!last) continue;
+    const since = addDays(last.date, -30);
+    const before = runs.filter((r) => r.date >= since && r.date < last.date).map((r) => r.ms);
+    const m = before.length >= 3 ? median(before) : null;
+    if (m !== null && m > 0 && last.ms > 2 * m) {
+      flags.push({ kind: 'phase-slow', loop, date: last.date, phase, durationMs: last.ms, medianMs: m, text: `${phase} took ${hours(last.ms)} on ${last.date}, over twice its 30-day median (${hours(m)})` });
+    }
+  }
+  return flags;
+}
+
+/** Nights in [from, to] with more new P0 findings than any of the 30 nights before (which must hold some history). */
+function p0Flags(loop: string, byDate: ReadonlyMap<string, NightStats>, dates: readonly string[], from: string, to: string): TrendFlag[] {
+  const flags: TrendFlag[] = [];
+  for (const date of dates) {
+    if (date < from || date > to) continue;
+    const count = byDate.get(date)?.opened.P0 ?? 0;
+    if (count === 0) continue;
+    const since = addDays(date, -30);
+    const prev = dates.filter((d) => d >= since && d < date);
+    if (prev.length === 0) continue;
+    const previousMax = Math.max(0, ...prev.map((d) => byDate.get(d)?.opened.P0 ?? 0));
+    if (count > previousMax) flags.push({ kind: 'p0-spike', loop, date, count, previousMax, text: `${count} new P0 finding(s) on ${date}, more than any night in the 30 before (${previousMax})` });
+  }
+  return flags;
+}
+
+function successRate(byDate: ReadonlyMap<string, NightStats>, first: string, last: string): number | null {
+  let finished = 0;
+  let ok = 0;
+  for (let d = first; d <= last; d = addDays(d, 1)) {
+    const o = byDate.get(d)?.outcome;
+    if (!o || !FINISHED.has(o)) continue;
+    finished += 1;
+    if (SUCCESS.has(o)) ok += 1;
+  }
+  return finished ? ok / finished : null;
+}
+
+function loopTrends(loop: string, nights: readonly NightStats[], from: string, to: string, undatedClosed: number): LoopTrends {
+  const byDate = new Map(nights.map((n) => [n.date, n]));
+  const dates = nights.map((n) => n.date);
+  const flags = [...phaseFlags(loop, nights), ...p0Flags(loop, byDate, dates, from, to)];
+  const thisWeek = successRate(byDate, addDays(to, -6), to);
+  const lastWeek = successRate(byDate, addDays(to, -13), addDays(to, -7));
+  if (thisWeek !== null && lastWeek !== null && lastWeek > 0 && thisWeek <= (lastWeek * 2) / 3 + 1e-9) {
+    flags.push({ kind: 'success-drop', loop, date: to, thisWeek, lastWeek, text: `success rate fell from ${pct(lastWeek)} to ${pct(thisWeek)} week over week` });
+  }
+  const visible = flags.filter((f) => f.date >= from && f.date <= to);
+  // The backlog carries over from before the window: sum every night up to each one.
+  let open = 0;
+  for (const n of nights) if (n.date < from) open += sum(n.opened) - sum(n.closed) - n.openedUndatedDone;
+  const series: TrendNight[] = [];
+  const durations = new Map<string, number[]>();
+  const caps = new Map<string, number>();
+  const toDone: number[] = [];
+  let closedDated = 0;
+  for (let d = from; d <= to && series.length < MAX_TREND_POINTS; d = addDays(d, 1)) {
+    const n = byDate.get(d);
+    if (n) open += sum(n.opened) - sum(n.closed) - n.openedUndatedDone;
+    const dur: Record<string, number | null> = {};
+    for (const p of n?.phases ?? []) {
+      dur[p.name] = p.durationMs;
+      if (!durations.has(p.name)) durations.set(p.name, []);
+      if (p.durationMs !== null) durations.get(p.name)?.push(p.durationMs);
+      if (p.capHit) caps.set(p.name, (caps.get(p.name) ?? 0) + 1);
+    }
+    if (n) {
+      toDone.push(...n.daysToDone);
+      closedDated += n.daysToDone.length;
+    }
+    series.push({
+      date: d,
+      outcome: n?.outcome ?? null,
+      durations: dur,
+      capHits: (n?.phases ?? []).filter((p) => p.capHit).map((p) => p.name),
+      opened: n?.opened ?? zero(),
+      closed: n?.closed ?? zero(),
+      backlog: Math.max(0, open),
+      flags: visible.filter((f) => f.date === d).map((f) => f.kind),
+    });
+  }
+  const phases = [...durations.entries()].map(([phase, ms]) => {
+    const s = [...ms].sort((a, b) => a - b);
+    return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0 };
+  });
+  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible };
+}
+
+const sum = (c: SeverityCounts): number => c.P0 + c.P1 + c.P2 + c.P3 + c.none;
+
+interface Slot {
+  cycle: Cycle | null;
+  opened: Finding[];
+  closed: Finding[];
+  undated: number;
+  stats: NightStats | null;
+}
+
+const sameRefs = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * A memo for the trends view: nights are kept in a Map keyed by loop + date and re-derived only
+ * when their cycle object or their findings (by identity) changed. Indexing findings by night is
+ * one identity pass, skipped entirely when the findings and backlog slices are the same arrays.
+ */
+export function createTrendsMemo(): TrendsMemo {
+  const slots = new Map<string, Slot>();
+  let lastFindings: readonly Finding[] | null = null;
+  let lastBacklog: readonly BacklogItem[] | null = null;
+  let index = new Map<string, { opened: Finding[]; closed: Finding[]; undated: number }>();
+  let undated = new Map<string, number>();
+  const last = { recomputed: 0, reused: 0 };
+
+  const reindex = (findings: readonly Finding[], backlog: readonly BacklogItem[]): void => {
+    const items = new Map(backlog.map((b) => [`${b.loop}\u0000${b.id}`, b]));
+    index = new Map();
+    undated = new Map();
+    const at = (key: string) => {
+      let e = index.get(key);
+      if (!e) index.set(key, (e = { opened: [], closed: [], undated: 0 }));
+      return e;
+    };
+    for (const f of findings) {
+      const entry = at(`${f.loop}\u0000${openedNight(f)}`);
+      entry.opened.push(f);
+      const closed = closedNight(f, items);
+      if (closed) at(`${f.loop}\u0000${closed}`).closed.push(f);
+      else if (f.status === 'done') {
+        entry.undated += 1;
+        undated.set(f.loop, (undated.get(f.loop) ?? 0) + 1);
+      }
+    }
+  };
+
+  return {
+    last,
+    compute({ loops, findings, backlog, days, now }) {
+      if (findings !== lastFindings || backlog !== lastBacklog) {
+        reindex(findings, backlog);
+        lastFindings = findings;
+        lastBacklog = backlog;
+      }
+      last.recomputed = 0;
+      last.reused = 0;
+      const seen = new Set<string>();
+      const perLoop = new Map<string, NightStats[]>();
+      const names = new Set(loops.map((l) => l.name));
+      const cycles = new Map<string, Cycle>();
+      for (const l of loops) for (const c of l.cycles) cycles.set(`${l.name}\u0000${c.date}`, c);
+      const keys = new Set([...cycles.keys(), ...[...index.keys()].filter((k) => names.has(k.split('\u0000')[0] ?? ''))]);
+      let newest = now.slice(0, 10);
+      for (const key of keys) {
+        const [loop = '', date = ''] = key.split('\u0000');
+        if (!DATE_RE.test(date)) continue;
+        seen.add(key);
+        const cycle = cycles.get(key) ?? null;
+        const found = index.get(key);
+        const opened = found?.opened ?? [];
+        const closed = found?.closed ?? [];
+        const undatedHere = found?.undated ?? 0;
+        let slot = slots.get(key);
+        if (slot?.stats && slot.cycle === cycle && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
+        else {
+          slot = { cycle, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere) };
+          slots.set(key, slot);
+          last.recomputed += 1;
+        }
+        if (slot.stats) {
+          if (!perLoop.has(loop)) perLoop.set(loop, []);
+          perLoop.get(loop)?.push(slot.stats);
+          if (cycle && date > newest) newest = date;
+        }
+      }
+      for (const key of slots.keys()) if (!seen.has(key)) slots.delete(key);
+      const to = newest;
+      const from = addDays(to, -(days - 1));
+      const out = loops.map((l) => {
+        const nights = (perLoop.get(l.name) ?? []).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+        return loopTrends(l.name, nights, from, to, undated.get(l.name) ?? 0);
+      });
+      return { days, from, to, loops: out };
+    },
+  };
+}
