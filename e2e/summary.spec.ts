@@ -71,7 +71,7 @@ test.describe('the morning summary to paste', () => {
     await expect(copy).toBeEnabled(); // once every finding has arrived
     await copy.click();
     await expect(page.getByTestId('copy-markdown-status')).toHaveText('Copied');
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const copied = await page.evaluate<string>('navigator.clipboard.readText()');
 
     const since = /^# Loopdeck review since (\S+)\n/.exec(copied)?.[1];
     expect(since, copied.slice(0, 200)).toBeTruthy();
