@@ -21,12 +21,13 @@ import { ShortcutsDialog } from './ShortcutsDialog';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
 import { Toasts } from './Toasts';
+import { TrendsView } from './TrendsView';
 
 const TITLE: Readonly<Record<Route['view'], string>> = {
   review: 'Review',
   notices: 'Notices',
   drills: 'Drills',
-  loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity' };
+  loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity', trends: 'Trends' };
 
 /** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
@@ -71,6 +72,8 @@ export function App() {
           <PrsView />
         ) : route.view === 'capacity' ? (
           <CapacityView />
+        ) : route.view === 'trends' ? (
+          <TrendsView />
         ) : route.view === 'review' ? (
           <ReviewView />
         ) : route.view === 'notices' ? (

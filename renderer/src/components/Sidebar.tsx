@@ -11,6 +11,7 @@ const VIEWS: readonly { view: ViewName; label: string }[] = [
   { view: 'findings', label: 'Findings' },
   { view: 'prs', label: 'Pull requests' },
   { view: 'capacity', label: 'Capacity' },
+  { view: 'trends', label: 'Trends' },
   { view: 'drills', label: 'Drills' },
 ];
 

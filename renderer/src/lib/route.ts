@@ -9,7 +9,8 @@ export type Route =
   | { readonly view: 'drills'; readonly runId?: string }
   | { readonly view: 'findings'; readonly id: string | null }
   | { readonly view: 'prs' }
-  | { readonly view: 'capacity' };
+  | { readonly view: 'capacity' }
+  | { readonly view: 'trends' };
 
 /** The name of a view. */
 export type ViewName = Route['view'];
@@ -30,6 +31,7 @@ export function parseRoute(hash: string): Route {
   if (head === 'findings') return { view: 'findings', id };
   if (head === 'prs') return { view: 'prs' };
   if (head === 'capacity') return { view: 'capacity' };
+  if (head === 'trends') return { view: 'trends' };
   if (head === 'loops') return id ? { view: 'loops', loop: id } : { view: 'loops' };
   if (head === 'notices') return { view: 'notices' };
   if (head === 'drills') return id ? { view: 'drills', runId: id } : { view: 'drills' };

@@ -24,8 +24,7 @@ export const GO_KEYS: readonly { readonly key: string; readonly label: string; r
   { key: 'p', label: 'Pull requests', hash: routeHash({ view: 'prs' }) },
   { key: 'c', label: 'Capacity', hash: routeHash({ view: 'capacity' }) },
   { key: 'd', label: 'Drills', hash: routeHash({ view: 'drills' }) },
-  // Trends has no Route yet; its hash is fixed by the issue (#/trends).
-  { key: 't', label: 'Trends', hash: '#/trends' },
+  { key: 't', label: 'Trends', hash: routeHash({ view: 'trends' }) },
 ];
 
 /** The single-key shortcuts, for the help dialog. */
