@@ -48,6 +48,12 @@ export const SummarySchema = SnapshotSchema.unwrap()
   .extend({
     /** The rows the ledger pages will deliver (as of `takenAt`). */
     ledgerRows: LedgerCountsSchema,
+    /**
+     * True: the state as saved when the app last ran (as of `takenAt`), answered while the first
+     * read after a start catches up; its rows are not served. A `state.reset` follows once the
+     * state is read afresh.
+     */
+    restored: z.boolean().optional(),
   })
   .readonly();
 /** The state without the ledgers' rows. */

@@ -8,6 +8,7 @@ import { databasePath } from './config/paths';
 import { Store } from './store/store';
 import { VERSION } from './config/version';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './engine/poll-scheduler';
+import { SummaryKeeper } from './engine/summary-cache';
 import { LedgerCursors } from './ledgers/ledger-cursors';
 import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
 import { log } from './logging/log';
@@ -62,10 +63,14 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let demo: DemoRunner | null = null;
   let consoleUrl: string | undefined;
   let metrics: MetricsExporter | null = null;
+  // The state saved at the last run, answered until the first read after a start has caught up.
+  let keeper: SummaryKeeper | null = null;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
     await metrics?.close();
     metrics = null;
+    if (engine) keeper?.close(engine);
+    keeper = null;
     await engine?.close();
     unsubscribe?.();
     store?.close();
@@ -74,6 +79,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     loaded = await loadConfig(configPath);
     if (loaded.state === 'loaded') {
       store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+      keeper = new SummaryKeeper(dataDir);
       engine = new Engine(loaded.config, { store, ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) });
       unsubscribe = engine.subscribe(emit);
       engine.onWake(wake);
@@ -85,7 +91,12 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   };
 
   const scheduler = new PollScheduler({
-    poll: (why) => engine?.poll({ reason: why.timer ? 'timer' : 'wake' }) ?? Promise.resolve(),
+    poll: async (why) => {
+      const e = engine;
+      if (!e) return;
+      await e.poll({ reason: why.timer ? 'timer' : 'wake' });
+      if (e === engine && keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
+    },
     intervalMs: options.pollMs ?? IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
     onError: (err) => log.error('poll failed', err),
@@ -113,7 +124,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       demo: demo !== null,
     }),
     'state.snapshot': () => snapshot(),
-    'state.summary': () => summaryOf(snapshot()),
+    'state.summary': () => {
+      const restored = keeper?.pending;
+      if (restored) return { ...restored, restored: true };
+      return engine?.summary() ?? summaryOf(snapshot());
+    },
     'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
     'hosts.trust': ({ host, fingerprint }) => {
       requireEngine().sshHost(host).trust(fingerprint);
@@ -163,6 +178,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       await demo?.stop();
       await metrics?.close();
       metrics = null;
+      if (engine) keeper?.close(engine);
       await engine?.close();
       unsubscribe?.();
       store?.close();

@@ -4,6 +4,7 @@ import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './engine/hosts';
+import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
 import { LoopFollower, type LoopPoll } from './loops/loop-follower';
@@ -18,6 +19,9 @@ import { NotConnectedError } from './ssh/connection';
 import type { SshHost, SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
 import type { MetricsState } from './metrics/metrics-state';
+
+/** Let pending requests in between followers: a first read of a year of history is seconds of work. */
+const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Receives every event the engine publishes. */
 export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
@@ -52,10 +56,7 @@ export class Engine {
   private readonly noticeGate = new NoticeGate();
   private readonly deadmen = new DeadmanClock();
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(
-    () => [...this.hosts].map(([name, h]) => [name, h.source] as const),
-    () => this.wake(),
-  );
+  private readonly watches = new WatchScope(() => [...this.hosts].map(([name, h]) => [name, h.source] as const), () => this.wake());
   private problemsPublished = '';
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
@@ -218,6 +219,7 @@ export class Engine {
     const scope = this.watches.begin(reason);
     const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
     for (const follower of this.followers) {
+      await letRequestsIn();
       const name = follower.name;
       if (!this.config.loops[name]) continue;
       if (!this.isReachable(follower.host)) {
@@ -237,6 +239,7 @@ export class Engine {
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) continue;
+      await letRequestsIn();
       try {
         const read = await ledgers.poll(now, scope(follower.host));
         if (read.deliverChanged) this.prTracker.noteDeliverRecord(name);
@@ -378,19 +381,17 @@ export class Engine {
 
   /** The whole state, as `snapshot --json` prints it. */
   snapshot(): Snapshot {
-    return {
-      ...emptySnapshot(this.now().toISOString()),
-      hosts: this.hostStates(),
-      loops: [...this.loops.values()],
-      problems: this.problems(),
-      ...this.ledgers.all(),
-      prs: this.prTracker.prs,
-      capacity: this.capacityNow,
-      notices: this.notifier.list(),
-      lastReviewedAt: this.notifier.lastReviewedAt(),
-      drills: this.drills.list(),
-      drillRuns: this.drills.runs(),
-    };
+    const { ledgerRows: _counts, ...rest } = this.summary();
+    // emptySnapshot first: it fixes the order of the keys `snapshot --json` prints.
+    return { ...emptySnapshot(rest.takenAt), ...rest, ...this.ledgers.all() };
+  }
+
+  /** The state without the ledger rows (their counts instead): what the console paints first. */
+  summary(): Summary {
+    const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
+    const live = { hosts: this.hostStates(), loops: [...this.loops.values()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
+    const ops = { notices: this.notifier.list(), lastReviewedAt: this.notifier.lastReviewedAt(), drills: this.drills.list(), drillRuns: this.drills.runs() };
+    return { ...empty, ...live, ...ops, ledgerRows: this.ledgers.counts() };
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {

@@ -1,5 +1,6 @@
 import type { EventPayload } from '../../../shared/contract';
 import { deltaRows, LEDGER_DELTA_MAX_ROWS } from '../../../shared/deltas';
+import type { LedgerCounts } from '../../../shared/ledger-slice';
 import type { LedgerPoll, LoopLedgers } from '../loops/ledger-follower';
 
 /** What one loop's ledger poll publishes: its deltas, or a reset when they are too many rows. */
@@ -32,6 +33,19 @@ export class LedgerBook {
   /** One loop's ledgers, if read. */
   get(loop: string): LoopLedgers | undefined {
     return this.byLoop.get(loop);
+  }
+
+  /** How many rows each list holds over every loop, without joining them (for the summary). */
+  counts(): LedgerCounts {
+    const n = { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 };
+    for (const l of this.byLoop.values()) {
+      n.findings += l.findings.length;
+      n.backlog += l.backlog.length;
+      n.tasks += l.tasks.length;
+      n.lessons += l.lessons.length;
+      n.audits += l.audits.length;
+    }
+    return n;
   }
 
   /** Every loop's rows, in config order, as one list each (for the snapshot). */

@@ -8,6 +8,7 @@ export function Header() {
   const takenAt = useDeck((s) => s.takenAt);
   const updatedAt = useDeck((s) => s.updatedAt);
   const loading = useDeck((s) => s.loading);
+  const restored = useDeck((s) => s.restored);
   const changed = updatedAt && updatedAt !== takenAt;
   return (
     <header className="topbar">
@@ -27,6 +28,11 @@ export function Header() {
               </>
             ) : null}
             {loading ? ' · refreshing…' : null}
+            {restored && !loading ? (
+              <span className="restored" data-testid="restored" title="The state as saved when Loopdeck last ran; it is being read afresh.">
+                {' · as last saved, reading afresh…'}
+              </span>
+            ) : null}
           </span>
         ) : null}
         <ConnectionIndicator />

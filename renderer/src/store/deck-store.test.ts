@@ -118,6 +118,24 @@ describe('deck store', () => {
     expect(h.calls.length).toBe(before + 3);
   });
 
+  it('paints a restored summary without asking for rows, and loads afresh on state.reset', async () => {
+    let restored = true;
+    const base = mainOf(() => snapshot({ findings: [finding('R-1', { line: 10 })] }));
+    const h = harness(async (name, input) => {
+      const answer = await base(name, input);
+      return name === 'state.summary' && answer.ok && restored ? { ok: true, output: { ...(answer.output as object), restored: true } } : answer;
+    });
+    await flush();
+    expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
+    expect(h.store.getState()).toMatchObject({ restored: true, loaded: true, ledgersLoaded: false });
+    restored = false;
+    h.emit('state.reset', {});
+    await flush();
+    expect(h.calls).toContain('ledgers.page');
+    expect(h.store.getState()).toMatchObject({ restored: false, ledgersLoaded: true });
+    expect(h.store.getState().findings).toHaveLength(1);
+  });
+
   it('reads the rows again on ledgers.reset (a change too big for a delta)', async () => {
     let findings = [finding('R-1', { line: 10 }), finding('R-2', { line: 11 })];
     const h = harness(mainOf(() => snapshot({ findings })));

@@ -86,6 +86,9 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
           if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? summary.output.takenAt).data;
         }
         set({ ...data, loading: false, loadError: null });
+        // The state saved at main's last run: painted at once; rows and the live state follow the
+        // `state.reset` main sends once its first read has caught up.
+        if (summary.output.restored) return;
         // The views have painted; now the rows, a page at a time.
         const rows = await loadLedgerRows(client, () => mine === generation);
         if (rows === null || mine !== generation) return;

@@ -52,6 +52,11 @@ export interface DeckData extends OpsData {
   readonly ledgersLoaded: boolean;
   /** The rows each ledger list held at the last summary: what is being loaded. */
   readonly ledgerRows: LedgerCounts | null;
+  /**
+   * What is shown is the state saved when the app last ran (as of `takenAt`), while main's first
+   * read after its start catches up; a `state.reset` then loads it afresh. No rows meanwhile.
+   */
+  readonly restored: boolean;
 }
 
 /** Nothing loaded yet. */
@@ -74,6 +79,7 @@ export const emptyDeckData: DeckData = {
   loaded: false,
   ledgersLoaded: false,
   ledgerRows: null,
+  restored: false,
   ...emptyOpsData,
 };
 
@@ -101,6 +107,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     lastReviewedAt: summary.lastReviewedAt,
     loaded: true,
     ledgerRows: summary.ledgerRows,
+    restored: summary.restored === true,
     ...opsFromSnapshot(data, summary),
   };
 }
@@ -161,6 +168,9 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
         refetch: false,
       };
     }
+    case 'state.reset':
+      // Main has read the state afresh after its start (what was shown was the saved one).
+      return { data, refetch: true };
     case 'ledgers.reset':
       // Too many rows changed for a delta: the rows are read again (summary, then pages).
       return { data, refetch: true };

@@ -1,0 +1,91 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventName } from '../../../shared/contract';
+import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
+import { createRunnerFixture } from '../../../testing/runner-fixture';
+import { until } from '../../../testing/until';
+import { createAppCore, type AppCore } from '../app-core';
+import { readSummaryCache, SUMMARY_CACHE_FILE, SummaryKeeper, writeSummaryCache } from './summary-cache';
+
+const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
+
+function summaryOfCore(core: AppCore): Promise<Summary> {
+  return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
+}
+
+describe('the summary kept across restarts', () => {
+  let core: AppCore | null = null;
+  afterEach(async () => {
+    await core?.close();
+    core = null;
+  });
+
+  it('answers the state saved at the last run at once after a start, marked restored, then publishes state.reset and answers afresh', async () => {
+    const fx = createRunnerFixture();
+    fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:40:00+00:00 OK\n');
+    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    await core.start();
+    await until(async () => (await summaryOfCore(core as AppCore)).loops[0]?.cycles.length === 1 && !(await summaryOfCore(core as AppCore)).restored, 10_000, 'the first read');
+    await core.close(); // saves the summary
+    core = null;
+    const saved = readSummaryCache(fx.dataDir);
+    expect(saved?.loops[0]?.cycles[0]?.phases[0]?.status).toBe('ok');
+    expect(saved?.restored).toBeUndefined();
+
+    // While Loopdeck was off, the next phase started.
+    fx.write('2026-11-29', 'remediate.status', 'remediate 2026-11-29T01:00:00+00:00 STARTED\n');
+    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    const events: EventName[] = [];
+    core.subscribe((event) => events.push(event));
+    await core.start();
+    // Before the first poll has caught up: the saved state, marked, without the new phase.
+    const first = await summaryOfCore(core);
+    expect(first.restored).toBe(true);
+    expect(first.loops[0]?.cycles[0]?.phases[1]?.status).not.toBe('running');
+    await until(() => events.includes('state.reset'), 10_000, 'state.reset');
+    const fresh = await summaryOfCore(core);
+    expect(fresh.restored).toBeUndefined();
+    expect(fresh.loops[0]?.cycles[0]?.phases[1]?.status).toBe('running');
+    expect(events.filter((e) => e === 'state.reset')).toHaveLength(1);
+  });
+
+  it('ignores a saved summary that is not one, and a first start has none', async () => {
+    const fx = createRunnerFixture();
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+    mkdirSync(fx.dataDir, { recursive: true });
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), '{"schema": 1, "loops": "not a list"}');
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), '{ torn');
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    await core.start();
+    expect((await summaryOfCore(core)).restored).toBeUndefined();
+  });
+
+  it('saves after the first read that caught up, then at most every 15 minutes, and keeps the old one if never read afresh', () => {
+    const fx = createRunnerFixture();
+    mkdirSync(fx.dataDir, { recursive: true });
+    const base = { schema: 1 as const, takenAt: '2026-11-29T00:00:00Z', hosts: [], loops: [], problems: [], prs: [], capacity: [], notices: [], lastReviewedAt: null, drills: [], drillRuns: [] };
+    const summaryAt = (takenAt: string): Summary => ({ ...base, takenAt, ledgerRows: { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 } });
+    writeSummaryCache(fx.dataDir, summaryAt('2026-11-28T00:00:00Z'));
+    let behind = true;
+    let takenAt = '2026-11-29T01:00:00Z';
+    const source = { summary: () => summaryAt(takenAt), behind: () => behind };
+    const keeper = new SummaryKeeper(fx.dataDir);
+    const savedAt = (): string => (JSON.parse(readFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), 'utf8')) as Summary).takenAt;
+    expect(keeper.pending?.takenAt).toBe('2026-11-28T00:00:00Z');
+    expect(keeper.afterPoll(source, 0)).toBe(false); // still reading a backlog
+    keeper.close(source);
+    expect(savedAt()).toBe('2026-11-28T00:00:00Z'); // never read afresh: the old one stays
+    behind = false;
+    expect(keeper.afterPoll(source, 1000)).toBe(true);
+    expect(keeper.pending).toBeNull();
+    expect(savedAt()).toBe('2026-11-29T01:00:00Z');
+    takenAt = '2026-11-29T02:00:00Z';
+    expect(keeper.afterPoll(source, 2000)).toBe(false);
+    expect(savedAt()).toBe('2026-11-29T01:00:00Z');
+    keeper.afterPoll(source, 1000 + 15 * 60 * 1000);
+    expect(savedAt()).toBe('2026-11-29T02:00:00Z');
+  });
+});
