@@ -175,4 +175,63 @@ test.describe('the Electron shell', () => {
     await expect.poll(() => windowState(app)).toEqual(before);
     await expect(page.getByTestId('nav-prs')).toBeVisible();
   });
+
+  test('the tray shows the worst state and the waiting notices; acknowledging one brings the count down', async () => {
+    // Record what the shell sets on its tray from now on (the Tray API cannot read a tooltip back),
+    // calling through so the real tray still changes: the shell calls these when the state moves.
+    const stubbed = await app.evaluate(({ Tray }) => {
+      const seen = { tooltips: [] as string[], titles: [] as string[], images: [] as boolean[] };
+      (globalThis as { loopdeckTray?: typeof seen }).loopdeckTray = seen;
+      const proto = Tray.prototype as unknown as Record<'setToolTip' | 'setTitle' | 'setImage', (this: unknown, ...args: unknown[]) => void>;
+      const setToolTip = proto.setToolTip;
+      const setTitle = proto.setTitle;
+      const setImage = proto.setImage;
+      proto.setToolTip = function (this: unknown, ...args: unknown[]) {
+        seen.tooltips.push(String(args[0]));
+        setToolTip.apply(this, args);
+      };
+      proto.setTitle = function (this: unknown, ...args: unknown[]) {
+        seen.titles.push(String(args[0]));
+        setTitle.apply(this, args);
+      };
+      proto.setImage = function (this: unknown, ...args: unknown[]) {
+        seen.images.push(!(args[0] as { isEmpty(): boolean }).isEmpty());
+        setImage.apply(this, args);
+      };
+      return proto.setToolTip !== setToolTip && proto.setTitle !== setTitle && proto.setImage !== setImage;
+    });
+    expect(stubbed, 'Tray.prototype could not be wrapped in the main process; the tray cannot be observed').toBe(true);
+    const seen = (): Promise<{ tooltips: string[]; titles: string[]; images: boolean[] }> =>
+      app.evaluate(() => {
+        const s = (globalThis as { loopdeckTray?: { tooltips: string[]; titles: string[]; images: boolean[] } }).loopdeckTray;
+        return { tooltips: [...(s?.tooltips ?? [])], titles: [...(s?.titles ?? [])], images: [...(s?.images ?? [])] };
+      });
+    const lastTooltip = async (): Promise<string> => (await seen()).tooltips.at(-1) ?? '';
+    /** Notices of priority ≥ 1 neither acknowledged nor snoozed, as the core lists them. */
+    const waiting = async (): Promise<{ key: string; title: string }[]> => {
+      const snap = await invokeInPage(page, 'state.snapshot', {});
+      if (!snap.ok) throw new Error(`state.snapshot failed: ${JSON.stringify(snap.error)}`);
+      const notices = (snap.output as { notices: { key: string; title: string; priority: number; acknowledgedAt: string | null; snoozedUntil: string | null }[] }).notices;
+      return notices.filter((n) => n.priority >= 1 && n.acknowledgedAt === null && n.snoozedUntil === null).map((n) => ({ key: n.key, title: n.title }));
+    };
+    const named = (n: number): string => `${n} ${n === 1 ? 'notice' : 'notices'} to acknowledge`;
+
+    // The deliver phase fails: a priority-1 notice (phase-failed) and a failed newest cycle.
+    runner.append(date, 'deliver.status', `deliver ${stamp(new Date())} FAILED 1\n`);
+    await expect.poll(async () => (await waiting()).some((n) => n.title === 'reliability deliver failed'), { timeout: 15_000 }).toBe(true);
+    const before = await waiting();
+    await expect.poll(lastTooltip, { timeout: 15_000 }).toMatch(new RegExp(`^Loopdeck: (attention|failing) · ${named(before.length)}`));
+    expect(await lastTooltip()).toMatch(/^Loopdeck: failing · .*reliability \d{4}-\d{2}-\d{2} failed/);
+    expect((await seen()).images.at(-1), 'the tray was given an empty image for its new level').toBe(true);
+    if (process.platform === 'darwin') expect((await seen()).titles.at(-1)).toBe(String(before.length));
+
+    const failed = before.find((n) => n.title === 'reliability deliver failed');
+    expect(await invokeInPage(page, 'notices.ack', { key: failed?.key ?? '' })).toMatchObject({ ok: true });
+    const after = before.length - 1;
+    if (after === 0) await expect.poll(lastTooltip, { timeout: 15_000 }).not.toContain('to acknowledge');
+    else await expect.poll(lastTooltip, { timeout: 15_000 }).toContain(named(after));
+    // Acknowledged is not fixed: the newest cycle still failed.
+    expect(await lastTooltip()).toMatch(/^Loopdeck: failing/);
+    if (process.platform === 'darwin') expect((await seen()).titles.at(-1)).toBe(after === 0 ? '' : String(after));
+  });
 });

@@ -6,13 +6,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
 import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
 import { log, startLogging } from '../core/logging/log';
+import { watchTrayState } from '../core/notices/tray-watch';
 import type { EventPayload } from '../../shared/contract';
 import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
 import { showDesktopNotice } from './notifications';
 import { hardenSession, hardenWebContents } from './harden';
 import { configPathFromArgv, nativeBindingPath } from './launch-options';
 import { contentSecurityPolicy, isTrustedSenderUrl, type RendererLocation } from './security';
-import { createTray, windowIconImage } from './tray';
+import { createTray, showTrayState, windowIconImage } from './tray';
 import { createMainWindow, revealWindow } from './window';
 
 // Bundled to out/main/index.js (ESM); the preload and the renderer are its siblings under out/.
@@ -31,6 +32,7 @@ const renderer: RendererLocation = {
 let mainWindow: BrowserWindow | undefined;
 // Module-level so the tray is not garbage-collected (which would remove the icon).
 let tray: Tray | undefined;
+let stopTrayWatch: (() => void) | undefined;
 let core: AppCore | undefined;
 let ipc: IpcServer | undefined;
 let quitting = false;
@@ -103,6 +105,7 @@ function main(): void {
     quitting = true;
   });
   app.on('will-quit', (event) => {
+    stopTrayWatch?.();
     tray?.destroy();
     tray = undefined;
     if (closed || !core) return;
@@ -122,6 +125,10 @@ function main(): void {
       hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl));
       core = startCore();
       tray = createTray({ onShow: showWindow, onQuit: quit });
+      // The worst current state and the waiting notices, redrawn only when they change.
+      stopTrayWatch = watchTrayState(core, (state) => {
+        if (tray) showTrayState(tray, state);
+      });
       showWindow();
     })
     .catch((err: unknown) => {

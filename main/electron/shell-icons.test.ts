@@ -29,9 +29,26 @@ describe('shell icons', () => {
     expect(windowIconFile('/i')).toBe(path.join('/i', 'window.png'));
   });
 
+  it('has one coloured tray icon per level, and the Template image on macOS whatever the level', () => {
+    expect(trayIconFile('/i', 'linux', 'ok')).toBe(path.join('/i', 'tray.png'));
+    expect(trayIconFile('/i', 'linux', 'attention')).toBe(path.join('/i', 'tray-attention.png'));
+    expect(trayIconFile('/i', 'win32', 'failing')).toBe(path.join('/i', 'tray-failing.png'));
+    for (const level of ['ok', 'attention', 'failing'] as const) expect(trayIconFile('/i', 'darwin', level)).toBe(path.join('/i', 'trayTemplate.png'));
+  });
+
+  it('the level icons are three different files, not copies of one', () => {
+    const files = [SHELL_ICON_FILES.tray, SHELL_ICON_FILES.trayAttention, SHELL_ICON_FILES.trayFailing];
+    const bytes = files.map((f) => readFileSync(path.join(dir, f)).toString('base64'));
+    expect(new Set(bytes).size, 'two levels share an identical icon').toBe(files.length);
+  });
+
   it.each([
     [SHELL_ICON_FILES.tray, 16],
     ['tray@2x.png', 32],
+    [SHELL_ICON_FILES.trayAttention, 16],
+    ['tray-attention@2x.png', 32],
+    [SHELL_ICON_FILES.trayFailing, 16],
+    ['tray-failing@2x.png', 32],
     [SHELL_ICON_FILES.trayTemplate, 16],
     ['trayTemplate@2x.png', 32],
     [SHELL_ICON_FILES.window, 64],

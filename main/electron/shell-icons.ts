@@ -6,9 +6,20 @@ import type { NativeBindingContext } from './launch-options';
 /** The icon files, by name: `@2x` (HiDPI) and macOS `Template` variants sit beside each by convention. */
 export const SHELL_ICON_FILES = {
   tray: 'tray.png',
+  trayAttention: 'tray-attention.png',
+  trayFailing: 'tray-failing.png',
   trayTemplate: 'trayTemplate.png',
   window: 'window.png',
 } as const;
+
+/** The tray's levels (main/core/notices/tray-state.ts), named here so this file stays free of the core. */
+export type TrayIconLevel = 'ok' | 'attention' | 'failing';
+
+const TRAY_BY_LEVEL: Readonly<Record<TrayIconLevel, string>> = {
+  ok: SHELL_ICON_FILES.tray,
+  attention: SHELL_ICON_FILES.trayAttention,
+  failing: SHELL_ICON_FILES.trayFailing,
+};
 
 /**
  * The folder holding the icons: `resources/shell-icons/` when packaged, `build/shell-icons/` in the
@@ -19,12 +30,13 @@ export function shellIconsDir(ctx: NativeBindingContext): string {
 }
 
 /**
- * The tray icon's file at 1x; nativeImage.createFromPath adds its `@2x` sibling. On macOS the
- * black-and-alpha Template image, which the system tints for light and dark menu bars; elsewhere
- * the coloured one. Issue 16's per-state icons would be further names here (`tray-failing.png`).
+ * The tray icon's file at 1x for a level; nativeImage.createFromPath adds its `@2x` sibling. On
+ * macOS the black-and-alpha Template image whatever the level, which the system tints for light
+ * and dark menu bars (a coloured menu-bar icon is out of place there; the count goes in the title
+ * beside it); elsewhere blue when ok, amber for attention, red when failing.
  */
-export function trayIconFile(dir: string, platform: NodeJS.Platform): string {
-  return path.join(dir, platform === 'darwin' ? SHELL_ICON_FILES.trayTemplate : SHELL_ICON_FILES.tray);
+export function trayIconFile(dir: string, platform: NodeJS.Platform, level: TrayIconLevel = 'ok'): string {
+  return path.join(dir, platform === 'darwin' ? SHELL_ICON_FILES.trayTemplate : TRAY_BY_LEVEL[level]);
 }
 
 /** The window icon (Linux and Windows title bars, task switchers), in colour at 64 px. */

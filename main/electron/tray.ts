@@ -1,7 +1,8 @@
 // The tray icon and its menu (Show, Quit): where Loopdeck lives while its window is hidden.
 import { app, Menu, nativeImage, Tray, type NativeImage } from 'electron';
-import { shellIconsDir, trayIconFile, windowIconFile } from './shell-icons';
+import { shellIconsDir, trayIconFile, windowIconFile, type TrayIconLevel } from './shell-icons';
 import { log } from '../core/logging/log';
+import type { TrayState } from '../core/notices/tray-state';
 
 function iconsDir(): string {
   return shellIconsDir({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
@@ -14,10 +15,16 @@ function loadIcon(file: string): NativeImage {
   return image;
 }
 
-/** The tray image at 16 px with a 32 px representation for HiDPI. On macOS a template image. */
-export function trayImage(platform: NodeJS.Platform = process.platform): NativeImage {
-  const image = loadIcon(trayIconFile(iconsDir(), platform));
+const trayImages = new Map<string, NativeImage>();
+
+/** The tray image for a level at 16 px with a 32 px representation for HiDPI (loaded once). On macOS a template image. */
+export function trayImage(level: TrayIconLevel = 'ok', platform: NodeJS.Platform = process.platform): NativeImage {
+  const key = `${platform}:${level}`;
+  const cached = trayImages.get(key);
+  if (cached) return cached;
+  const image = loadIcon(trayIconFile(iconsDir(), platform, level));
   if (platform === 'darwin') image.setTemplateImage(true);
+  trayImages.set(key, image);
   return image;
 }
 
@@ -45,4 +52,18 @@ export function createTray(opts: TrayOptions): Tray {
   );
   tray.on('click', () => opts.onShow());
   return tray;
+}
+
+/**
+ * Show a tray state (called only when it changed, see watchTrayState): the level's icon, a tooltip
+ * naming the level, the count and why, the count as the menu-bar title on macOS (where the icon is
+ * a monochrome template and cannot turn red), and as the app badge where the system has one.
+ */
+export function showTrayState(tray: Tray, state: TrayState, platform: NodeJS.Platform = process.platform): void {
+  if (tray.isDestroyed()) return;
+  tray.setImage(trayImage(state.level, platform));
+  tray.setToolTip(state.tooltip);
+  if (platform === 'darwin') tray.setTitle(state.count > 0 ? String(state.count) : '');
+  // macOS dock, Unity-style Linux launchers; elsewhere a no-op that returns false.
+  app.setBadgeCount(state.count);
 }
