@@ -33,10 +33,17 @@ test.describe('trends in the demo', () => {
     await expect(loop.locator('[data-testid="trend-chart-findings"] .recharts-bar-rectangle').first()).toBeVisible();
     await expect(loop.getByTestId('trend-phase-remediate')).toBeVisible();
     await expect(page.getByTestId('trends-note')).toContainText('DONE row');
+    mkdirSync('e2e/artifacts', { recursive: true });
+    await page.screenshot({ path: 'e2e/artifacts/trends-demo.png', fullPage: true });
     for (const r of [7, 90] as const) {
       await page.getByTestId(`trends-range-${r}`).click();
       await expect(loop.getByTestId('trend-chart-backlog')).toHaveAttribute('data-points', String(r));
     }
+    // The dark theme draws the same charts from its own variables.
+    await page.getByTestId('theme-dark').click();
+    await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
+    await expect(loop.locator('[data-testid="trend-chart-outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
+    await page.screenshot({ path: 'e2e/artifacts/trends-demo-dark.png', fullPage: true });
   });
 });
 

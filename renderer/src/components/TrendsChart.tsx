@@ -25,6 +25,8 @@ export interface TrendsChartProps {
   /** Nights to mark with a regression line. */
   readonly flagged?: readonly string[];
   readonly format?: (v: number) => string;
+  /** Fixed y ticks (a loop runs at most one cycle a night: 0 and 1). */
+  readonly yTicks?: readonly number[];
   readonly children?: ReactNode;
 }
 
@@ -34,7 +36,7 @@ const AXIS = { fontSize: 11, fill: 'var(--muted)' };
 const short = (d: string): string => d.slice(5);
 
 /** A nightly chart (stacked bars or lines) drawn with recharts, with flagged nights marked. */
-export function TrendsChart({ id, title, unit, kind, rows, series, flagged = [], format, children }: TrendsChartProps) {
+export function TrendsChart({ id, title, unit, kind, rows, series, flagged = [], format, yTicks, children }: TrendsChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const width = useElementWidth(box);
   const data = rows as TrendRow[];
@@ -43,7 +45,15 @@ export function TrendsChart({ id, title, unit, kind, rows, series, flagged = [],
     <>
       <CartesianGrid vertical={false} stroke="var(--chart-grid)" />
       <XAxis dataKey="date" tickFormatter={short} tick={AXIS} tickLine={false} stroke="var(--line-strong)" minTickGap={14} />
-      <YAxis width={44} tick={AXIS} tickLine={false} axisLine={false} allowDecimals={false} tickFormatter={tickFormatter} />
+      <YAxis
+        width={44}
+        tick={AXIS}
+        tickLine={false}
+        axisLine={false}
+        allowDecimals={false}
+        tickFormatter={tickFormatter}
+        {...(yTicks ? { ticks: yTicks as number[], domain: [yTicks[0] ?? 0, yTicks[yTicks.length - 1] ?? 1] } : {})}
+      />
       <Tooltip
         cursor={{ fill: 'var(--hover)', stroke: 'var(--line-strong)' }}
         contentStyle={{ background: 'var(--tip-bg)', border: '1px solid var(--line)', color: 'var(--text)', fontSize: 12 }}
@@ -81,7 +91,7 @@ export function TrendsChart({ id, title, unit, kind, rows, series, flagged = [],
           <LineChart width={width} height={H} margin={M} data={data}>
             {common}
             {series.map((s) => (
-              <Line key={s.key} dataKey={s.key} name={s.name} stroke={s.color} strokeWidth={1.75} dot={{ r: 2 }} connectNulls isAnimationActive={false} type="monotone" />
+              <Line key={s.key} dataKey={s.key} name={s.name} stroke={s.color} strokeWidth={1.75} dot={rows.length <= 31 ? { r: 2 } : false} connectNulls isAnimationActive={false} type="linear" />
             ))}
           </LineChart>
         ) : null}

@@ -90,7 +90,7 @@ export function TrendsLoop({ trends }: { trends: LoopTrends }) {
         </p>
       )}
       <div className="trend-grid">
-        <TrendsChart id="outcomes" title="Cycles by outcome" unit="per night" kind="bars" rows={rows.outcomes} series={outcomeSeries} flagged={flaggedOn(l, 'success-drop')} />
+        <TrendsChart id="outcomes" title="Cycles by outcome" unit="per night" kind="bars" rows={rows.outcomes} series={outcomeSeries} flagged={flaggedOn(l, 'success-drop')} yTicks={[0, 1]} />
         <TrendsChart id="durations" title="Phase durations" unit="hours" kind="lines" rows={rows.durations} series={phaseSeries} flagged={flaggedOn(l, 'phase-slow')} format={hours}>
           <table className="trend-phases">
             <thead>
