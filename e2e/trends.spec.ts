@@ -1,9 +1,16 @@
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
 
 const DAY = 86_400_000;
+
+/** Serious or critical axe violations on the page, one line each. */
+async function axeProblems(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+}
 const H = 3_600_000;
 
 test.describe('trends in the demo', () => {
@@ -33,6 +40,7 @@ test.describe('trends in the demo', () => {
     await expect(loop.locator('[data-testid="trend-chart-findings"] .recharts-bar-rectangle').first()).toBeVisible();
     await expect(loop.getByTestId('trend-phase-remediate')).toBeVisible();
     await expect(page.getByTestId('trends-note')).toContainText('DONE row');
+    expect(await axeProblems(page)).toEqual([]);
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/trends-demo.png', fullPage: true });
     for (const r of [7, 90] as const) {
@@ -43,6 +51,7 @@ test.describe('trends in the demo', () => {
     await page.getByTestId('theme-dark').click();
     await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
     await expect(loop.locator('[data-testid="trend-chart-outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
+    expect(await axeProblems(page)).toEqual([]);
     await page.screenshot({ path: 'e2e/artifacts/trends-demo-dark.png', fullPage: true });
   });
 });

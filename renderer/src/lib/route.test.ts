@@ -14,6 +14,7 @@ describe('routes', () => {
     expect(parseRoute('#/drills')).toEqual({ view: 'drills' });
     expect(parseRoute('#/drills/run-7')).toEqual({ view: 'drills', runId: 'run-7' });
     expect(parseRoute('#/prs')).toEqual({ view: 'prs' });
+    expect(parseRoute('#/trends')).toEqual({ view: 'trends' });
     expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
     expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
   });
@@ -24,6 +25,7 @@ describe('routes', () => {
       { view: 'findings', id: 'a/b c' },
       { view: 'findings', id: null },
       { view: 'prs' },
+      { view: 'trends' },
       { view: 'loops' },
       { view: 'loops', loop: 'nightly ops' },
       { view: 'drills', runId: '2026-08-24T03:00:00Z-gpu-reset' },
