@@ -69,7 +69,7 @@ const policies = [
   { from: from('main-serve'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('ws', 'zod')] } },
   { from: fromFiles('main-cli'), allow: { to: [to('main-serve', 'main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
   { from: from('main-electron'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('electron', 'zod')] } },
-  { from: from('e2e'), allow: { to: [to('shared', 'testing'), nodeBuiltins, pkg('@playwright/test')] } },
+  { from: from('e2e'), allow: { to: [to('shared', 'testing'), nodeBuiltins, pkg('@playwright/test', '@axe-core/playwright')] } },
   // Tests beside main/ code may also reach the test helpers and the main/ layers they test through (never electron).
   { from: fromFiles('main-test'), allow: { to: [to('main-core', 'main-rpc', 'main-serve', 'testing', 'shared'), nodeBuiltins, testLibs] } },
   { from: fromFiles('renderer-test'), allow: { to: [testLibs] } },

@@ -4,11 +4,14 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createClient, reportRendererErrors } from './client';
 import { App } from './components/App';
+import { applyStoredTheme } from './lib/theme';
 import { bindDeckStore, createDeckStore, DeckContext } from './store';
 import './styles.css';
 import './views.css';
 import './ops.css';
 
+// Before the first render, so the console opens in the operator's theme.
+applyStoredTheme();
 const client = createClient();
 // Uncaught errors and unhandled rejections go to main's log file (logs/loopdeck.log in the data folder).
 reportRendererErrors(client);

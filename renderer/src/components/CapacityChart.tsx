@@ -86,7 +86,7 @@ const Plot = memo(function Plot({ width, lines, frame }: PlotProps) {
         ticks={frame.ticks as number[]}
         tickFormatter={(t: number) => tickLabel(t, frame.range)}
         height={X_H}
-        tick={{ fontSize: 11, fill: '#5a6472' }}
+        tick={{ fontSize: 11, fill: 'var(--muted)' }}
         tickLine={false}
         stroke="#c5ccd5"
       />
@@ -94,7 +94,7 @@ const Plot = memo(function Plot({ width, lines, frame }: PlotProps) {
         type="number"
         width={Y_W}
         tickFormatter={(v: number) => COMPACT.format(v)}
-        tick={{ fontSize: 11, fill: '#5a6472' }}
+        tick={{ fontSize: 11, fill: 'var(--muted)' }}
         tickLine={false}
         axisLine={false}
         domain={[0, y.top]}

@@ -117,13 +117,16 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
         </p>
       ) : null}
       {history && history.warnings.length > 0 ? (
-        <ul className="callout callout-warn cap-warnings" data-testid="capacity-warnings" role="status">
-          {history.warnings.map((w) => (
-            <li key={w}>
-              <strong>⚠</strong> {w}
-            </li>
-          ))}
-        </ul>
+        // The live region wraps the list: a role on the <ul> itself would take away its list semantics.
+        <div role="status">
+          <ul className="callout callout-warn cap-warnings" data-testid="capacity-warnings">
+            {history.warnings.map((w) => (
+              <li key={w}>
+                <strong>⚠</strong> {w}
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       {series.length > 0 ? (
         <div className="cap-picker" role="group" aria-label="Hosts shown">

@@ -1,6 +1,7 @@
 import { formatClock, formatDateTime } from '../lib/format';
 import { useDeck } from '../store';
 import { ConnectionIndicator } from './ConnectionIndicator';
+import { ThemeToggle } from './ThemeToggle';
 
 /** The top bar: product, demo mark, snapshot time and the connection state. */
 export function Header() {
@@ -36,6 +37,7 @@ export function Header() {
           </span>
         ) : null}
         <ConnectionIndicator />
+        <ThemeToggle />
         {info ? <span className="version">v{info.version}</span> : null}
       </div>
     </header>

@@ -1,0 +1,107 @@
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { serve, type Served } from './serve-fixture';
+
+/** The page's background as the browser computed it, e.g. `rgb(244, 245, 247)`. */
+const background = (page: Page): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+
+const LIGHT_BG = 'rgb(244, 245, 247)';
+const DARK_BG = 'rgb(15, 19, 24)';
+
+test.describe('the theme', () => {
+  let served: Served;
+
+  test.beforeAll(async () => {
+    served = await serve([], {}, 'demo');
+  });
+
+  test.afterAll(async () => {
+    await served?.stop();
+  });
+
+  test('follows the operating system while the choice is "system"', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${served.url}#/review`);
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'system');
+    expect(await background(page)).toBe(LIGHT_BG);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => background(page)).toBe(DARK_BG);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => background(page)).toBe(LIGHT_BG);
+  });
+
+  test('a chosen theme wins over the system and is kept across a reload', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${served.url}#/review`);
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await page.getByTestId('theme-dark').click();
+    await expect(page.getByTestId('theme-dark')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'false');
+    expect(await background(page)).toBe(DARK_BG);
+
+    await page.reload();
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await expect(page.getByTestId('theme-dark')).toHaveAttribute('aria-pressed', 'true');
+    expect(await background(page)).toBe(DARK_BG);
+
+    // Light, chosen, stays light on a dark system.
+    await page.getByTestId('theme-light').click();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('theme-light')).toHaveAttribute('aria-pressed', 'true');
+    expect(await background(page)).toBe(LIGHT_BG);
+
+    // Back to the system: dark again, and that too survives a reload.
+    await page.getByTestId('theme-system').click();
+    await expect.poll(() => background(page)).toBe(DARK_BG);
+    await page.reload();
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'true');
+    expect(await background(page)).toBe(DARK_BG);
+  });
+
+  test('the capacity chart axes and grid follow the theme', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${served.url}#/capacity`);
+    const tick = page.locator('.cap-chart .recharts-cartesian-axis-tick-value').first();
+    await expect(tick).toBeVisible({ timeout: 20_000 });
+    // The dark palette's muted text, not the light palette's #5a6472 the chart was drawn with.
+    expect(await tick.evaluate((el) => getComputedStyle(el).fill)).toBe('rgb(154, 165, 180)');
+    const grid = page.locator('.cap-chart .recharts-cartesian-grid line').first();
+    expect(await grid.evaluate((el) => getComputedStyle(el).stroke)).toBe('rgb(38, 46, 56)');
+  });
+
+  test('screenshots of the dark theme for the README', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    mkdirSync('docs/screenshots', { recursive: true });
+    await page.goto(`${served.url}#/review`);
+    await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
+    await expect(page.locator('[aria-busy="true"]')).toHaveCount(0, { timeout: 20_000 });
+    await page.screenshot({ path: 'docs/screenshots/dark-review.png' });
+    await page.goto(`${served.url}#/capacity`);
+    await expect(page.locator('.cap-chart path.cap-line').first()).toBeVisible({ timeout: 20_000 });
+    // The history card: its charts are below the host cards, out of a window-sized shot.
+    await page.locator('.cap-charts').screenshot({ path: 'docs/screenshots/dark-capacity.png' });
+  });
+});
+
+/** The dark palette as CSS text: `:root[data-theme='dark']` and the OS-followed copy must not drift apart. */
+test('the dark palette is the same chosen or followed, and overrides every light colour', () => {
+  const css = readFileSync(new URL('../renderer/src/styles.css', import.meta.url), 'utf8');
+  const block = (head: string): Map<string, string> => {
+    const start = css.indexOf(head);
+    expect(start, `styles.css has ${head}`).toBeGreaterThanOrEqual(0);
+    const body = css.slice(start, css.indexOf('}', start));
+    return new Map([...body.matchAll(/(--[\w-]+)\s*:\s*([^;]+);/g)].map((m) => [m[1]!, m[2]!.trim()]));
+  };
+  const light = block(':root {');
+  const chosen = block(":root[data-theme='dark'] {");
+  const followed = block(":root[data-theme='system'] {");
+  expect([...followed]).toEqual([...chosen]);
+  const layout = new Set(['--radius', '--side-w', '--detail-w', '--mono']);
+  expect([...light.keys()].filter((k) => !layout.has(k) && !chosen.has(k))).toEqual([]);
+});
