@@ -2,8 +2,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { serve, type Served } from './serve-fixture';
 
-/** The page's background as the browser computed it, e.g. `rgb(244, 245, 247)`. */
-const background = (page: Page): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+/** Wait until the page's background (as the browser computed it) is this colour. */
+const expectBackground = (page: Page, rgb: string): Promise<void> => expect(page.locator('html')).toHaveCSS('background-color', rgb);
 
 const LIGHT_BG = 'rgb(244, 245, 247)';
 const DARK_BG = 'rgb(15, 19, 24)';
@@ -25,11 +25,11 @@ test.describe('the theme', () => {
     await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
     await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'true');
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'system');
-    expect(await background(page)).toBe(LIGHT_BG);
+    await expectBackground(page, LIGHT_BG);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await expect.poll(() => background(page)).toBe(DARK_BG);
+    await expectBackground(page, DARK_BG);
     await page.emulateMedia({ colorScheme: 'light' });
-    await expect.poll(() => background(page)).toBe(LIGHT_BG);
+    await expectBackground(page, LIGHT_BG);
   });
 
   test('a chosen theme wins over the system and is kept across a reload', async ({ page }) => {
@@ -39,13 +39,13 @@ test.describe('the theme', () => {
     await page.getByTestId('theme-dark').click();
     await expect(page.getByTestId('theme-dark')).toHaveAttribute('aria-pressed', 'true');
     await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'false');
-    expect(await background(page)).toBe(DARK_BG);
+    await expectBackground(page, DARK_BG);
 
     await page.reload();
     await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
     await expect(page.getByTestId('theme-dark')).toHaveAttribute('aria-pressed', 'true');
-    expect(await background(page)).toBe(DARK_BG);
+    await expectBackground(page, DARK_BG);
 
     // Light, chosen, stays light on a dark system.
     await page.getByTestId('theme-light').click();
@@ -53,15 +53,15 @@ test.describe('the theme', () => {
     await page.reload();
     await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
     await expect(page.getByTestId('theme-light')).toHaveAttribute('aria-pressed', 'true');
-    expect(await background(page)).toBe(LIGHT_BG);
+    await expectBackground(page, LIGHT_BG);
 
     // Back to the system: dark again, and that too survives a reload.
     await page.getByTestId('theme-system').click();
-    await expect.poll(() => background(page)).toBe(DARK_BG);
+    await expectBackground(page, DARK_BG);
     await page.reload();
     await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
     await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-pressed', 'true');
-    expect(await background(page)).toBe(DARK_BG);
+    await expectBackground(page, DARK_BG);
   });
 
   test('the capacity chart axes and grid follow the theme', async ({ page }) => {
@@ -70,9 +70,9 @@ test.describe('the theme', () => {
     const tick = page.locator('.cap-chart .recharts-cartesian-axis-tick-value').first();
     await expect(tick).toBeVisible({ timeout: 20_000 });
     // The dark palette's muted text, not the light palette's #5a6472 the chart was drawn with.
-    expect(await tick.evaluate((el) => getComputedStyle(el).fill)).toBe('rgb(154, 165, 180)');
+    await expect(tick).toHaveCSS('fill', 'rgb(154, 165, 180)');
     const grid = page.locator('.cap-chart .recharts-cartesian-grid line').first();
-    expect(await grid.evaluate((el) => getComputedStyle(el).stroke)).toBe('rgb(38, 46, 56)');
+    await expect(grid).toHaveCSS('stroke', 'rgb(38, 46, 56)');
   });
 
   test('screenshots of the dark theme for the README', async ({ page }) => {
@@ -84,8 +84,9 @@ test.describe('the theme', () => {
     await page.screenshot({ path: 'docs/screenshots/dark-review.png' });
     await page.goto(`${served.url}#/capacity`);
     await expect(page.locator('.cap-chart path.cap-line').first()).toBeVisible({ timeout: 20_000 });
-    // The history card: its charts are below the host cards, out of a window-sized shot.
-    await page.locator('.cap-charts').screenshot({ path: 'docs/screenshots/dark-capacity.png' });
+    // The history card's charts are below the host cards: scroll them to the top of the window first.
+    await page.evaluate(`document.querySelector('.cap-charts').scrollIntoView({ block: 'start' })`);
+    await page.screenshot({ path: 'docs/screenshots/dark-capacity.png' });
   });
 });
 
