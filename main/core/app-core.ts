@@ -8,7 +8,7 @@ import { databasePath } from './config/paths';
 import { Store } from './store/store';
 import { VERSION } from './config/version';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './engine/poll-scheduler';
-import { SummaryKeeper } from './engine/summary-cache';
+import { FirstRead, SummaryKeeper } from './engine/summary-cache';
 import { LedgerCursors } from './ledgers/ledger-cursors';
 import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
 import { log } from './logging/log';
@@ -103,6 +103,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   });
   // A watched folder changed: poll now (or right after the poll in flight).
   const wake = (): void => scheduler.wake();
+  // With a saved summary, the first read (seconds of work for a year of history) waits until a
+  // console has been answered with it, so the page loads and paints first.
+  const firstRead = new FirstRead(() => scheduler.start());
 
   const snapshot = (): Snapshot =>
     engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
@@ -126,7 +129,10 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'state.snapshot': () => snapshot(),
     'state.summary': () => {
       const restored = keeper?.pending;
-      if (restored) return { ...restored, restored: true };
+      if (restored) {
+        firstRead.soon();
+        return { ...restored, restored: true };
+      }
       return engine?.summary() ?? summaryOf(snapshot());
     },
     'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
@@ -171,9 +177,10 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     },
     start: async () => {
       await open(options.configPath, options.dataDir);
-      scheduler.start();
+      firstRead.start(keeper?.pending != null);
     },
     close: async () => {
+      firstRead.cancel();
       await scheduler.stop();
       await demo?.stop();
       await metrics?.close();

@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
-import { readSummaryCache, SUMMARY_CACHE_FILE, SummaryKeeper, writeSummaryCache } from './summary-cache';
+import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SummaryKeeper, writeSummaryCache } from './summary-cache';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 
@@ -87,5 +87,34 @@ describe('the summary kept across restarts', () => {
     expect(savedAt()).toBe('2026-11-29T01:00:00Z');
     keeper.afterPoll(source, 1000 + 15 * 60 * 1000);
     expect(savedAt()).toBe('2026-11-29T02:00:00Z');
+  });
+
+  it('begins the first read at once without a saved summary; with one, shortly after a console got it, or after the wait', () => {
+    vi.useFakeTimers();
+    try {
+      let begun = 0;
+      new FirstRead(() => begun++).start(false);
+      expect(begun).toBe(1);
+      const answered = new FirstRead(() => begun++);
+      answered.start(true);
+      vi.advanceTimersByTime(FIRST_READ_AFTER_ANSWER_MS * 2);
+      expect(begun).toBe(1); // nobody asked yet
+      answered.soon();
+      vi.advanceTimersByTime(FIRST_READ_AFTER_ANSWER_MS);
+      expect(begun).toBe(2);
+      answered.soon();
+      vi.advanceTimersByTime(FIRST_READ_WAIT_MS);
+      expect(begun).toBe(2); // once only
+      new FirstRead(() => begun++).start(true);
+      vi.advanceTimersByTime(FIRST_READ_WAIT_MS);
+      expect(begun).toBe(3); // no console came
+      const closed = new FirstRead(() => begun++);
+      closed.start(true);
+      closed.cancel();
+      vi.advanceTimersByTime(FIRST_READ_WAIT_MS);
+      expect(begun).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
