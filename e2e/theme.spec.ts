@@ -75,18 +75,21 @@ test.describe('the theme', () => {
     await expect(grid).toHaveCSS('stroke', 'rgb(38, 46, 56)');
   });
 
+  // The README's pictures are written only when asked (LOOPDECK_UPDATE_SCREENSHOTS=1): a test run
+  // leaves tracked files alone, and writes its shots under e2e/artifacts.
   test('screenshots of the dark theme for the README', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
-    mkdirSync('docs/screenshots', { recursive: true });
+    const shots = process.env.LOOPDECK_UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'e2e/artifacts';
+    mkdirSync(shots, { recursive: true });
     await page.goto(`${served.url}#/review`);
     await expect(page.getByTestId('review')).toBeVisible({ timeout: 20_000 });
     await expect(page.locator('[aria-busy="true"]')).toHaveCount(0, { timeout: 20_000 });
-    await page.screenshot({ path: 'docs/screenshots/dark-review.png' });
+    await page.screenshot({ path: `${shots}/dark-review.png` });
     await page.goto(`${served.url}#/capacity`);
     await expect(page.locator('.cap-chart path.cap-line').first()).toBeVisible({ timeout: 20_000 });
     // The history card's charts are below the host cards: scroll them to the top of the window first.
     await page.evaluate(`document.querySelector('.cap-charts').scrollIntoView({ block: 'start' })`);
-    await page.screenshot({ path: 'docs/screenshots/dark-capacity.png' });
+    await page.screenshot({ path: `${shots}/dark-capacity.png` });
   });
 });
 
