@@ -72,12 +72,37 @@ export interface SummaryDrill {
   readonly startedAt: string;
 }
 
-/** An inference host down or saturated, as last polled. */
-export interface SummaryIncident {
+/** A fleet problem: an inference host down, or saturated (every slot busy, or requests queued). */
+export interface FleetIncident {
   readonly proxy: string;
   readonly host: string;
   readonly kind: 'down' | 'saturated';
+  readonly since: string | null;
+  /** One line for a person. */
   readonly detail: string;
+}
+
+/** An inference host down or saturated, as last polled. */
+export type SummaryIncident = Omit<FleetIncident, 'since'>;
+
+/** The incidents in the current capacity, down hosts first: one set of rules for the Review screen and the summary. */
+export function fleetIncidents(capacity: readonly Capacity[]): FleetIncident[] {
+  const down: FleetIncident[] = [];
+  const busy: FleetIncident[] = [];
+  for (const c of capacity) {
+    if (!c.up) {
+      down.push({ proxy: c.proxy, host: c.host, kind: 'down', since: c.since, detail: c.error ?? 'Not answering.' });
+      continue;
+    }
+    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
+    const queued = c.queued ?? 0;
+    if (!full && queued <= 0) continue;
+    const parts: string[] = [];
+    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
+    if (queued > 0) parts.push(`${queued} queued`);
+    busy.push({ proxy: c.proxy, host: c.host, kind: 'saturated', since: c.polledAt, detail: parts.join(' · ') });
+  }
+  return [...down, ...busy];
 }
 
 /** The summary model: what `loopdeck review --json` prints and the Markdown is rendered from. */
@@ -147,20 +172,7 @@ const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
 const byAsc = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function incidents(capacity: readonly Capacity[]): SummaryIncident[] {
-  const out: SummaryIncident[] = [];
-  for (const c of capacity) {
-    if (!c.up) {
-      out.push({ proxy: c.proxy, host: c.host, kind: 'down', detail: c.error ?? 'Not answering.' });
-      continue;
-    }
-    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
-    const queued = c.queued ?? 0;
-    if (!full && queued <= 0) continue;
-    const parts: string[] = [];
-    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
-    if (queued > 0) parts.push(`${queued} queued`);
-    out.push({ proxy: c.proxy, host: c.host, kind: 'saturated', detail: parts.join(' · ') });
-  }
+  const out = fleetIncidents(capacity).map(({ since: _since, ...incident }): SummaryIncident => incident);
   return out.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'down' ? -1 : 1) || byAsc(a.proxy, b.proxy) || byAsc(a.host, b.host));
 }
 

@@ -1,4 +1,5 @@
-import type { Capacity, Cycle, Deadman, DrillRun, Finding, LoopState, Phase, PullRequest, Severity } from '../../../shared/domain';
+import type { Cycle, Deadman, DrillRun, Finding, LoopState, Phase, PullRequest, Severity } from '../../../shared/domain';
+import { fleetIncidents, type FleetIncident } from '../../../shared/review-summary';
 import { failedStepText, newestFirst } from './format';
 import { severityRank } from './findings';
 
@@ -110,32 +111,6 @@ export function drillRunsSince(runs: readonly DrillRun[], since: string): DrillR
     .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
 }
 
-/** A fleet problem: an inference host down, or saturated (every slot busy, or requests queued). */
-export interface Incident {
-  readonly proxy: string;
-  readonly host: string;
-  readonly kind: 'down' | 'saturated';
-  readonly since: string | null;
-  /** One line for a person. */
-  readonly detail: string;
-}
-
-/** The incidents in the current capacity, down hosts first. */
-export function fleetIncidents(capacity: readonly Capacity[]): Incident[] {
-  const down: Incident[] = [];
-  const busy: Incident[] = [];
-  for (const c of capacity) {
-    if (!c.up) {
-      down.push({ proxy: c.proxy, host: c.host, kind: 'down', since: c.since, detail: c.error ?? 'Not answering.' });
-      continue;
-    }
-    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
-    const queued = c.queued ?? 0;
-    if (!full && queued <= 0) continue;
-    const parts = [];
-    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
-    if (queued > 0) parts.push(`${queued} queued`);
-    busy.push({ proxy: c.proxy, host: c.host, kind: 'saturated', since: c.polledAt, detail: parts.join(' · ') });
-  }
-  return [...down, ...busy];
-}
+/** A fleet problem: an inference host down, or saturated (the rules are shared with the Markdown summary). */
+export type Incident = FleetIncident;
+export { fleetIncidents };
