@@ -30,7 +30,7 @@ const layers = [
 
 /** File categories, matched on the path from the repo root; a file may have several. */
 const fileCategories = [
-  { category: 'main-cli', pattern: ['main/cli.ts', 'main/cli*.test.ts'] },
+  { category: 'main-cli', pattern: ['main/cli.ts', 'main/cli-*.ts', 'main/cli*.test.ts'] },
   { category: 'config', pattern: ['*.{js,mjs,ts}', 'renderer/vite.config.ts'] },
   { category: 'package-json', pattern: 'package.json' },
   { category: 'main-test', pattern: 'main/**/*.test.ts' },
@@ -67,7 +67,7 @@ const policies = [
   },
   { from: from('main-rpc'), allow: { to: [to('main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
   { from: from('main-serve'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('ws', 'zod')] } },
-  { from: fromFiles('main-cli'), allow: { to: [to('main-serve', 'main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
+  { from: fromFiles('main-cli'), allow: { to: [to('main-serve', 'main-rpc', 'main-core', 'shared'), { file: { categories: 'main-cli' } }, nodeBuiltins, pkg('zod')] } },
   { from: from('main-electron'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('electron', 'zod')] } },
   { from: from('e2e'), allow: { to: [to('shared', 'testing'), nodeBuiltins, pkg('@playwright/test', '@axe-core/playwright')] } },
   // Tests beside main/ code may also reach the test helpers and the main/ layers they test through (never electron).

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import type { EventPayload } from '../shared/contract';
 import { createAppCore } from './core/app-core';
@@ -11,6 +10,7 @@ import { Store } from './core/store/store';
 import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
+import { ask, confirm, printSnapshot } from './cli-terminal';
 import { startServer } from './serve/server';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
@@ -117,24 +117,30 @@ async function check(flags: Flags): Promise<number> {
   return 0;
 }
 
-async function snapshot(flags: Flags): Promise<number> {
-  const { engine, store } = await openEngine(flags, 'snapshot');
+/**
+ * Read the whole state once (every follower caught up, the fleet polled), hand it to `print`, and
+ * report the sources that failed: exit 1 when any did, as `snapshot` and `review` do.
+ */
+async function withState(flags: Flags, command: string, print: (snap: ReturnType<Engine['snapshot']>) => void): Promise<number> {
+  const { engine, store } = await openEngine(flags, command);
   try {
     await engine.settle(CONNECT_TIMEOUT_MS);
     await engine.capacity.pollOnce();
     // A large backlog is read in bounded chunks: poll until every follower has caught up.
     await engine.poll();
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-    const snap = engine.snapshot();
-    if (flags.json) console.log(JSON.stringify(snap, null, 2));
-    else printSnapshot(snap);
+    print(engine.snapshot());
     const failures = engine.failures();
-    for (const f of failures) console.error(`loopdeck snapshot: ${f}`);
+    for (const f of failures) console.error(`loopdeck ${command}: ${f}`);
     return failures.length > 0 ? 1 : 0;
   } finally {
     await engine.close();
     store.close();
   }
+}
+
+function snapshot(flags: Flags): Promise<number> {
+  return withState(flags, 'snapshot', (snap) => (flags.json ? console.log(JSON.stringify(snap, null, 2)) : printSnapshot(snap)));
 }
 
 async function trust(flags: Flags, hostName: string | undefined): Promise<number> {
@@ -260,58 +266,17 @@ async function drill(flags: Flags, words: readonly string[]): Promise<number> {
   }
 }
 
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return (await rl.question(question)).trim();
-  } finally {
-    rl.close();
-  }
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
-
 /** The morning summary the Review screen copies: the same function on the same state, so both agree. */
-async function review(flags: Flags): Promise<number> {
+function review(flags: Flags): Promise<number> {
   if (flags.markdown && flags.json) throw new CliError('--markdown and --json: pass one of them (the default is --markdown).');
   if (flags.since !== undefined && Number.isNaN(Date.parse(flags.since))) {
     throw new CliError(`--since: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(flags.since)}`);
   }
-  const { engine, store } = await openEngine(flags, 'review');
-  try {
-    await engine.settle(CONNECT_TIMEOUT_MS);
-    await engine.capacity.pollOnce();
-    await engine.poll();
-    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-    const snap = engine.snapshot();
+  return withState(flags, 'review', (snap) => {
     const summary = buildReviewSummary(snap, { now: Date.parse(snap.takenAt), since: flags.since ?? null });
     if (flags.json) console.log(JSON.stringify(summary, null, 2));
     else process.stdout.write(renderReviewMarkdown(summary));
-    const failures = engine.failures();
-    for (const f of failures) console.error(`loopdeck review: ${f}`);
-    return failures.length > 0 ? 1 : 0;
-  } finally {
-    await engine.close();
-    store.close();
-  }
-}
-
-function printSnapshot(snap: ReturnType<Engine['snapshot']>): void {
-  for (const loop of snap.loops) {
-    console.log(`${loop.name} (host ${loop.host})`);
-    for (const cycle of loop.cycles) {
-      const phases = cycle.phases.map((p) => `${p.name}=${p.status}`).join('  ');
-      console.log(`  ${cycle.date}  ${cycle.status.padEnd(10)}  ${phases}`);
-    }
-  }
-  for (const p of snap.problems) console.log(`problem: ${p.source}${p.line === null ? '' : `:${p.line}`}: ${p.message}`);
+  });
 }
 
 async function watch(flags: Flags): Promise<number> {

@@ -111,6 +111,7 @@ describe('import rules', () => {
     ['main/serve/x.ts', 'ws', 'import'],
     ['main/cli.ts', './serve/server', 'import'],
     ['main/cli.ts', './core/engine', 'dynamic'],
+    ['main/cli.ts', './cli-terminal', 'import'],
     ['e2e/x.ts', '../shared/contract', 'import'],
     ['e2e/x.ts', '../testing/sshd', 'import'],
     ['e2e/x.ts', '@playwright/test', 'import'],
