@@ -1,29 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
 import { reviewMarkdown, type ReviewSummary } from '../shared/review-summary';
+import { loopdeck } from '../testing/cli-run';
 import { createRunnerFixture, type RunnerFixture } from '../testing/runner-fixture';
 import { databasePath } from './core/config/paths';
 import { Store } from './core/store/store';
 
-const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 const NOW = '2026-08-24T07:00:00Z';
 
-async function loopdeck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /** A night on the runner fixture: an incomplete remediate yesterday, a ready deliver today, a P0 and a P2 in the ledger. */
 function night(): RunnerFixture {

@@ -1,26 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
+import { LOOPDECK_BIN, loopdeck } from '../testing/cli-run';
 import { createRunnerFixture } from '../testing/runner-fixture';
 import { until } from '../testing/until';
 
-const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 
-async function loopdeck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('loopdeck snapshot', () => {
   it('reports the statuses FORMATS.md §2.4 implies, including where a stage stopped', async () => {
@@ -117,7 +104,7 @@ describe('loopdeck watch', () => {
     const fx = createRunnerFixture();
     const day = new Date().toISOString().slice(0, 10);
     fx.write(day, 'audit.status', `audit ${new Date(Date.now() - 60_000).toISOString()} STARTED\n`);
-    const child = spawn(process.execPath, [BIN, 'watch', '--json', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [LOOPDECK_BIN, 'watch', '--json', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: { event: string; payload: { upserted?: { phases: { name: string; status: string }[] }[] } }[] = [];
     let rest = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -159,7 +159,7 @@ describe('drills over a real sshd', () => {
     expect(runOf(c, runId)?.override).toBe(true);
     // The link dies mid-drill; the drill goes on on the host and its result still arrives.
     sshd.kill();
-    await new Promise((r) => setTimeout(r, 500));
+    await until(() => c.snapshot().hosts[0]?.state !== 'connected', 10_000, 'the link seen gone');
     await sshd.restart();
     await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the result after the reconnect');
     expect(runOf(c, runId)).toMatchObject({ status: 'ok', rc: 0 });

@@ -1,0 +1,19 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The CLI as `npm start` installs it. */
+export const LOOPDECK_BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+
+/** Run `loopdeck ARGS` in a child process (30 s at most): its exit code and output, never a throw. */
+export async function loopdeck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [LOOPDECK_BIN, ...args], { timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
