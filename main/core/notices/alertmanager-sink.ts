@@ -5,19 +5,14 @@ import { log } from '../logging/log';
 import { alertAnnotations, alertLabels, conditionOf, findingKey, generatorUrl, isEventRule, ruleOfKey, type AmAlert, type ConditionScope } from './alertmanager-alert';
 import type { NoticeSink, RemoteAck } from './notice-service';
 import type { NoticeDraft } from './notice-draft';
-import type { NotifyConfig } from './notify-config';
+import type { RemoteSinkOptions } from './notify-config';
 import type { NoticeRow } from './schema';
 
 /** What Alertmanager was last told, kept across restarts so an alert ended while Loopdeck was down is still resolved. */
 const POSTED_META = 'alertmanager.posted';
 
 /** How the Alertmanager sink is made. */
-export interface AlertmanagerSinkOptions {
-  readonly store: Store;
-  readonly notify: NotifyConfig;
-  readonly now?: () => Date;
-  readonly fetch?: typeof fetch;
-  readonly log?: (message: string) => void;
+export interface AlertmanagerSinkOptions extends RemoteSinkOptions {
   /** How often firing alerts are posted again (Alertmanager's docs: every 30 s to 3 min). Default 1 min. */
   readonly resendMs?: number;
   /** How far ahead a firing alert's `endsAt` is put: Alertmanager resolves it then unless posted again. Default 4 min. */

@@ -1,3 +1,4 @@
+import type { Store } from '../store/store';
 import type { z } from 'zod';
 import type { NoticePriority } from '../../../shared/domain';
 import type { NotifyConfigSchema } from '../config/schema';
@@ -83,4 +84,14 @@ export function inQuietHours(spec: string | undefined, now: Date): boolean {
   const t = now.getHours() * 60 + now.getMinutes();
   if (start === end) return false;
   return start < end ? t >= start && t < end : t >= start || t < end;
+}
+
+/** What a sink that posts to a service (Pushover, Alertmanager) is made from. */
+export interface RemoteSinkOptions {
+  readonly store: Store;
+  readonly notify: NotifyConfig;
+  readonly now?: () => Date;
+  /** The HTTP client; tests give one that counts or fails. */
+  readonly fetch?: typeof fetch;
+  readonly log?: (message: string) => void;
 }

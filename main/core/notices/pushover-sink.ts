@@ -3,7 +3,7 @@ import type { Notice } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import type { NoticeSink, RemoteAck } from './notice-service';
 import { truncate } from './notice-text';
-import { emergencyTiming, type NotifyConfig } from './notify-config';
+import { emergencyTiming, type RemoteSinkOptions } from './notify-config';
 import type { NoticeRow } from './schema';
 import { log } from '../logging/log';
 
@@ -11,12 +11,7 @@ import { log } from '../logging/log';
 export const PUSHOVER_BASE_URL = 'https://api.pushover.net';
 
 /** How the Pushover sink is made. */
-export interface PushoverSinkOptions {
-  readonly store: Store;
-  readonly notify: NotifyConfig;
-  readonly now?: () => Date;
-  readonly fetch?: typeof fetch;
-  readonly log?: (message: string) => void;
+export interface PushoverSinkOptions extends RemoteSinkOptions {
   /** Least time between receipt polls; Pushover asks for no more than one every 5 s. */
   readonly pollMs?: number;
   /** After a failed send, owed sends wait this long before the next attempt, doubling while sends keep failing. */
