@@ -98,9 +98,11 @@ export function isNewFinding(finding: Finding, reviewedAt: string | null): boole
   return Number.isFinite(seen) && Number.isFinite(reviewed) && seen > reviewed;
 }
 
-/** A count with thousands separators, e.g. `20,000`. */
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** A count with thousands separators, e.g. `20,000` (one formatter, kept: the nav shows counts on every render). */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT.format(n);
 }
 
 /** Add or remove one value of a multi-select filter, keeping `order`. */

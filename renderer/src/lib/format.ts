@@ -2,6 +2,33 @@ import type { Phase, PhaseStatus, Stage } from '../../../shared/domain';
 
 // Times are shown in the operator's local time zone; tests pass `timeZone` to pin it.
 
+// Building an Intl.DateTimeFormat costs far more than formatting with one (a first Review of a
+// year's history spent ~30 ms building them), so each kind is made once per time zone and kept.
+// The key '' is the local zone, fixed when first used (a zone change shows after a reload).
+const CLOCK_OPTIONS: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+};
+const CLOCKS = new Map<string, Intl.DateTimeFormat>();
+const DATE_TIMES = new Map<string, Intl.DateTimeFormat>();
+const WEEKDAY = new Intl.DateTimeFormat('en-GB', { weekday: 'short', timeZone: 'UTC' });
+
+function formatterFor(cache: Map<string, Intl.DateTimeFormat>, timeZone: string | undefined, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = timeZone ?? '';
+  let f = cache.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
+    cache.set(key, f);
+  }
+  return f;
+}
+
 function parse(iso: string | null): Date | null {
   if (!iso) return null;
   const d = new Date(iso);
@@ -12,23 +39,14 @@ function parse(iso: string | null): Date | null {
 export function formatClock(iso: string | null, timeZone?: string): string | null {
   const d = parse(iso);
   if (!d) return null;
-  return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(d);
+  return formatterFor(CLOCKS, timeZone, CLOCK_OPTIONS).format(d);
 }
 
 /** `Sun 23 Aug, 00:00:04` in local time, or null. */
 export function formatDateTime(iso: string | null, timeZone?: string): string | null {
   const d = parse(iso);
   if (!d) return null;
-  return new Intl.DateTimeFormat('en-GB', {
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    timeZone,
-  }).format(d);
+  return formatterFor(DATE_TIMES, timeZone, DATE_TIME_OPTIONS).format(d);
 }
 
 /** A duration as `45s`, `41m`, `2h 05m`. */
@@ -45,7 +63,7 @@ export function weekdayOf(date: string): string | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) return null;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return new Intl.DateTimeFormat('en-GB', { weekday: 'short', timeZone: 'UTC' }).format(d);
+  return WEEKDAY.format(d);
 }
 
 /** The time line under a phase: its duration, `since HH:MM` while running, and the file-times mark. */
