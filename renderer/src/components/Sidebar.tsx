@@ -1,19 +1,9 @@
 import { formatCount } from '../lib/findings';
-import { routeHash, type ViewName } from '../lib/route';
+import type { ViewName } from '../lib/route';
+import { VIEWS } from '../lib/views';
 import { selectOpenFindingCount, useDeck } from '../store';
 import { HostList } from './HostList';
 import { NoticesNavCount } from './NoticesNavCount';
-
-const VIEWS: readonly { view: ViewName; label: string }[] = [
-  { view: 'review', label: 'Review' },
-  { view: 'notices', label: 'Notices' },
-  { view: 'loops', label: 'Loops' },
-  { view: 'findings', label: 'Findings' },
-  { view: 'prs', label: 'Pull requests' },
-  { view: 'capacity', label: 'Capacity' },
-  { view: 'trends', label: 'Trends' },
-  { view: 'drills', label: 'Drills' },
-];
 
 function NavCount({ view }: { view: ViewName }) {
   const open = useDeck((s) => (view === 'findings' ? selectOpenFindingCount(s) : 0));
@@ -24,7 +14,7 @@ function NavCount({ view }: { view: ViewName }) {
   return null;
 }
 
-/** The left column: the three views (links in the URL hash, so Back works) and the host list. */
+/** The left column: the views (links in the URL hash, so Back works) and the host list. */
 export function Sidebar({ view }: { view: ViewName }) {
   return (
     <nav className="sidebar" aria-label="Main">
@@ -34,7 +24,7 @@ export function Sidebar({ view }: { view: ViewName }) {
             <a
               className={`nav-item${v.view === view ? ' active' : ''}`}
               aria-current={v.view === view ? 'page' : undefined}
-              href={routeHash(v.view === 'findings' ? { view: 'findings', id: null } : { view: v.view })}
+              href={v.hash}
               data-testid={`nav-${v.view}`}
             >
               <span>{v.label}</span>

@@ -4,7 +4,7 @@
 // `data-row-ack`, and its filter box with `data-shortcut-filter`. Views need no handlers of their own.
 
 import { useEffect, useRef } from 'react';
-import { routeHash } from './route';
+import { VIEWS } from './views';
 
 /** What a key (or the `g` sequence) asks for. */
 export type ShortcutAction =
@@ -15,17 +15,8 @@ export type ShortcutAction =
   | { readonly kind: 'open' }
   | { readonly kind: 'ack' };
 
-/** The second key after `g` and where it goes, in the nav's order (also listed in the help dialog). */
-export const GO_KEYS: readonly { readonly key: string; readonly label: string; readonly hash: string }[] = [
-  { key: 'r', label: 'Review', hash: routeHash({ view: 'review' }) },
-  { key: 'n', label: 'Notices', hash: routeHash({ view: 'notices' }) },
-  { key: 'l', label: 'Loops', hash: routeHash({ view: 'loops' }) },
-  { key: 'f', label: 'Findings', hash: routeHash({ view: 'findings', id: null }) },
-  { key: 'p', label: 'Pull requests', hash: routeHash({ view: 'prs' }) },
-  { key: 'c', label: 'Capacity', hash: routeHash({ view: 'capacity' }) },
-  { key: 'd', label: 'Drills', hash: routeHash({ view: 'drills' }) },
-  { key: 't', label: 'Trends', hash: routeHash({ view: 'trends' }) },
-];
+/** The second key after `g` and where it goes: the view table, in the nav's order (also listed in the help dialog). */
+export const GO_KEYS: readonly { readonly key: string; readonly label: string; readonly hash: string }[] = VIEWS;
 
 /** The single-key shortcuts, for the help dialog. */
 export const KEY_HELP: readonly { readonly keys: string; readonly what: string }[] = [
