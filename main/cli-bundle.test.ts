@@ -1,7 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRunnerFixture } from '../testing/runner-fixture';
+import { until } from '../testing/until';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUNDLE = fileURLToPath(new URL('../out/cli/loopdeck.mjs', import.meta.url));
@@ -33,6 +37,31 @@ describe('the bundled CLI (what npm start runs)', () => {
         expect(res.status).toBe(200);
         expect(body).toContain('<div id="root">');
       }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('does not load ssh2 when no host is reached over SSH (it is ~60-100 ms of a start)', async () => {
+    execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: ROOT });
+    const fx = createRunnerFixture();
+    // Preloaded into serve: on SIGUSR2, write the CommonJS modules loaded so far.
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-probe-'));
+    const probe = join(dir, 'probe.cjs');
+    const out = join(dir, 'modules.json');
+    writeFileSync(probe, `process.on('SIGUSR2', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));`);
+    const child = spawn(process.execPath, ['--require', probe, BUNDLE, 'serve', '--port', '0', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      await until(() => /serving at http/.test(output), 20_000, 'serve to print its URL');
+      // The first read has begun (no saved summary): its file is in the store.
+      await until(() => existsSync(join(fx.dataDir, 'loopdeck.db')), 20_000, 'the store');
+      child.kill('SIGUSR2');
+      await until(() => existsSync(out), 20_000, 'the probe to write the loaded modules');
+      const modules = JSON.parse(readFileSync(out, 'utf8')) as string[];
+      expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(true);
+      expect(modules.filter((m) => m.includes('/node_modules/ssh2/'))).toEqual([]);
     } finally {
       child.kill('SIGTERM');
     }

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Bundle the CLI (serve, watch, snapshot, ...) into out/cli/loopdeck.mjs: one file with the npm
-// packages left as imports, so starting it skips tsx's loader and on-the-fly TypeScript (about
-// 200 ms of every start). `npm start` and `npm run bench` run this bundle; `bin/loopdeck.mjs`
-// keeps running the sources through tsx, so a checkout never runs stale code by accident.
+// Bundle the CLI (serve, watch, snapshot, ...) into out/cli/loopdeck.mjs: one file, so starting it
+// skips tsx's loader and on-the-fly TypeScript (about 200 ms of every start), and the pure-JS npm
+// packages are in it too: Node's ESM loader resolving and compiling zod's, yaml's and
+// prom-client's hundreds of files cost another ~100 ms. Left as imports: packages with native
+// parts (better-sqlite3; ssh2, whose optional bindings it finds relative to itself) and what a
+// CLI never loads. `npm start` and `npm run bench` run this bundle; `bin/loopdeck.mjs` keeps
+// running the sources through tsx, so a checkout never runs stale code by accident.
 // The bundle sits two folders below the root like main/serve/server.ts does, so paths that
 // module resolves against import.meta.url (out/renderer) are the same from both.
 import { build } from 'esbuild';
@@ -12,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(root, 'out', 'cli', 'loopdeck.mjs');
 
+/** Packages the bundle imports at run time instead of containing. */
+const EXTERNAL = ['better-sqlite3', 'ssh2', 'cpu-features', 'electron'];
+
 await build({
   entryPoints: [join(root, 'main', 'cli.ts')],
   outfile: CLI_BUNDLE,
@@ -19,7 +25,9 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  external: EXTERNAL,
+  // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none.
+  banner: { js: "import { createRequire as loopdeckCreateRequire } from 'node:module';\nconst require = loopdeckCreateRequire(import.meta.url);" },
   sourcemap: true,
   logLevel: 'warning',
 });

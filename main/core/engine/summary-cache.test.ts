@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
-import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SummaryKeeper, writeSummaryCache } from './summary-cache';
+import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, SummaryKeeper, writeSummaryCache } from './summary-cache';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 
@@ -50,7 +52,7 @@ describe('the summary kept across restarts', () => {
     expect(events.filter((e) => e === 'state.reset')).toHaveLength(1);
   });
 
-  it('ignores a saved summary that is not one, and a first start has none', async () => {
+  it('ignores a saved summary that is not one or was saved in another format, and a first start has none', async () => {
     const fx = createRunnerFixture();
     expect(readSummaryCache(fx.dataDir)).toBeNull();
     mkdirSync(fx.dataDir, { recursive: true });
@@ -58,9 +60,31 @@ describe('the summary kept across restarts', () => {
     expect(readSummaryCache(fx.dataDir)).toBeNull();
     writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), '{ torn');
     expect(readSummaryCache(fx.dataDir)).toBeNull();
+    // A summary saved bare (before the format key) or in another build's format is not answered.
+    const summary = await (async () => {
+      const c = createAppCore({ configPath: fx.configPath, dataDir: `${fx.dataDir}-other`, shell: 'serve', pollMs: 60_000, now: NOW });
+      await c.start();
+      await c.pollOnce();
+      const s = await summaryOfCore(c);
+      await c.close();
+      return s;
+    })();
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), JSON.stringify(summary));
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), JSON.stringify({ format: 'another', summary }));
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), JSON.stringify({ format: SUMMARY_FORMAT, summary }));
+    expect(readSummaryCache(fx.dataDir)).toEqual(summary);
+    writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), '{ torn');
     core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     expect((await summaryOfCore(core)).restored).toBeUndefined();
+  });
+
+  it('knows the format of the summary it saves: a hash of the summary schema, so a changed schema never reads an old file', () => {
+    const jsonSchema = JSON.stringify(z.toJSONSchema(SummarySchema, { unrepresentable: 'any', io: 'output' }));
+    const format = createHash('sha256').update(jsonSchema).digest('hex').slice(0, 16);
+    expect(SUMMARY_FORMAT, `SummarySchema changed: set SUMMARY_FORMAT in summary-cache.ts to '${format}' (saved summaries of the old shape are then ignored)`).toBe(format);
   });
 
   it('saves after the first read that caught up, then at most every 15 minutes, and keeps the old one if never read afresh', () => {
@@ -73,7 +97,7 @@ describe('the summary kept across restarts', () => {
     let takenAt = '2026-11-29T01:00:00Z';
     const source = { summary: () => summaryAt(takenAt), behind: () => behind };
     const keeper = new SummaryKeeper(fx.dataDir);
-    const savedAt = (): string => (JSON.parse(readFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), 'utf8')) as Summary).takenAt;
+    const savedAt = (): string => (JSON.parse(readFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), 'utf8')) as { summary: Summary }).summary.takenAt;
     expect(keeper.pending?.takenAt).toBe('2026-11-28T00:00:00Z');
     expect(keeper.afterPoll(source, 0)).toBe(false); // still reading a backlog
     keeper.close(source);

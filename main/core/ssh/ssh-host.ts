@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import ssh2, { type AnyAuthMethod } from 'ssh2';
+import type { AnyAuthMethod } from 'ssh2';
+import { ssh2 } from './ssh2-module';
 import type { Store, TrustedKey } from '../store/store';
 import { SshConnection, type KeyDecision, type SshConnectionOptions, type SshEndpoint } from './connection';
 import { fingerprintSha256, readKeyType, verifyHostKey } from './known-hosts';
@@ -78,7 +79,7 @@ export class SshHost {
   /** Remember a passphrase for the locked identity file (in memory) and reconnect. */
   unlock(passphrase: string): boolean {
     if (!this.locked) return false;
-    const parsed = ssh2.utils.parseKey(readFileSync(this.locked), passphrase);
+    const parsed = ssh2().utils.parseKey(readFileSync(this.locked), passphrase);
     if (parsed instanceof Error) return false;
     this.passphrases.set(this.locked, passphrase);
     this.locked = null;
@@ -144,7 +145,7 @@ export class SshHost {
       if (!existsSync(file)) continue;
       const data = readFileSync(file);
       const passphrase = this.passphrases.get(file);
-      const parsed = ssh2.utils.parseKey(data, passphrase);
+      const parsed = ssh2().utils.parseKey(data, passphrase);
       if (parsed instanceof Error) {
         if (/encrypted|passphrase/i.test(parsed.message)) this.locked ??= file;
         continue;

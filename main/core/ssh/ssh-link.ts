@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import ssh2, { type AuthMethod, type Client, type ConnectConfig } from 'ssh2';
+import type { AuthMethod, Client, ConnectConfig } from 'ssh2';
+import { ssh2 } from './ssh2-module';
 import { backoffDelay } from '../../../shared/backoff';
 import type { HostConnState } from '../../../shared/domain';
 import { NotConnectedError, type ConnectionStatus, type Fatal, type SshConnectionOptions, type SshEndpoint } from './connection-types';
@@ -128,7 +129,7 @@ export class SshLink extends EventEmitter {
   }
 
   private async connectHop(ep: SshEndpoint, fatal: { value: Fatal | null }, sock?: Duplex): Promise<Client> {
-    const client = new ssh2.Client();
+    const client = new (ssh2().Client)();
     this.chain.push(client);
     await new Promise<void>((resolve, reject) => {
       client.once('ready', () => resolve());
