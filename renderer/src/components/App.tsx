@@ -1,33 +1,21 @@
-import { useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { navigate, useRoute } from '../lib/react-hooks';
-import type { Route } from '../lib/route';
 import type { PhaseKey } from '../lib/selection';
 import { useShortcuts } from '../lib/shortcuts';
+import { VIEW_LABEL } from '../lib/views';
 import { useDeck } from '../store';
-import { CapacityView } from './CapacityView';
-import { DrillsView } from './DrillsView';
 import { ConfigError } from './ConfigError';
 import { FindingDetail } from './FindingDetail';
-import { FindingsView } from './FindingsView';
 import { FirstRun } from './FirstRun';
 import { Header } from './Header';
-import { LoopsView } from './LoopsView';
-import { NoticesView } from './NoticesView';
+import { CapacityView, DrillsView, FindingsView, LoopsView, NoticesView, PrsView, TrendsView, ViewBoundary, ViewLoading, warmViews } from './LazyViews';
 import { PhaseDetail } from './PhaseDetail';
 import { ProblemsList } from './ProblemsList';
-import { PrsView } from './PrsView';
 import { ReviewView } from './ReviewView';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { Sidebar } from './Sidebar';
 import { StartupState } from './StartupState';
 import { Toasts } from './Toasts';
-import { TrendsView } from './TrendsView';
-
-const TITLE: Readonly<Record<Route['view'], string>> = {
-  review: 'Review',
-  notices: 'Notices',
-  drills: 'Drills',
-  loops: 'Loops', findings: 'Findings', prs: 'Pull requests', capacity: 'Capacity', trends: 'Trends' };
 
 /** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
@@ -43,8 +31,11 @@ export function App() {
   useShortcuts(() => setHelpOpen(true));
 
   useEffect(() => {
-    document.title = `${TITLE[route.view]} · Loopdeck`;
+    document.title = `${VIEW_LABEL[route.view]} · Loopdeck`;
   }, [route.view]);
+
+  // Once the first view has its data (the Review, usually painted by now), fetch the other views' chunks in idle time.
+  useEffect(() => (loaded ? warmViews() : undefined), [loaded]);
 
   useEffect(() => {
     if (!phaseOpen && findingId === null) return;
@@ -66,23 +57,27 @@ export function App() {
       <>
         {config?.state === 'invalid' ? <ConfigError path={config.path} message={config.message} /> : null}
         <ProblemsList />
-        {route.view === 'findings' ? (
-          <FindingsView selectedId={findingId} />
-        ) : route.view === 'prs' ? (
-          <PrsView />
-        ) : route.view === 'capacity' ? (
-          <CapacityView />
-        ) : route.view === 'trends' ? (
-          <TrendsView />
-        ) : route.view === 'review' ? (
-          <ReviewView />
-        ) : route.view === 'notices' ? (
-          <NoticesView />
-        ) : route.view === 'drills' ? (
-          <DrillsView runId={route.runId ?? null} />
-        ) : (
-          <LoopsView selection={selection} onSelect={setSelection} focusLoop={route.loop ?? null} />
-        )}
+        <ViewBoundary key={route.view} label={VIEW_LABEL[route.view]}>
+          <Suspense fallback={<ViewLoading label={VIEW_LABEL[route.view]} />}>
+            {route.view === 'findings' ? (
+              <FindingsView selectedId={findingId} />
+            ) : route.view === 'prs' ? (
+              <PrsView />
+            ) : route.view === 'capacity' ? (
+              <CapacityView />
+            ) : route.view === 'trends' ? (
+              <TrendsView />
+            ) : route.view === 'review' ? (
+              <ReviewView />
+            ) : route.view === 'notices' ? (
+              <NoticesView />
+            ) : route.view === 'drills' ? (
+              <DrillsView runId={route.runId ?? null} />
+            ) : (
+              <LoopsView selection={selection} onSelect={setSelection} focusLoop={route.loop ?? null} />
+            )}
+          </Suspense>
+        </ViewBoundary>
       </>
     );
 
@@ -97,7 +92,7 @@ export function App() {
       <Header />
       <div className={`main-area${detail ? ' with-detail' : ''}`}>
         <Sidebar view={route.view} />
-        <main className={`content view-${route.view}`} id="content" aria-label={TITLE[route.view]}>
+        <main className={`content view-${route.view}`} id="content" aria-label={VIEW_LABEL[route.view]}>
           {loadError && info && loaded ? (
             <div className="callout callout-bad banner" role="alert">
               Could not refresh the state: {loadError}{' '}
