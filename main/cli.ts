@@ -12,7 +12,7 @@ import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { ask, confirm, printSnapshot } from './cli-terminal';
 import { startServer } from './serve/server';
-import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS } from './core/engine/poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS, STREAM_WAKE_GAP_MS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
@@ -299,6 +299,7 @@ async function watch(flags: Flags): Promise<number> {
     poll: (why) => engine.poll({ reason: why.timer ? 'timer' : 'wake' }),
     intervalMs: IDLE_POLL_MS,
     minWakeGapMs: WAKE_GAP_MS,
+    streamWakeGapMs: STREAM_WAKE_GAP_MS,
     onError: (err) => {
       log.error('poll failed', err);
       console.error(`loopdeck: poll failed: ${(err as Error).message}`);

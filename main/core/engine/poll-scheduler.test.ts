@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { PollScheduler } from './poll-scheduler';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PollScheduler, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, WAKE_GAP_MS } from './poll-scheduler';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,4 +84,57 @@ describe('PollScheduler', () => {
     await sleep(100);
     expect(n).toBe(after);
   });
+
+  describe('while changes stream', () => {
+    // The clock is the test's: the gaps are the subject, and a busy machine must not move them.
+    afterEach(() => vi.useRealTimers());
+    const make = (): { s: PollScheduler; polls: number[] } => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const polls: number[] = [];
+      const s = new PollScheduler({
+        intervalMs: 60_000,
+        minWakeGapMs: WAKE_GAP_MS,
+        streamWakeGapMs: STREAM_WAKE_GAP_MS,
+        poll: () => {
+          polls.push(performance.now());
+          return Promise.resolve();
+        },
+      });
+      schedulers.push(s);
+      s.start();
+      return { s, polls };
+    };
+    /** Wake `wakes` times `everyMs` apart from `at`; the polls from `at` on, relative to it. */
+    const stream = async (s: PollScheduler, polls: number[], everyMs: number, wakes: number): Promise<number[]> => {
+      const at = performance.now();
+      for (let i = 0; i < wakes; i++) {
+        s.wake();
+        await vi.advanceTimersByTimeAsync(everyMs);
+      }
+      await vi.advanceTimersByTimeAsync(STREAM_WAKE_GAP_MS);
+      return polls.filter((t) => t >= at).map((t) => t - at);
+    };
+
+    it('spaces polls STREAM_WAKE_GAP_MS apart once two wakes in a row came sooner than STREAM_AFTER_MS', async () => {
+      const { s, polls } = make();
+      await vi.advanceTimersByTimeAsync(1000);
+      const woken = await stream(s, polls, 50, 40); // 20 lines a second for 2 s
+      expect(woken.slice(0, 3)).toEqual([0, 50, 150]);
+      const gaps = woken.slice(3).map((t, i) => t - (woken[i + 2] ?? 0));
+      expect(gaps.every((g) => g === STREAM_WAKE_GAP_MS)).toBe(true);
+      expect(woken.length).toBeLessThanOrEqual(22); // not 40
+      expect(woken.at(-1)).toBeGreaterThanOrEqual(1950); // the last wake is still read
+    });
+
+    it('reads every wake at once when they come further apart, and the first wake after a stream at once', async () => {
+      const { s, polls } = make();
+      await vi.advanceTimersByTimeAsync(1000);
+      const apart = STREAM_AFTER_MS + 5;
+      expect(await stream(s, polls, apart, 10)).toEqual(Array.from({ length: 10 }, (_, i) => i * apart));
+      expect((await stream(s, polls, 50, 10)).length).toBeLessThan(10);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(await stream(s, polls, 1, 1)).toEqual([0]);
+    });
+  });
 });
+

@@ -5,6 +5,17 @@
 export const WAKE_GAP_MS = 50;
 
 /**
+ * The wake gap while a file streams (ms): once two wakes in a row came sooner than
+ * STREAM_AFTER_MS after the woken poll before them, polls are spaced this far apart until a
+ * quiet spell. A transcript writing 20 lines a second is then read two lines a poll, at ten
+ * updates a second (about half the CPU), while a line after a pause is still read at once.
+ */
+export const STREAM_WAKE_GAP_MS = 100;
+
+/** A wake this soon after the previous woken poll began counts towards a stream (ms). */
+export const STREAM_AFTER_MS = 75;
+
+/**
  * How often sources are polled when nothing wakes a poll (ms). Watchers (fs.watch locally, the
  * watcher channel over SSH) wake a poll the moment a hot folder or file changes; the timer is for
  * what they do not see (the ledgers, an old night edited late, the clock moving the dead-man), so
@@ -26,6 +37,13 @@ export interface PollSchedulerOptions {
    * appends costs one poll, not one each, and an append after a quiet spell is read at once.
    */
   readonly minWakeGapMs: number;
+  /**
+   * The gap while wakes stream (two in a row sooner than `streamAfterMs` after the woken poll
+   * before them); `minWakeGapMs` when not given.
+   */
+  readonly streamWakeGapMs?: number;
+  /** See `streamWakeGapMs` (STREAM_AFTER_MS by default). */
+  readonly streamAfterMs?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -42,6 +60,8 @@ export class PollScheduler {
   private woken = false;
   /** When the last poll started by a wake began (ms, performance clock). */
   private lastWokenAt = -Infinity;
+  /** Wakes in a row that came sooner than `streamAfterMs` after the woken poll before them. */
+  private streak = 0;
 
   constructor(private readonly options: PollSchedulerOptions) {}
 
@@ -63,6 +83,11 @@ export class PollScheduler {
   /** Something changed: poll soon (right after the poll in flight, if any). */
   wake(): void {
     if (!this.running) return;
+    // The first wake a poll has not taken yet says whether changes stream; later ones join it.
+    if (!this.woken) {
+      const soon = performance.now() - this.lastWokenAt < (this.options.streamAfterMs ?? STREAM_AFTER_MS);
+      this.streak = soon ? this.streak + 1 : 0;
+    }
     this.woken = true;
     // A poll in flight takes the wake right after it; a woken poll already due takes it too.
     if (this.polling || (this.timer && this.timerWoken)) return;
@@ -72,7 +97,8 @@ export class PollScheduler {
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
     const woken = this.woken;
-    const delay = woken ? Math.max(0, this.lastWokenAt + this.options.minWakeGapMs - performance.now()) : this.options.intervalMs;
+    const gap = this.streak >= 2 ? (this.options.streamWakeGapMs ?? this.options.minWakeGapMs) : this.options.minWakeGapMs;
+    const delay = woken ? Math.max(0, this.lastWokenAt + gap - performance.now()) : this.options.intervalMs;
     this.timerWoken = woken;
     this.timer = setTimeout(() => this.run(woken), delay);
   }
