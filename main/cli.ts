@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EventPayload } from '../shared/contract';
-import { createAppCore } from './core/app-core';
 import { defaultConfigPath, loadConfig } from './core/config/load-config';
 import { startDemo } from './core/demo/demo-runner';
 import { Engine } from './core/engine';
@@ -11,9 +10,9 @@ import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { ask, confirm, printSnapshot } from './cli-terminal';
-import { startServer } from './serve/server';
 import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS, STREAM_WAKE_GAP_MS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
+import { serveMode } from './cli-serve';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -315,28 +314,8 @@ async function watch(flags: Flags): Promise<number> {
 }
 
 async function serveCore(flags: Flags, configPath: string, dataDir: string, banner: string): Promise<number> {
-  const host = flags.host ?? '127.0.0.1';
   // Checked before anything starts: a bad --port must not leave a started core behind.
-  const port = portOf(flags);
-  // Warnings and errors also reach the terminal serve runs in; the file has them all.
-  const logger = startLogging(dataDir, 'serve', { stderrLevel: 'warn' });
-  const core = createAppCore({ configPath, dataDir, shell: 'serve' });
-  await core.start();
-  const served = await startServer({ core, host, port });
-  core.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
-    console.warn(`loopdeck: warning: listening on ${host}, not loopback: anyone who can reach it and has the token can use the console.`);
-  }
-  console.log(`${banner}\nLoopdeck is serving at ${served.url}`);
-  console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
-  console.log(`Log: ${logger.file}`);
-  await new Promise<void>((ok) => {
-    process.once('SIGINT', ok);
-    process.once('SIGTERM', ok);
-  });
-  await served.close();
-  await core.close();
-  return 0;
+  return serveMode({ host: flags.host ?? '127.0.0.1', port: portOf(flags), configPath, dataDir, banner });
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -26,6 +26,13 @@ const WARM_ORDER: readonly { readonly preload: () => Promise<unknown> }[] = [Fin
 const IDLE_TIMEOUT_MS = 2000;
 
 /**
+ * Warming begins this long after the first view's data painted (two frames): an idle slot right
+ * after the commit would otherwise evaluate recharts (a ~80 ms long task) before that frame is
+ * on screen, and nobody clicks a view in the first half second.
+ */
+const WARM_AFTER_PAINT_MS = 500;
+
+/**
  * Fetch the lazy views' chunks one at a time, each in its own idle period (evaluating recharts is a
  * long task: one per idle slot keeps input responsive), so a first click does not wait for a chunk.
  * Returns a cancel. Browsers without requestIdleCallback (Safari, for serve mode) get a timer.
@@ -53,9 +60,17 @@ export function warmViews(): () => void {
       );
     });
   };
-  next(0);
+  let frame: number | null = requestAnimationFrame(() => {
+    frame = requestAnimationFrame(() => {
+      frame = null;
+      delay = window.setTimeout(() => next(0), WARM_AFTER_PAINT_MS);
+    });
+  });
+  let delay: number | null = null;
   return () => {
     cancelled = true;
+    if (frame !== null) cancelAnimationFrame(frame);
+    if (delay !== null) window.clearTimeout(delay);
     if (handle === null) return;
     if (typeof window.cancelIdleCallback === 'function') window.cancelIdleCallback(handle);
     else window.clearTimeout(handle);

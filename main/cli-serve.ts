@@ -1,0 +1,50 @@
+import { createAppCore } from './core/app-core';
+import { startLogging } from './core/logging/log';
+import { startServer } from './serve/server';
+import { whenStarted } from './serve/starting-core';
+
+/** What `loopdeck serve` (and `demo`) run with. */
+export interface ServeModeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly configPath: string;
+  readonly dataDir: string;
+  /** The first line printed. */
+  readonly banner: string;
+}
+
+/**
+ * Serve mode until SIGINT/SIGTERM: the core behind the HTTP and WebSocket server. The server
+ * listens (and the URL is printed) while the core opens, so a browser loads the page and its
+ * scripts in parallel with the config, the store and the saved summary; commands wait for it.
+ */
+export async function serveMode(o: ServeModeOptions): Promise<number> {
+  // Warnings and errors also reach the terminal serve runs in; the file has them all.
+  const logger = startLogging(o.dataDir, 'serve', { stderrLevel: 'warn' });
+  const core = createAppCore({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve' });
+  const started = core.start();
+  // Awaited below, after the URL is out; until then a failure must not count as unhandled.
+  started.catch(() => undefined);
+  const served = await startServer({ core: whenStarted(core, started), host: o.host, port: o.port });
+  core.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
+  if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
+    console.warn(`loopdeck: warning: listening on ${o.host}, not loopback: anyone who can reach it and has the token can use the console.`);
+  }
+  console.log(`${o.banner}\nLoopdeck is serving at ${served.url}`);
+  console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
+  console.log(`Log: ${logger.file}`);
+  try {
+    await started;
+  } catch (err) {
+    await served.close();
+    await core.close();
+    throw err;
+  }
+  await new Promise<void>((ok) => {
+    process.once('SIGINT', ok);
+    process.once('SIGTERM', ok);
+  });
+  await served.close();
+  await core.close();
+  return 0;
+}
