@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../testing/until';
 import { MIGRATIONS } from './migrations';
@@ -113,5 +115,24 @@ describe('Store', () => {
     expect(b.file('h', '/p')).toMatchObject({ offset: 7, lineNo: 1 });
     a.close();
     b.close();
+  });
+
+  it('sees a row another process wrote by the next task, when it is the only store open in its process', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    // In a process of its own, so that no other test's store is open beside it.
+    const store = fileURLToPath(new URL('./store.ts', import.meta.url));
+    const write = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.prepare('UPDATE files SET offset = 9, line_no = 2').run(); db.close();`;
+    const script = `
+      import { execFileSync } from 'node:child_process';
+      import { Store } from ${JSON.stringify(store)};
+      const a = Store.open(${JSON.stringify(file)});
+      const seen = [a.file('h', '/p').offset];
+      execFileSync(process.execPath, ['-e', ${JSON.stringify(write)}]); // another process commits during this task
+      await new Promise((resolve) => setImmediate(resolve));
+      seen.push(a.file('h', '/p').offset, a.file('h', '/p').lineNo);
+      a.close();
+      console.log(JSON.stringify(seen));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    expect(JSON.parse(out.trim())).toEqual([0, 9, 2]);
   });
 });

@@ -325,6 +325,7 @@ export class Store {
     if (this.positionTimer) clearTimeout(this.positionTimer);
     this.positionTimer = null;
     if (this.db.open) this.flushPositions();
+    this.rows.close();
     this.db.close();
   }
 }
