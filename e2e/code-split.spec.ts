@@ -89,7 +89,10 @@ function watchComplaints(page: Page): string[] {
 }
 
 test.describe('the renderer build is split', () => {
-  test.skip(!existsSync(join(OUT, 'index.html')), 'out/renderer is not built (npm run test:e2e builds it)');
+  // Every serve-mode spec needs the build; these read it as well, so a missing one fails here by name.
+  test.beforeAll(() => {
+    if (!existsSync(join(OUT, 'index.html'))) throw new Error(`${OUT} is not built: run \`npm run build:renderer\` (\`npm run test:e2e\` builds it first).`);
+  });
 
   test('the entry and its static imports hold neither recharts nor the virtual table, and stay within budget', () => {
     const closure = entryClosure();
