@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoopConfigSchema } from '../main/core/config/schema';
 import { LoopFollower } from '../main/core/loops/loop-follower';
-import { PollScheduler, WAKE_GAP_MS, STREAM_WAKE_GAP_MS } from '../main/core/engine/poll-scheduler';
+import { PollScheduler, ENGINE_WAKE_GAPS } from '../main/core/engine/poll-scheduler';
 import { SshSource } from '../main/core/sources/ssh-source';
 import { Store } from '../main/core/store/store';
 import { connectTestHost } from '../testing/ssh-fixture';
@@ -54,8 +54,7 @@ export async function bytesRead(sshd: TestSshd, seconds: number): Promise<Figure
     const pollErrors: string[] = [];
     const scheduler = new PollScheduler({
       intervalMs: POLL_MS,
-      minWakeGapMs: WAKE_GAP_MS,
-      streamWakeGapMs: STREAM_WAKE_GAP_MS,
+      ...ENGINE_WAKE_GAPS,
       poll: async () => {
         const p0 = process.hrtime.bigint();
         try {

@@ -10,7 +10,7 @@ import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { ask, confirm, printSnapshot } from './cli-terminal';
-import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS, STREAM_WAKE_GAP_MS } from './core/engine/poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
 import { serveMode } from './cli-serve';
 
@@ -297,8 +297,7 @@ async function watch(flags: Flags): Promise<number> {
   const scheduler = new PollScheduler({
     poll: (why) => engine.poll({ reason: why.timer ? 'timer' : 'wake' }),
     intervalMs: IDLE_POLL_MS,
-    minWakeGapMs: WAKE_GAP_MS,
-    streamWakeGapMs: STREAM_WAKE_GAP_MS,
+    ...ENGINE_WAKE_GAPS,
     onError: (err) => {
       log.error('poll failed', err);
       console.error(`loopdeck: poll failed: ${(err as Error).message}`);

@@ -7,7 +7,7 @@ import { Engine, type EngineOptions } from './engine';
 import { databasePath } from './config/paths';
 import { Store } from './store/store';
 import { VERSION } from './config/version';
-import { IDLE_POLL_MS, PollScheduler, WAKE_GAP_MS, STREAM_WAKE_GAP_MS } from './engine/poll-scheduler';
+import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './engine/poll-scheduler';
 import { FirstRead, SummaryKeeper } from './engine/summary-cache';
 import { LedgerCursors } from './ledgers/ledger-cursors';
 import { ledgerRowsOf, summaryOf } from '../../shared/ledger-slice';
@@ -102,8 +102,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       if (e === engine && keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
     },
     intervalMs: options.pollMs ?? IDLE_POLL_MS,
-    minWakeGapMs: WAKE_GAP_MS,
-    streamWakeGapMs: STREAM_WAKE_GAP_MS,
+    ...ENGINE_WAKE_GAPS,
     onError: (err) => log.error('poll failed', err),
   });
   // A watched folder changed: poll now (or right after the poll in flight).

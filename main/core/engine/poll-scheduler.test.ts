@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PollScheduler, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, WAKE_GAP_MS } from './poll-scheduler';
+import { ENGINE_WAKE_GAPS, PollScheduler, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, SUSTAINED_STREAK, SUSTAINED_WAKE_GAP_MS } from './poll-scheduler';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -93,8 +93,7 @@ describe('PollScheduler', () => {
       const polls: number[] = [];
       const s = new PollScheduler({
         intervalMs: 60_000,
-        minWakeGapMs: WAKE_GAP_MS,
-        streamWakeGapMs: STREAM_WAKE_GAP_MS,
+        ...ENGINE_WAKE_GAPS,
         poll: () => {
           polls.push(performance.now());
           return Promise.resolve();
@@ -115,15 +114,30 @@ describe('PollScheduler', () => {
       return polls.filter((t) => t >= at).map((t) => t - at);
     };
 
-    it('spaces polls STREAM_WAKE_GAP_MS apart once two wakes in a row came sooner than STREAM_AFTER_MS', async () => {
+    it('spaces polls STREAM_WAKE_GAP_MS apart once two wakes in a row came sooner than STREAM_AFTER_MS, then SUSTAINED_WAKE_GAP_MS', async () => {
       const { s, polls } = make();
       await vi.advanceTimersByTimeAsync(1000);
-      const woken = await stream(s, polls, 50, 40); // 20 lines a second for 2 s
+      const woken = await stream(s, polls, 50, 60); // 20 lines a second for 3 s
       expect(woken.slice(0, 3)).toEqual([0, 50, 150]);
-      const gaps = woken.slice(3).map((t, i) => t - (woken[i + 2] ?? 0));
-      expect(gaps.every((g) => g === STREAM_WAKE_GAP_MS)).toBe(true);
-      expect(woken.length).toBeLessThanOrEqual(22); // not 40
-      expect(woken.at(-1)).toBeGreaterThanOrEqual(1950); // the last wake is still read
+      const gaps = woken.slice(1).map((t, i) => t - (woken[i] ?? 0));
+      // Two quick wakes make a stream (100-ms gaps); SUSTAINED_STREAK polls in a row make it sustained (200 ms).
+      const tier = SUSTAINED_STREAK - 1;
+      expect(gaps.slice(1, tier)).toEqual(Array.from({ length: tier - 1 }, () => STREAM_WAKE_GAP_MS));
+      expect(gaps.slice(tier).every((g) => g === SUSTAINED_WAKE_GAP_MS)).toBe(true);
+      expect(gaps.slice(tier).length).toBeGreaterThan(5);
+      expect(woken.length).toBeLessThanOrEqual(22); // not 60
+      expect(woken.at(-1)).toBeGreaterThanOrEqual(2950 - SUSTAINED_WAKE_GAP_MS); // the last wakes are still read
+    });
+
+    it('reads the last wake of a sustained stream, and the first after it at once', async () => {
+      const { s, polls } = make();
+      await vi.advanceTimersByTimeAsync(1000);
+      const woken = await stream(s, polls, 50, 40);
+      await vi.advanceTimersByTimeAsync(SUSTAINED_WAKE_GAP_MS);
+      expect(polls.filter((t) => t >= (polls.at(-1) ?? 0)).length).toBe(1);
+      expect(woken.at(-1)).toBeGreaterThanOrEqual(39 * 50); // the 40th wake (at 1950 ms) was read
+      await vi.advanceTimersByTimeAsync(500);
+      expect(await stream(s, polls, 1, 1)).toEqual([0]);
     });
 
     it('reads every wake at once when they come further apart, and the first wake after a stream at once', async () => {

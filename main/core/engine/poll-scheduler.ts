@@ -16,12 +16,30 @@ export const STREAM_WAKE_GAP_MS = 100;
 export const STREAM_AFTER_MS = 75;
 
 /**
+ * The wake gap once a stream has gone on for SUSTAINED_STREAK polls in a row (about a second):
+ * a transcript that keeps writing 20 lines a second is read four lines a poll, five updates a
+ * second, which is what a person can follow, at about half the CPU of ten. A short burst still
+ * gets the 100-ms gap and a line after a pause is still read at once.
+ */
+export const SUSTAINED_WAKE_GAP_MS = 200;
+
+/** Wakes in a row, each sooner than STREAM_AFTER_MS after the woken poll before it, that make a stream sustained. */
+export const SUSTAINED_STREAK = 10;
+
+/**
  * How often sources are polled when nothing wakes a poll (ms). Watchers (fs.watch locally, the
  * watcher channel over SSH) wake a poll the moment a hot folder or file changes; the timer is for
  * what they do not see (the ledgers, an old night edited late, the clock moving the dead-man), so
  * a console left in the tray all day does one cheap poll a second, not four.
  */
 export const IDLE_POLL_MS = 1000;
+
+/** The engine's wake gaps, as every scheduler of the engine's polls uses them. */
+export const ENGINE_WAKE_GAPS = {
+  minWakeGapMs: WAKE_GAP_MS,
+  streamWakeGapMs: STREAM_WAKE_GAP_MS,
+  sustainedWakeGapMs: SUSTAINED_WAKE_GAP_MS,
+} as const;
 
 /** How a PollScheduler runs. */
 export interface PollSchedulerOptions {
@@ -44,6 +62,8 @@ export interface PollSchedulerOptions {
   readonly streamWakeGapMs?: number;
   /** See `streamWakeGapMs` (STREAM_AFTER_MS by default). */
   readonly streamAfterMs?: number;
+  /** The gap once a stream is sustained (SUSTAINED_STREAK wakes in a row); `streamWakeGapMs` when not given. */
+  readonly sustainedWakeGapMs?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -97,10 +117,17 @@ export class PollScheduler {
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
     const woken = this.woken;
-    const gap = this.streak >= 2 ? (this.options.streamWakeGapMs ?? this.options.minWakeGapMs) : this.options.minWakeGapMs;
+    const gap = this.gap();
     const delay = woken ? Math.max(0, this.lastWokenAt + gap - performance.now()) : this.options.intervalMs;
     this.timerWoken = woken;
     this.timer = setTimeout(() => this.run(woken), delay);
+  }
+
+  /** The wake gap for the current streak: the plain gap, the stream's, or the sustained stream's. */
+  private gap(): number {
+    const { minWakeGapMs, streamWakeGapMs = minWakeGapMs, sustainedWakeGapMs = streamWakeGapMs } = this.options;
+    if (this.streak >= SUSTAINED_STREAK) return sustainedWakeGapMs;
+    return this.streak >= 2 ? streamWakeGapMs : minWakeGapMs;
   }
 
   private run(woken: boolean): void {
