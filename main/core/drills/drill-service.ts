@@ -83,7 +83,6 @@ function completeText(buf: Buffer, final: boolean): Buffer {
 export class DrillService {
   private readonly offsets = new Map<string, number>();
   private readonly now: () => Date;
-  private runningQuery: { all(): unknown[] } | null = null;
 
   constructor(private readonly options: DrillServiceOptions) {
     this.now = options.now ?? (() => new Date());
@@ -96,7 +95,7 @@ export class DrillService {
 
   /** The audit trail, newest first. */
   runs(limit = 200): DrillRun[] {
-    const rows = this.options.store.sql.prepare('SELECT * FROM drill_runs ORDER BY started_at DESC LIMIT ?').all(limit) as RunRow[];
+    const rows = this.options.store.statement('SELECT * FROM drill_runs ORDER BY started_at DESC LIMIT ?').all(limit) as RunRow[];
     return rows.map(toRun);
   }
 
@@ -133,8 +132,8 @@ export class DrillService {
     if (/^LOCKED/m.test(text)) throw new DrillRefused(`Drill ${input.name} is already running on ${drill.host}; wait for it to finish or cancel it.`);
     const dir = /^STARTED (.+)$/m.exec(text)?.[1];
     if (!dir) throw new Error(`Drill ${input.name} could not be started on ${drill.host}: ${out.stderr.trim() || text.trim() || `exit ${out.code}`}`);
-    this.options.store.sql
-      .prepare(
+    this.options.store
+      .statement(
         `INSERT INTO drill_runs (id, drill, host, args, user, started_at, status, override, dir)
          VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
       )
@@ -170,8 +169,7 @@ export class DrillService {
   /** Follow every running run: stream new output, and record the outcome once DONE is written. */
   async poll(): Promise<void> {
     // Prepared once: this runs on every poll, and preparing costs more than an empty answer.
-    this.runningQuery ??= this.options.store.sql.prepare("SELECT * FROM drill_runs WHERE status = 'running'");
-    const running = this.runningQuery.all() as RunRow[];
+    const running = this.options.store.statement("SELECT * FROM drill_runs WHERE status = 'running'").all() as RunRow[];
     let changed = false;
     for (const run of running) {
       const host = this.options.hostFor(run.host);
@@ -206,13 +204,13 @@ export class DrillService {
             ? 'ok'
             : 'failed';
     const ended = this.now();
-    this.options.store.sql
-      .prepare('UPDATE drill_runs SET status = ?, rc = ?, ended_at = ?, duration_ms = ? WHERE id = ?')
+    this.options.store
+      .statement('UPDATE drill_runs SET status = ?, rc = ?, ended_at = ?, duration_ms = ? WHERE id = ?')
       .run(status, probe.done ? probe.rc : null, ended.toISOString(), Math.max(0, ended.getTime() - Date.parse(run.started_at)), run.id);
     this.offsets.delete(run.id);
   }
 
   private row(runId: string): RunRow | undefined {
-    return this.options.store.sql.prepare('SELECT * FROM drill_runs WHERE id = ?').get(runId) as RunRow | undefined;
+    return this.options.store.statement('SELECT * FROM drill_runs WHERE id = ?').get(runId) as RunRow | undefined;
   }
 }

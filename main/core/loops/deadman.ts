@@ -51,8 +51,25 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * Wall-clock times already worked out, by zone and instant: the dead-man asks for the same last
+ * fire's date and clock on every poll, and `formatToParts` is the costliest step of that.
+ */
+const walls = new Map<string, number>();
+const WALLS_MAX = 512;
+
 /** The wall-clock time in `tz` at an instant, expressed as if that wall time were UTC (ms). */
 function wallOf(ms: number, tz: string): number {
+  const key = `${tz}\u0001${ms}`;
+  const known = walls.get(key);
+  if (known !== undefined) return known;
+  const wall = computeWallOf(ms, tz);
+  if (walls.size >= WALLS_MAX) walls.clear();
+  walls.set(key, wall);
+  return wall;
+}
+
+function computeWallOf(ms: number, tz: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   const at = (k: string): number => parts[k] ?? 0;

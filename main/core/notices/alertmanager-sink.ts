@@ -144,8 +144,8 @@ export class AlertmanagerSink implements NoticeSink {
 
   private rebuild(scope: ConditionScope): void {
     const now = this.now().getTime();
-    const candidates = this.store.sql
-      .prepare('SELECT key, source, created_at FROM notices WHERE acknowledged_at IS NULL AND seeded = 0 AND priority >= 0 ORDER BY created_at DESC, key')
+    const candidates = this.store
+      .statement('SELECT key, source, created_at FROM notices WHERE acknowledged_at IS NULL AND seeded = 0 AND priority >= 0 ORDER BY created_at DESC, key')
       .all() as Pick<NoticeRow, 'key' | 'source' | 'created_at'>[];
     const keep: string[] = [];
     for (const c of candidates) {
@@ -153,7 +153,7 @@ export class AlertmanagerSink implements NoticeSink {
       const event = isEventRule(ruleOfKey(c.key));
       if (event ? now < Date.parse(c.created_at) + this.eventMs : conditionOf(c, scope) !== 'cleared') keep.push(c.key);
     }
-    const row = this.store.sql.prepare('SELECT * FROM notices WHERE key = ?');
+    const row = this.store.statement('SELECT * FROM notices WHERE key = ?');
     const wanted = new Set(keep);
     for (const key of this.firing.keys()) if (!wanted.has(key)) this.end(key, now);
     for (const key of keep) {

@@ -84,8 +84,8 @@ export class NoticeService {
   update(drafts: readonly NoticeDraft[], options: { seed?: boolean } = {}): Notice[] {
     const createdAt = this.now().toISOString();
     const db = this.store.sql;
-    const exists = db.prepare('SELECT 1 FROM notices WHERE key = ?');
-    const insert = db.prepare(
+    const exists = this.store.statement('SELECT 1 FROM notices WHERE key = ?');
+    const insert = this.store.statement(
       `INSERT OR IGNORE INTO notices (key, priority, source, title, message, url, url_title, created_at, seeded)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${options.seed ? 1 : 0})`,
     );
@@ -107,7 +107,7 @@ export class NoticeService {
 
   /** The stored notices, newest first. */
   list(): Notice[] {
-    const rows = this.store.sql.prepare('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as NoticeRow[];
+    const rows = this.store.statement('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as NoticeRow[];
     return rows.map(toNotice);
   }
 
@@ -120,7 +120,7 @@ export class NoticeService {
   snooze(key: string, minutes: number): string {
     const row = this.row(key);
     const until = new Date(this.now().getTime() + minutes * 60_000).toISOString();
-    this.store.sql.prepare('UPDATE notices SET snoozed_until = ? WHERE key = ?').run(until, key);
+    this.store.statement('UPDATE notices SET snoozed_until = ? WHERE key = ?').run(until, key);
     const snoozed = { ...toNotice(row), snoozedUntil: until };
     this.withdraw(snoozed);
     this.onChange([snoozed]);
@@ -156,16 +156,16 @@ export class NoticeService {
     const dueBefore = new Date(now.getTime() - retryMs).toISOString();
     // Three disjoint kinds, each through its partial index (migration 10): snoozes that ended,
     // notices never handed to the sinks, emergencies not expired and due again.
-    const db = this.store.sql;
+    const db = this.store;
     const rows = [
       ...(db
-        .prepare('SELECT * FROM notices WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL AND snoozed_until <= ? AND priority > -2')
+        .statement('SELECT * FROM notices WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL AND snoozed_until <= ? AND priority > -2')
         .all(nowIso) as NoticeRow[]),
       ...(db
-        .prepare('SELECT * FROM notices WHERE sends = 0 AND acknowledged_at IS NULL AND seeded = 0 AND snoozed_until IS NULL AND priority > -2')
+        .statement('SELECT * FROM notices WHERE sends = 0 AND acknowledged_at IS NULL AND seeded = 0 AND snoozed_until IS NULL AND priority > -2')
         .all() as NoticeRow[]),
       ...(db
-        .prepare(
+        .statement(
           `SELECT * FROM notices WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0 AND created_at > ?
              AND snoozed_until IS NULL AND sends > 0 AND (last_sent_at IS NULL OR last_sent_at <= ?)`,
         )
@@ -175,7 +175,7 @@ export class NoticeService {
     for (const r of rows) {
       if (r.snoozed_until !== null) {
         if (r.snoozed_until > nowIso) continue;
-        this.store.sql.prepare('UPDATE notices SET snoozed_until = NULL WHERE key = ?').run(r.key);
+        this.store.statement('UPDATE notices SET snoozed_until = NULL WHERE key = ?').run(r.key);
         changed.push(toNotice({ ...r, snoozed_until: null }));
         const live = r.priority < 2 || now.getTime() < Date.parse(r.created_at) + expireMs;
         if (live) this.send(toNotice({ ...r, snoozed_until: null }), true);
@@ -193,7 +193,7 @@ export class NoticeService {
       if (!sink.tick) continue;
       try {
         for (const a of await sink.tick()) {
-          const row = this.store.sql.prepare('SELECT acknowledged_at FROM notices WHERE key = ?').get(a.key) as { acknowledged_at: string | null } | undefined;
+          const row = this.store.statement('SELECT acknowledged_at FROM notices WHERE key = ?').get(a.key) as { acknowledged_at: string | null } | undefined;
           if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt);
         }
       } catch (err) {
@@ -206,7 +206,7 @@ export class NoticeService {
   private ack(key: string, at: string): string {
     const row = this.row(key);
     if (row.acknowledged_at !== null) return row.acknowledged_at;
-    this.store.sql.prepare('UPDATE notices SET acknowledged_at = ? WHERE key = ?').run(at, key);
+    this.store.statement('UPDATE notices SET acknowledged_at = ? WHERE key = ?').run(at, key);
     const acked = { ...toNotice(row), acknowledgedAt: at };
     this.withdraw(acked);
     this.onChange([acked]);
@@ -214,7 +214,7 @@ export class NoticeService {
   }
 
   private row(key: string): NoticeRow {
-    const row = this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const row = this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
     if (!row) throw new Error(`No notice with key ${JSON.stringify(key)}: it may have been raised by another Loopdeck data folder; refresh the list.`);
     return row;
   }
@@ -226,7 +226,7 @@ export class NoticeService {
     for (const sink of this.sinks) {
       this.guard(() => sink.deliver(n, { repeat, quiet }));
     }
-    this.store.sql.prepare('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
+    this.store.statement('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
   }
 
   private withdraw(n: Notice): void {

@@ -81,7 +81,7 @@ export class PushoverSink implements NoticeSink {
     const row = this.row(notice.key);
     if (!row) return;
     if (opts.repeat && notice.priority === 2 && (row.pushover_receipt_state === 'open' || row.pushover_error?.startsWith(REJECTED))) return;
-    this.store.sql.prepare('UPDATE notices SET pushover_owed = ? WHERE key = ?').run(opts.quiet ? 'quiet' : 'alert', notice.key);
+    this.store.statement('UPDATE notices SET pushover_owed = ? WHERE key = ?').run(opts.quiet ? 'quiet' : 'alert', notice.key);
     await this.track(this.send(notice.key));
   }
 
@@ -101,11 +101,11 @@ export class PushoverSink implements NoticeSink {
     if (!this.cfg) return [];
     const now = this.now();
     if (now.getTime() >= this.retryAt) {
-      const owed = this.store.sql.prepare('SELECT key FROM notices WHERE pushover_owed IS NOT NULL ORDER BY created_at').all() as { key: string }[];
+      const owed = this.store.statement('SELECT key FROM notices WHERE pushover_owed IS NOT NULL ORDER BY created_at').all() as { key: string }[];
       for (const { key } of owed) await this.send(key);
     }
     const acks: RemoteAck[] = [];
-    const open = this.store.sql.prepare("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[];
+    const open = this.store.statement("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[];
     const poll = now.getTime() - this.lastPollAt >= this.pollMs;
     if (poll) this.lastPollAt = now.getTime();
     for (const row of open) {
@@ -129,7 +129,7 @@ export class PushoverSink implements NoticeSink {
   }
 
   private row(key: string): NoticeRow | undefined {
-    return this.store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    return this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
   }
 
   private set(key: string, fields: Partial<Pick<NoticeRow, 'pushover_owed' | 'pushover_receipt' | 'pushover_receipt_state' | 'pushover_error'>>): void {

@@ -320,6 +320,14 @@ export class Store {
     return this.db;
   }
 
+  /**
+   * A statement prepared once on this connection and kept (fixed SQL text only: the cache is keyed
+   * by it). Preparing costs more than running a small query, and some run on every poll.
+   */
+  statement(sql: string): Database.Statement {
+    return this.stmt(sql);
+  }
+
   /** Close the database (writing the positions held in memory first). */
   close(): void {
     if (this.positionTimer) clearTimeout(this.positionTimer);
