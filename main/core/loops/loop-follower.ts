@@ -191,6 +191,7 @@ export class LoopFollower {
     const nowMs = now.getTime();
     const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
     const due = new Set([...this.dirty, ...timed, ...dates.filter((d) => !this.derived.has(d))]);
+    if (due.size === 0) return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
     const window = new Set(dates);
     for (const date of [...due].sort().reverse()) {
       if (!window.has(date)) {

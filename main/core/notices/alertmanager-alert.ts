@@ -110,6 +110,8 @@ export interface ConditionScope {
   readonly loops: ReadonlyMap<string, LoopState>;
   /** `finding:<loop>:<id>` of every finding in this state. */
   readonly findings: ReadonlySet<string>;
+  /** False: the PR list did not change and was not derived again (its alerts hold as they were). */
+  readonly prs?: boolean;
 }
 
 /** The `finding:<loop>:<id>` key a finding's notice has. */
@@ -152,6 +154,8 @@ export function conditionOf(n: Pick<Notice, 'key' | 'source'>, scope: ConditionS
       if (!scope.full && !scope.findings.has(n.key)) return 'unknown';
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     case 'prs-ready':
+      if (!scope.full && scope.prs === false) return 'unknown';
+      return scope.derived.has(n.key) ? 'holds' : 'cleared';
     case 'host-down':
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     default:

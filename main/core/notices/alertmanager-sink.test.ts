@@ -221,6 +221,16 @@ describe('alert rules and conditions', () => {
     expect(conditionOf(n, scope([rel([cycle('2026-11-30', phase('audit', 'ok'))])]))).toBe('cleared');
     expect(conditionOf(n, scope([rel([cycle('2026-11-28', phase('audit', 'ok')), cycle('2026-11-29', phase('audit', 'failed'))])], true))).toBe('holds');
   });
+
+  it('judges a ready PR only when the update derived the PR list', () => {
+    const n = { key: 'pr:https://github.com/acme/radon/pull/88:ready', source: 'loop:rel' };
+    const scope = (derived: string[], prs: boolean | undefined, full = false) => ({ full, derived: new Set(derived), loops: new Map(), findings: new Set<string>(), ...(prs === undefined ? {} : { prs }) });
+    expect(conditionOf(n, scope([], false))).toBe('unknown'); // the list did not change: left out, not cleared
+    expect(conditionOf(n, scope([], true))).toBe('cleared');
+    expect(conditionOf(n, scope([n.key], true))).toBe('holds');
+    expect(conditionOf(n, scope([], undefined))).toBe('cleared');
+    expect(conditionOf(n, scope([], false, true))).toBe('cleared');
+  });
 });
 
 describe('notify.alertmanager in the config', () => {

@@ -114,7 +114,11 @@ export class AlertmanagerSink implements NoticeSink {
    * delta, which clears only what it covers. Called before the update's new notices are raised,
    * so they are labelled with the hosts this state names.
    */
-  observe(state: { loops: readonly LoopState[]; findings: readonly { loop: string; id: string }[]; drillRuns: readonly DrillRun[] }, drafts: readonly NoticeDraft[], full: boolean): void {
+  observe(
+    state: { loops: readonly LoopState[]; findings: readonly { loop: string; id: string }[]; drillRuns: readonly DrillRun[]; prsDerived?: boolean },
+    drafts: readonly NoticeDraft[],
+    full: boolean,
+  ): void {
     if (!this.endpoint) return;
     for (const l of state.loops) this.loopHosts.set(l.name, l.host);
     for (const r of state.drillRuns) this.drillHosts.set(r.id, r.host);
@@ -123,6 +127,7 @@ export class AlertmanagerSink implements NoticeSink {
       derived: new Set(drafts.map((d) => d.key)),
       loops: new Map(state.loops.map((l) => [l.name, l])),
       findings: new Set(state.findings.map(findingKey)),
+      prs: state.prsDerived ?? true,
     };
     if (scope.full) this.rebuild(scope);
     else for (const [key, f] of this.firing) if (conditionOf({ key, source: f.source }, scope) === 'cleared') this.end(key, this.now().getTime());

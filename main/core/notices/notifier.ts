@@ -1,5 +1,5 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
-import type { Notice, Problem } from '../../../shared/domain';
+import type { Notice, Problem, PullRequest } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import { AlertmanagerSink } from './alertmanager-sink';
 import { trackDownSince } from './host-rules';
@@ -47,6 +47,12 @@ export class Notifier {
   private sawAll = false;
   /** Keys offered to the service in this process. */
   private readonly offered = new Set<string>();
+  /**
+   * The PR list the rules last read. Its owner replaces it when a PR changes, so the same list
+   * again (every clock-driven update) has no new notice in it: a year of merged PRs is not turned
+   * into drafts every five seconds.
+   */
+  private derivedPrs: readonly PullRequest[] | null = null;
 
   constructor(private readonly options: NotifierOptions) {
     const { store, notify, now } = options;
@@ -89,15 +95,18 @@ export class Notifier {
       this.tracked = tracked;
       this.options.store.setMeta(DOWN_SINCE, JSON.stringify(tracked));
     }
+    const prsDerived = wholeState || state.prs !== this.derivedPrs;
+    this.derivedPrs = state.prs;
     const drafts = deriveNotices({
       ...state,
+      prs: prsDerived ? state.prs : [],
       hostDownSince: this.tracked,
       rules: ruleOverrides(this.options.notify.rules).rules,
       now,
       ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),
     });
     // Alertmanager alerts fire while their condition holds: what this state no longer calls for resolves.
-    this.alertmanager.observe(state, drafts, wholeState);
+    this.alertmanager.observe({ ...state, prsDerived }, drafts, wholeState);
     if (!seeded) {
       new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts, { seed: true });
       this.options.store.setMeta(SEEDED, now.toISOString());
