@@ -16,9 +16,6 @@ const ASSETS = join(OUT, 'assets');
 const RECHARTS = 'recharts-wrapper';
 const VIRTUAL = 'getVirtualItems';
 
-/** Code only zod carries: its internals' property name survives minifying. */
-const ZOD = '_zod';
-
 /** The first paint's scripts may not grow past this (minified); one bundle was 936 kB, the split entry ~400 kB. */
 const ENTRY_BUDGET_BYTES = 550_000;
 
@@ -108,17 +105,6 @@ test.describe('the renderer build is split', () => {
     const gzip = closure.reduce((n, f) => n + gzipSync(read(f)).length, 0);
     test.info().annotations.push({ type: 'entry', description: `${closure.join(' ')}: ${bytes} B minified, ${gzip} B gzip` });
     expect(bytes, `the first paint's scripts (${closure.join(', ')})`).toBeLessThan(ENTRY_BUDGET_BYTES);
-  });
-});
-
-test.describe('the entry connects before the app loads', () => {
-  test('the entry and its static imports hold no zod (so the socket opens before zod and the contract are evaluated), and index.html preloads the app', () => {
-    const closure = entryClosure();
-    const zod = chunkWith(ZOD);
-    expect(closure, `the entry's scripts (${closure.join(', ')})`).not.toContain(zod);
-    // Evaluated later, but fetched with the page: preloaded from index.html.
-    const html = readFileSync(join(OUT, 'index.html'), 'utf8');
-    expect(html).toContain(`<link rel="modulepreload" crossorigin href="./assets/${zod}">`);
   });
 });
 

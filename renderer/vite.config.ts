@@ -22,42 +22,6 @@ export function contentSecurityPolicyMeta(): Plugin {
   };
 }
 
-/**
- * Preload the app (renderer/src/app-main.tsx and what it imports) from index.html. The entry
- * imports it dynamically, once its socket is open; without these links its scripts would be
- * requested only then, from a server that is busy answering that socket.
- */
-export function preloadAppChunks(): Plugin {
-  return {
-    name: 'loopdeck-preload-app',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler(html, ctx) {
-        const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk');
-        const app = chunks.find((c) => c.facadeModuleId?.endsWith('/src/app-main.tsx'));
-        if (!app) throw new Error('renderer/vite.config.ts: no chunk for src/app-main.tsx to preload.');
-        const files = new Set<string>();
-        const css = new Set<string>();
-        const visit = (file: string): void => {
-          const chunk = chunks.find((c) => c.fileName === file);
-          if (!chunk || files.has(file)) return;
-          files.add(file);
-          for (const c of chunk.viteMetadata?.importedCss ?? []) css.add(c);
-          chunk.imports.forEach(visit);
-        };
-        visit(app.fileName);
-        // The entry's own script and stylesheet are in the page already.
-        const fresh = (href: string): boolean => !html.includes(`./${href}"`);
-        return [
-          ...[...css].filter(fresh).map((href) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `./${href}` }, injectTo: 'head' as const })),
-          ...[...files].filter(fresh).map((href) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${href}` }, injectTo: 'head' as const })),
-        ];
-      },
-    },
-  };
-}
-
 const at = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
 /**
@@ -71,7 +35,7 @@ export const rendererConfig = {
   base: './',
   envDir: at('.'),
   envPrefix: 'VITE_',
-  plugins: [react(), contentSecurityPolicyMeta(), preloadAppChunks()],
+  plugins: [react(), contentSecurityPolicyMeta()],
   build: {
     outDir: at('../out/renderer'),
     emptyOutDir: true,

@@ -238,12 +238,6 @@ export type RpcError = z.infer<typeof RpcErrorSchema>;
 /** The result of one dispatch: the output, or a typed error. */
 export type RpcResult<T = unknown> = { readonly ok: true; readonly output: T } | { readonly ok: false; readonly error: RpcError };
 
-/** An `RpcResult` as it arrives from a transport, before its output is checked against the command's schema. */
-export const RpcResultSchema = z.union([
-  z.object({ ok: z.literal(true), output: z.unknown() }),
-  z.object({ ok: z.literal(false), error: RpcErrorSchema }),
-]);
-
 /** The single IPC channel name the preload and the Electron shell share. */
 export const IPC_INVOKE_CHANNEL = 'loopdeck:invoke';
 /** The IPC channel events are sent on. */

@@ -3,7 +3,6 @@ import type { RpcResult } from '../../../shared/contract';
 import { snapshot } from '../lib/test-fixtures';
 import { clientOver, createClient } from './client';
 import { RpcClientError } from './errors';
-import { prefetchFirstLoad } from './prefetch';
 import type { Transport } from './types';
 
 function fakeTransport(answer: (name: string, input: unknown) => Promise<RpcResult>) {
@@ -87,46 +86,6 @@ describe('clientOver', () => {
     expect(got).toEqual([1]);
     expect(warn).toHaveBeenCalledOnce();
     warn.mockRestore();
-  });
-});
-
-describe('clientOver with answers asked for ahead', () => {
-  it('takes a prefetched answer once instead of sending, and checks it like any answer', async () => {
-    const sent: string[] = [];
-    const { t } = fakeTransport(async (name) => {
-      sent.push(name);
-      return name === 'state.summary' ? { ok: true, output: { schema: 2 } } : { ok: true, output: snapshot() };
-    });
-    const prefetch = prefetchFirstLoad(t);
-    expect(sent).toEqual(['app.info', 'state.summary']);
-    const client = clientOver(t, prefetch);
-    // The prefetched summary is invalid: it is checked, not trusted.
-    await expect(client.invoke('state.summary', {})).rejects.toMatchObject({ code: 'invalid-output' });
-    expect(sent).toEqual(['app.info', 'state.summary']);
-    // Taken once: the next call sends.
-    await expect(client.invoke('state.summary', {})).rejects.toMatchObject({ code: 'invalid-output' });
-    expect(sent).toEqual(['app.info', 'state.summary', 'state.summary']);
-  });
-
-  it('forgets prefetched answers once the connection closes, so the load after a reconnect asks again', async () => {
-    const sent: string[] = [];
-    const { t, setConnection } = fakeTransport(async (name) => {
-      sent.push(name);
-      return { ok: true, output: snapshot() };
-    });
-    const client = clientOver(t, prefetchFirstLoad(t));
-    setConnection('closed');
-    setConnection('open');
-    await client.invoke('state.snapshot', {});
-    await client.invoke('app.info', {}).catch(() => undefined);
-    expect(sent).toEqual(['app.info', 'state.summary', 'state.snapshot', 'app.info']);
-  });
-
-  it('refuses an answer that is not a result at all, from any transport', async () => {
-    const { t } = fakeTransport(async () => ({ okay: 'yes' }) as unknown as RpcResult);
-    await expect(clientOver(t).invoke('app.info', {})).rejects.toMatchObject({ code: 'invalid-output' });
-    const { t: t2 } = fakeTransport(async () => ({ ok: false, error: { code: 'teapot', message: 'x' } }) as unknown as RpcResult);
-    await expect(clientOver(t2).invoke('app.info', {})).rejects.toMatchObject({ code: 'invalid-output' });
   });
 });
 

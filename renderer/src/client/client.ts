@@ -1,20 +1,18 @@
 import {
   commands,
   events,
-  RpcResultSchema,
   type CommandInput,
   type CommandName,
   type CommandOutput,
   type EventName,
   type EventPayload,
-  type RpcResult,
+  type LoopdeckBridge,
 } from '../../../shared/contract';
-import { createTransport, type ClientEnvironment } from './connect';
+import { createBridgeTransport } from './bridge-transport';
 import { RpcClientError } from './errors';
-import type { Prefetch } from './prefetch';
+import { isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
 import type { ConnectionState, Transport } from './types';
-
-export type { ClientEnvironment } from './connect';
+import { createWsTransport, type SocketFactory } from './ws-transport';
 
 /** The typed contract client the renderer talks to main through, whatever the transport. */
 export interface LoopdeckClient {
@@ -33,11 +31,18 @@ export interface LoopdeckClient {
   close(): void;
 }
 
-/**
- * Wrap any transport in the typed, validating client. `prefetch` holds answers asked for before
- * the client existed (main.tsx): a call it has an answer for takes that one, checked the same way.
- */
-export function clientOver(transport: Transport, prefetch?: Prefetch): LoopdeckClient {
+/** Where `createClient` looks for its transport; every field defaults to the browser's. */
+export interface ClientEnvironment {
+  bridge?: LoopdeckBridge | undefined;
+  location?: { protocol: string; host: string; search: string; pathname?: string; hash?: string };
+  storage?: TokenStorage | null;
+  /** Where the token is taken out of the address bar once it is remembered; null leaves the URL alone. */
+  history?: Pick<History, 'replaceState' | 'state'> | null;
+  socket?: SocketFactory;
+}
+
+/** Wrap any transport in the typed, validating client. */
+export function clientOver(transport: Transport): LoopdeckClient {
   // The highest event number seen on this connection. Every subscription sees every number it
   // is subscribed to; a number more than one past the highest is a gap (one seen twice, by two
   // subscriptions, is not).
@@ -55,16 +60,13 @@ export function clientOver(transport: Transport, prefetch?: Prefetch): LoopdeckC
   return {
     transport: transport.kind,
     async invoke(name, input) {
-      let raw: RpcResult;
+      let result;
       try {
-        raw = await (prefetch?.take(name) ?? transport.invoke(name, input));
+        result = await transport.invoke(name, input);
       } catch (err) {
         if (err instanceof RpcClientError) throw err;
         throw new RpcClientError('transport', `${name} could not be sent: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const checked = RpcResultSchema.safeParse(raw);
-      if (!checked.success) throw new RpcClientError('invalid-output', `The answer to ${name} is not a valid result.`);
-      const result = checked.data;
       if (!result.ok) throw new RpcClientError(result.error.code, result.error.message, result.error.issues ?? []);
       const parsed = commands[name].output.safeParse(result.output);
       if (!parsed.success) {
@@ -97,10 +99,36 @@ export function clientOver(transport: Transport, prefetch?: Prefetch): LoopdeckC
   };
 }
 
+function sessionStore(): TokenStorage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+// Once the token is in sessionStorage a reload works without it, so it need not stay visible (or
+// be copied along with the address). Without storage it stays: a reload would need it.
+function hideToken(loc: { search: string; pathname?: string; hash?: string }, history: ClientEnvironment['history']): void {
+  const clean = urlWithoutToken({ pathname: loc.pathname ?? '/', search: loc.search, hash: loc.hash ?? '' });
+  if (clean === null || !history) return;
+  try {
+    history.replaceState(history.state, '', clean);
+  } catch {
+    // A sandboxed page may refuse; the token then merely stays visible.
+  }
+}
+
 /**
  * The client for this page: the Electron preload bridge when `window.loopdeck` exists, else a
  * WebSocket to the serve-mode server that served the page, authenticated by its `?token=`.
  */
 export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
-  return clientOver(createTransport(env));
+  const bridge = 'bridge' in env ? env.bridge : (window as { loopdeck?: LoopdeckBridge }).loopdeck;
+  if (bridge) return clientOver(createBridgeTransport(bridge));
+  const loc = env.location ?? window.location;
+  const storage = env.storage !== undefined ? env.storage : sessionStore();
+  const token = resolveToken(loc.search, storage);
+  if (token && isRemembered(storage, token)) hideToken(loc, env.history !== undefined ? env.history : window.history);
+  return clientOver(createWsTransport({ url: wsUrl(loc, token), ...(env.socket ? { socket: env.socket } : {}) }));
 }

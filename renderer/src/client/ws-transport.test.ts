@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RpcClientError } from './errors';
 import type { ConnectionState } from './types';
-import { createWsTransport, MAX_EVENTS_BEFORE_SUBSCRIBERS, type SocketLike } from './ws-transport';
+import { createWsTransport, type SocketLike } from './ws-transport';
 
 class FakeSocket implements SocketLike {
   sent: string[] = [];
@@ -129,57 +129,6 @@ describe('createWsTransport', () => {
     last().serverSends({ type: 'mystery' });
     expect(got).toEqual([]);
     expect(warn).toHaveBeenCalledTimes(2);
-    warn.mockRestore();
-  });
-
-  it('hands a result on without judging its shape (the client checks it with zod)', async () => {
-    const { t, last } = setup();
-    last().onopen?.();
-    const p = t.invoke('app.info', {});
-    last().serverSends({ type: 'result', id: 1, result: { odd: true } });
-    await expect(p).resolves.toEqual({ odd: true });
-  });
-
-  it('holds events that come before anyone subscribed and gives them, in order, to all who subscribe in that task', async () => {
-    const { t, last } = setup();
-    last().onopen?.();
-    last().serverSends({ type: 'event', seq: 1, event: 'loop.changed', payload: { n: 1 } });
-    last().serverSends({ type: 'event', seq: 2, event: 'state.reset', payload: {} });
-    const got: unknown[] = [];
-    t.on('loop.changed', (p, seq) => got.push(['loop', p, seq]));
-    t.on('state.reset', (p, seq) => got.push(['reset', p, seq]));
-    expect(got).toEqual([]);
-    await Promise.resolve();
-    expect(got).toEqual([
-      ['loop', { n: 1 }, 1],
-      ['reset', {}, 2],
-    ]);
-    last().serverSends({ type: 'event', seq: 3, event: 'state.reset', payload: {} });
-    expect(got).toHaveLength(3);
-  });
-
-  it('forgets held events of a connection that closed: the load after the reconnect supersedes them', async () => {
-    const { t, last } = setup();
-    last().onopen?.();
-    last().serverSends({ type: 'event', seq: 1, event: 'loop.changed', payload: { n: 1 } });
-    last().drop();
-    vi.advanceTimersByTime(250);
-    last().onopen?.();
-    last().serverSends({ type: 'event', seq: 1, event: 'loop.changed', payload: { n: 2 } });
-    const got: unknown[] = [];
-    t.on('loop.changed', (p) => got.push(p));
-    await Promise.resolve();
-    expect(got).toEqual([{ n: 2 }]);
-  });
-
-  it('reconnects rather than hold events without bound while nobody subscribes', () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { last } = setup();
-    last().onopen?.();
-    for (let i = 1; i <= MAX_EVENTS_BEFORE_SUBSCRIBERS; i++) last().serverSends({ type: 'event', seq: i, event: 'x', payload: i });
-    expect(last().closed).toBe(false);
-    last().serverSends({ type: 'event', event: 'x', payload: 0 });
-    expect(last().closed).toBe(true);
     warn.mockRestore();
   });
 

@@ -1,7 +1,7 @@
-import type { RpcResult } from '../../../shared/contract';
+import { z } from 'zod';
+import { RpcErrorSchema, WsServerFrameSchema, type RpcResult } from '../../../shared/contract';
 import { backoffDelay } from './backoff';
 import { RpcClientError } from './errors';
-import { parseServerFrame } from './frame';
 import type { ConnectionState, Transport } from './types';
 
 /** The part of a browser WebSocket the transport uses, so tests can pass a fake. */
@@ -26,12 +26,10 @@ export interface WsTransportOptions {
   random?: () => number;
 }
 
-/**
- * Events held while nobody has subscribed yet (the page asks for its first answers before the
- * store that listens has loaded); past this many the connection is reopened, so the store loads
- * afresh instead.
- */
-export const MAX_EVENTS_BEFORE_SUBSCRIBERS = 10_000;
+const RpcResultSchema = z.union([
+  z.object({ ok: z.literal(true), output: z.unknown() }),
+  z.object({ ok: z.literal(false), error: RpcErrorSchema }),
+]);
 
 interface Pending {
   readonly name: string;
@@ -62,9 +60,6 @@ export function createWsTransport(options: WsTransportOptions): Transport {
   let nextId = 1;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let closedForGood = false;
-  // Events that arrived before the first subscription, in order; null once someone subscribed.
-  let held: { readonly event: string; readonly payload: unknown; readonly seq: number | undefined }[] | null = [];
-  let flushScheduled = false;
 
   function setState(next: ConnectionState): void {
     if (next === state) return;
@@ -89,41 +84,21 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       console.warn('loopdeck: dropped a WebSocket frame that is not JSON');
       return;
     }
-    const frame = parseServerFrame(raw);
-    if (!frame) {
-      console.warn('loopdeck: dropped a malformed WebSocket frame');
+    const frame = WsServerFrameSchema.safeParse(raw);
+    if (!frame.success) {
+      console.warn('loopdeck: dropped a malformed WebSocket frame', frame.error.issues);
       return;
     }
-    if (frame.type === 'event') {
-      if (held) {
-        held.push({ event: frame.event, payload: frame.payload, seq: frame.seq });
-        if (held.length > MAX_EVENTS_BEFORE_SUBSCRIBERS) {
-          console.warn('loopdeck: too many events before anything subscribed; reconnecting');
-          held.length = 0;
-          socket?.close();
-        }
-        return;
-      }
-      deliver(frame.event, frame.payload, frame.seq);
+    if (frame.data.type === 'event') {
+      for (const cb of [...(listeners.get(frame.data.event) ?? [])]) cb(frame.data.payload, frame.data.seq);
       return;
     }
-    const call = pending.get(frame.id);
+    const call = pending.get(frame.data.id);
     if (!call) return;
-    pending.delete(frame.id);
-    // The result's shape (and the output in it) is checked with zod by the client (client.ts).
-    call.resolve(frame.result as RpcResult);
-  }
-
-  function deliver(event: string, payload: unknown, seq: number | undefined): void {
-    for (const cb of [...(listeners.get(event) ?? [])]) cb(payload, seq);
-  }
-
-  // After the first subscription, in a microtask: whoever subscribes in the same task (the store
-  // subscribes to every event at once) sees the held events, in the order they came.
-  function flushHeld(): void {
-    const events = held ?? [];
-    held = null;
-    for (const e of events) deliver(e.event, e.payload, e.seq);
+    pending.delete(frame.data.id);
+    const result = RpcResultSchema.safeParse(frame.data.result);
+    if (result.success) call.resolve(result.data);
+    else call.reject(new RpcClientError('invalid-output', `The answer to ${call.name} is not a valid result.`));
   }
 
   function connect(): void {
@@ -156,8 +131,6 @@ export function createWsTransport(options: WsTransportOptions): Transport {
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
-      // What the old connection sent is superseded by the load that follows the next open.
-      if (held) held.length = 0;
       failAll();
       setState('closed');
       scheduleReconnect();
@@ -191,11 +164,6 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       let set = listeners.get(event);
       if (!set) listeners.set(event, (set = new Set()));
       set.add(cb);
-      if (held?.length === 0) held = null;
-      else if (held && !flushScheduled) {
-        flushScheduled = true;
-        queueMicrotask(flushHeld);
-      }
       return () => {
         set.delete(cb);
       };
