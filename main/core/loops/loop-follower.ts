@@ -191,8 +191,8 @@ export class LoopFollower {
     const nowMs = now.getTime();
     const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
     const due = new Set([...this.dirty, ...timed, ...dates.filter((d) => !this.derived.has(d))]);
-    if (due.size === 0) return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
-    const window = new Set(dates);
+    // Only when something is due: a quiet poll of a year of nights builds no set of its dates.
+    const window = new Set(due.size > 0 ? dates : []);
     for (const date of [...due].sort().reverse()) {
       if (!window.has(date)) {
         this.clockDue.delete(date);

@@ -156,15 +156,14 @@ export class NoticeService {
     const dueBefore = new Date(now.getTime() - retryMs).toISOString();
     // Three disjoint kinds, each through its partial index (migration 10): snoozes that ended,
     // notices never handed to the sinks, emergencies not expired and due again.
-    const db = this.store;
     const rows = [
-      ...(db
+      ...(this.store
         .statement('SELECT * FROM notices WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL AND snoozed_until <= ? AND priority > -2')
         .all(nowIso) as NoticeRow[]),
-      ...(db
+      ...(this.store
         .statement('SELECT * FROM notices WHERE sends = 0 AND acknowledged_at IS NULL AND seeded = 0 AND snoozed_until IS NULL AND priority > -2')
         .all() as NoticeRow[]),
-      ...(db
+      ...(this.store
         .statement(
           `SELECT * FROM notices WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0 AND created_at > ?
              AND snoozed_until IS NULL AND sends > 0 AND (last_sent_at IS NULL OR last_sent_at <= ?)`,

@@ -66,7 +66,11 @@ export class Store {
     });
   }
 
-  private stmt(sql: string): Database.Statement {
+  /**
+   * A statement prepared once on this connection and kept (fixed SQL text only: the cache is keyed
+   * by it). Preparing costs more than running a small query, and some run on every poll.
+   */
+  statement(sql: string): Database.Statement {
     let st = this.statements.get(sql);
     if (!st) {
       st = this.db.prepare(sql);
@@ -96,9 +100,9 @@ export class Store {
   file(host: string, path: string): FileRow {
     const cached = this.rows.get(host, path);
     if (cached) return cached;
-    const found = this.stmt('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
+    const found = this.statement('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
     if (found) return this.rows.put(found);
-    this.stmt('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
+    this.statement('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
     return this.file(host, path);
   }
 
@@ -140,7 +144,7 @@ export class Store {
   private writeUnwritten(): void {
     const rows = this.rows.takeUnwritten();
     if (rows.length === 0) return;
-    const update = this.stmt(
+    const update = this.statement(
       'UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?, first_time_ms = ? WHERE id = ?',
     );
     for (const r of rows) {
@@ -149,31 +153,31 @@ export class Store {
   }
 
   private applyCommit(fileId: number, c: FileCommit): void {
-    if (c.reset) this.stmt('DELETE FROM records WHERE file_id = ?').run(fileId);
+    if (c.reset) this.statement('DELETE FROM records WHERE file_id = ?').run(fileId);
     if (c.reset || c.resetProblems) {
-      const gone = this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
-      const counted = this.stmt('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;
+      const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
+      const counted = this.statement('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;
       if (gone + counted > 0) this.problemsVersion++;
     }
-    if (this.stmt('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
+    if (this.statement('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
     if (c.records.length > 0) {
-      const row = this.stmt('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
-      const insert = this.stmt('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
+      const row = this.statement('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
+      const insert = this.statement('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
       let seq = row.s;
       for (const r of c.records) insert.run(fileId, ++seq, r.line, JSON.stringify(r));
     }
     if (c.problems.length > 0) {
       // A junk file of a million lines is twenty problems and a count, not a million rows.
-      const kept = (this.stmt('SELECT COUNT(*) AS n FROM problems WHERE file_id = ?').get(fileId) as { n: number }).n;
+      const kept = (this.statement('SELECT COUNT(*) AS n FROM problems WHERE file_id = ?').get(fileId) as { n: number }).n;
       const room = Math.max(0, MAX_PROBLEMS_PER_FILE - kept);
-      const insert = this.stmt('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
+      const insert = this.statement('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
       for (const p of c.problems.slice(0, room)) insert.run(fileId, p.line, p.message);
       const over = c.problems.length - Math.min(room, c.problems.length);
-      if (over > 0) this.stmt('UPDATE files SET problems_dropped = problems_dropped + ? WHERE id = ?').run(over, fileId);
+      if (over > 0) this.statement('UPDATE files SET problems_dropped = problems_dropped + ? WHERE id = ?').run(over, fileId);
       this.problemsVersion++;
     }
     this
-      .stmt(
+      .statement(
         `UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?,
            first_time_ms = CASE WHEN first_time_ms IS NULL OR ? THEN ? ELSE MIN(first_time_ms, ?) END
          WHERE id = ?`,
@@ -201,20 +205,20 @@ export class Store {
    */
   setFileError(fileId: number, message: string | null): void {
     if (this.rows.raw(fileId)?.error === message) return;
-    if (this.stmt('UPDATE files SET error = ? WHERE id = ? AND error IS NOT ?').run(message, fileId, message).changes > 0) this.problemsVersion++;
+    if (this.statement('UPDATE files SET error = ? WHERE id = ? AND error IS NOT ?').run(message, fileId, message).changes > 0) this.problemsVersion++;
     this.rows.update(fileId, (r) => ({ ...r, error: message }));
   }
 
   /** Forget the problems of a file that is gone (deleted, or no longer followed); its records stay. */
   clearProblems(host: string, path: string): void {
-    const row = this.stmt('SELECT id FROM files WHERE host = ? AND path = ?').get(host, path) as { id: number } | undefined;
+    const row = this.statement('SELECT id FROM files WHERE host = ? AND path = ?').get(host, path) as { id: number } | undefined;
     if (row) this.clearProblemsOf(row.id);
   }
 
   /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
   pruneProblems(host: string, prefix: string, keep: (path: string) => boolean): void {
     const rows = this
-      .stmt(
+      .statement(
         `SELECT id, path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?
            AND (error IS NOT NULL OR problems_dropped > 0 OR EXISTS (SELECT 1 FROM problems p WHERE p.file_id = files.id))`,
       )
@@ -224,8 +228,8 @@ export class Store {
 
   private clearProblemsOf(fileId: number): void {
     this.db.transaction(() => {
-      const gone = this.stmt('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
-      const flags = this.stmt('UPDATE files SET problems_dropped = 0, error = NULL WHERE id = ? AND (problems_dropped > 0 OR error IS NOT NULL)').run(fileId).changes;
+      const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
+      const flags = this.statement('UPDATE files SET problems_dropped = 0, error = NULL WHERE id = ? AND (problems_dropped > 0 OR error IS NOT NULL)').run(fileId).changes;
       if (gone + flags > 0) this.problemsVersion++;
     })();
     this.rows.update(fileId, (r) => ({ ...r, error: null }));
@@ -233,7 +237,7 @@ export class Store {
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
   records<R = PhaseRecord>(fileId: number): R[] {
-    const rows = this.stmt('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
+    const rows = this.statement('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
     return rows.map((r) => JSON.parse(r.data) as R);
   }
 
@@ -248,7 +252,7 @@ export class Store {
     if (cached && cached.version === this.problemsVersion) return [...cached.problems];
     const where = host === undefined ? '' : 'AND f.host = ?';
     const rows = this
-      .stmt(
+      .statement(
         `SELECT source, line, message FROM (
            SELECT f.path AS source, NULL AS line, f.error AS message, 0 AS k, 0 AS r FROM files f WHERE f.error IS NOT NULL ${where}
            UNION ALL
@@ -267,41 +271,41 @@ export class Store {
    * per batch, so a 20,000-finding ledger is stamped in one transaction.
    */
   firstSeen(loop: string, ids: readonly string[], at: string, options: { only?: boolean } = {}): Map<string, string> {
-    const insert = this.stmt('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
+    const insert = this.statement('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
     this.db.transaction(() => {
       for (const id of ids) insert.run(loop, id, at);
     })();
     if (options.only) {
       // Just these ids (a follower that already holds the rest): a new section, not the whole ledger.
-      const one = this.stmt('SELECT at FROM first_seen WHERE loop = ? AND id = ?');
+      const one = this.statement('SELECT at FROM first_seen WHERE loop = ? AND id = ?');
       return new Map(ids.map((id) => [id, (one.get(loop, id) as { at: string } | undefined)?.at ?? at]));
     }
-    const rows = this.stmt('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
+    const rows = this.statement('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
     return new Map(rows.map((r) => [r.id, r.at]));
   }
 
   /** A small persisted setting. */
   getMeta(key: string): string | null {
-    const row = this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   /** Persist a small setting. */
   setMeta(key: string, value: string): void {
-    this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   /** Host keys the operator trusted through Loopdeck for `host:port`. */
   trustedKeys(host: string, port: number): TrustedKey[] {
     return this
-      .stmt('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
+      .statement('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
       .all(host, port) as TrustedKey[];
   }
 
   /** Remember a host key the operator trusted. */
   addTrustedKey(key: TrustedKey): void {
     this
-      .stmt(
+      .statement(
         'INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
       .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
@@ -309,23 +313,15 @@ export class Store {
 
   /** Forget every host key trusted through Loopdeck for `host:port` (`loopdeck untrust`); returns how many. */
   removeTrustedKeys(host: string, port: number): number {
-    return this.stmt('DELETE FROM trusted_keys WHERE host = ? AND port = ?').run(host, port).changes;
+    return this.statement('DELETE FROM trusted_keys WHERE host = ? AND port = ?').run(host, port).changes;
   }
 
   /**
    * The underlying connection, for modules that own their tables (capacity, notices, drills):
-   * they prepare their statements once and keep to their own tables.
+   * they keep to their own tables, and run fixed SQL through `statement` (prepared once).
    */
   get sql(): Database.Database {
     return this.db;
-  }
-
-  /**
-   * A statement prepared once on this connection and kept (fixed SQL text only: the cache is keyed
-   * by it). Preparing costs more than running a small query, and some run on every poll.
-   */
-  statement(sql: string): Database.Statement {
-    return this.stmt(sql);
   }
 
   /** Close the database (writing the positions held in memory first). */
