@@ -87,6 +87,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // esbuild keeps all of zod's locales behind `import { z }` (~370 kB of the CLI bundle).
+      'no-restricted-syntax': ['error', {
+        selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > :matches(ImportSpecifier[imported.name='z'][importKind!='type'], ImportDefaultSpecifier)",
+        message: "Import zod as `import * as z from 'zod'`: esbuild keeps every locale behind `import { z }` (scripts/build-cli.mjs).",
+      }],
     },
   },
   {

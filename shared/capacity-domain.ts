@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // The inference fleet's part of the domain (re-exported by domain.ts).
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CapacitySchema } from './capacity-domain';
 import { HostStateSchema, ProblemSchema } from './host-domain';
 import { AuditMarkSchema, BacklogItemSchema, FindingSchema, LessonSchema, TaskSchema } from './ledger-domain';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Hosts: how Loopdeck reaches each, and the problems met reading them (re-exported by domain.ts).
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Ledgers: findings, the backlog, implementer tasks, lessons and audit marks (re-exported by domain.ts).
 

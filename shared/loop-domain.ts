@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Loops: phases, cycles, verdicts, the dead-man, and the pull requests a loop delivered (re-exported by domain.ts).
 

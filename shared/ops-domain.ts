@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Notices and drills: the operator's side of the domain (re-exported by domain.ts).
 

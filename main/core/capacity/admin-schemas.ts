@@ -2,7 +2,7 @@
 // a lenient parse: a field of the wrong type is dropped and named (it then counts as missing),
 // while the rest of the answer is still used. Proxies differ by version; one odd field must not
 // hide a whole fleet. Bodies are at most 1 MiB and 32 levels deep before they get here (limits.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import { clip } from './limits';
 
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;

@@ -2,7 +2,7 @@
 // them. Live figures come from instant queries (`/api/v1/query`) on every poll; the charts' past
 // comes from range queries (`/api/v1/query_range`), so Loopdeck neither polls the servers nor
 // keeps their history itself.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CommandOutput } from '../../../shared/contract';
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
 import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, parseJsonBounded, proxyKey } from './limits';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Count, first, Num, parseLenient } from './admin-schemas';
 import { clip, MAX_ERROR_TEXT, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import type { UsageRow } from './poll-types';

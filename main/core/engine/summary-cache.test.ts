@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where the exporter listens unless the config says otherwise (Prometheus's usual exporter range). */
 export const DEFAULT_METRICS_LISTEN = '127.0.0.1:9464';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RpcErrorSchema, WsServerFrameSchema, type RpcResult } from '../../../shared/contract';
 import { backoffDelay } from './backoff';
 import { RpcClientError } from './errors';
