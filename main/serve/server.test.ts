@@ -114,3 +114,32 @@ describe('serve mode without a built renderer', () => {
     await served.close();
   });
 });
+
+describe('serve mode telling when the page has been sent', () => {
+  it('calls onPageSent once, when a script has been sent and no other file is being sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-serve-sent-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
+    writeFileSync(join(dir, 'assets', 'app.js'), 'x'.repeat(256 * 1024));
+    writeFileSync(join(dir, 'assets', 'chunk.js'), 'console.log(2)');
+    writeFileSync(join(dir, 'assets', 'app.css'), 'body{}');
+    const calls: number[] = [];
+    const served = await startServer({ core, rendererDir: dir, onPageSent: () => calls.push(Date.now()) });
+    try {
+      const page = await get(served.port, `/?token=${served.token}`);
+      const cookie = String(page.headers['set-cookie']).split(';')[0] ?? '';
+      // The page, a stylesheet and a refused path are not its scripts.
+      await get(served.port, '/assets/app.css', { cookie });
+      await get(served.port, '/assets/missing.js', { cookie });
+      expect(calls).toEqual([]);
+      // Scripts asked for together: told once, after both (not between them).
+      const both = await Promise.all([get(served.port, '/assets/app.js', { cookie }), get(served.port, '/assets/chunk.js', { cookie })]);
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+      expect(calls).toHaveLength(1);
+      await get(served.port, '/assets/chunk.js', { cookie });
+      expect(calls).toHaveLength(1);
+    } finally {
+      await served.close();
+    }
+  });
+});

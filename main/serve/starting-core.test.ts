@@ -28,4 +28,20 @@ describe('serve answering while the core opens', () => {
     failed.catch(() => undefined);
     await expect(Promise.resolve(whenStarted(core, failed).handlers['app.info']({}))).rejects.toThrow('store could not be opened');
   });
+
+  it('begins the start when a command comes before it was due, and answers once it has opened', async () => {
+    const fx = createRunnerFixture();
+    const opened = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
+    core = opened;
+    let begin: () => void = () => undefined;
+    const started = new Promise<void>((go) => (begin = go)).then(() => opened.start());
+    let begun = 0;
+    const gated = whenStarted(opened, started, () => {
+      begun += 1;
+      begin();
+    });
+    const info = await gated.handlers['app.info']({});
+    expect(begun).toBe(1);
+    expect(info.config.state).toBe('loaded');
+  });
 });
