@@ -3,15 +3,13 @@ import type { LoopState } from '../../../shared/domain';
 import { describeError } from '../client';
 import { formatAge, formatDateTime } from '../lib/format';
 import { routeHash } from '../lib/route';
-import { drillRunsSince, fleetIncidents, newFindings, readyPrs, reviewLoop, reviewSince } from '../lib/review';
+import { drillRunsSince, fleetIncidents, newFindings, readyPrs, reviewFindingsShown, reviewLoop, reviewSince } from '../lib/review';
 import { useNow } from '../lib/react-hooks';
 import { useDeck } from '../store';
 import { CopyMarkdownButton } from './CopyMarkdownButton';
 import { argsText, DrillStatusBadge, runDuration } from './DrillParts';
 import { SeverityTag } from './FindingTags';
 import { ReviewLoop } from './ReviewLoops';
-
-const FINDINGS_SHOWN = 8;
 
 function Section({ title, count, id, children }: { title: string; count?: ReactNode; id: string; children: ReactNode }) {
   return (
@@ -107,7 +105,7 @@ export function ReviewView() {
     );
   }
 
-  const shown = fresh.items.slice(0, Math.max(FINDINGS_SHOWN, p0));
+  const { shown, more, moreP0 } = reviewFindingsShown(fresh);
   const summary = [
     needy.length ? `${needy.length} ${needy.length === 1 ? 'loop needs' : 'loops need'} you` : null,
     fresh.items.length ? `${fresh.items.length} new ${fresh.items.length === 1 ? 'finding' : 'findings'}${p0 ? ` (${p0} P0)` : ''}` : null,
@@ -179,9 +177,10 @@ export function ReviewView() {
               ))}
             </ul>
           )}
-          {fresh.items.length > shown.length ? (
-            <a className="rv-more" href={routeHash({ view: 'findings', id: null })}>
-              {fresh.items.length - shown.length} more new findings in Findings →
+          {more > 0 ? (
+            <a className="rv-more" href={routeHash({ view: 'findings', id: null })} data-testid="review-findings-more">
+              {more.toLocaleString('en-US')} more new {more === 1 ? 'finding' : 'findings'}
+              {moreP0 > 0 ? ` (${moreP0.toLocaleString('en-US')} P0)` : ''} in Findings →
             </a>
           ) : null}
         </Section>

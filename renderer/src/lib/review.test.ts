@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
 import { cycle, finding, loop, phase, pullRequest } from './test-fixtures';
-import { fleetIncidents, newFindings, readyPrs, reviewLoop, reviewSince } from './review';
+import { fleetIncidents, newFindings, readyPrs, REVIEW_FINDINGS_MAX, REVIEW_FINDINGS_SHOWN, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 
 const SINCE = '2026-08-23T12:00:00.000Z';
 
@@ -47,6 +47,23 @@ describe('review', () => {
     const n = newFindings(f, SINCE);
     expect(n.items.map((x) => x.id)).toEqual(['R-2', 'R-1']);
     expect(n.counts).toMatchObject({ P0: 1, P2: 1 });
+  });
+
+  it('lists every new P0 up to a bound, and leaves the rest to Findings with their count', () => {
+    const at = '2026-08-24T04:00:00.000Z';
+    const many = (n: number, severity: 'P0' | 'P2', from = 0) => Array.from({ length: n }, (_, i) => finding(`R-${from + i}`, { severity, firstSeenAt: at }));
+    // A few P0s among many: all of them, and at least the usual few.
+    const few = reviewFindingsShown(newFindings([...many(3, 'P0'), ...many(40, 'P2', 100)], SINCE));
+    expect(few.shown).toHaveLength(REVIEW_FINDINGS_SHOWN);
+    expect(few.shown.filter((f) => f.severity === 'P0')).toHaveLength(3);
+    expect(few).toMatchObject({ more: 43 - REVIEW_FINDINGS_SHOWN, moreP0: 0 });
+    const some = reviewFindingsShown(newFindings(many(30, 'P0'), SINCE));
+    expect(some).toMatchObject({ more: 0, moreP0: 0 });
+    expect(some.shown).toHaveLength(30);
+    // A first read that makes 15,000 new: a bounded list, the rest counted.
+    const flood = reviewFindingsShown(newFindings([...many(15_000, 'P0'), ...many(10, 'P2', 20_000)], SINCE));
+    expect(flood.shown).toHaveLength(REVIEW_FINDINGS_MAX);
+    expect(flood).toMatchObject({ more: 15_010 - REVIEW_FINDINGS_MAX, moreP0: 15_000 - REVIEW_FINDINGS_MAX });
   });
 
   it('keeps ready pull requests and finds down and saturated hosts', () => {

@@ -98,6 +98,22 @@ export function newFindings(findings: readonly Finding[], since: string): NewFin
   return { items, counts };
 }
 
+/** New findings the Review lists when there are no P0s among them. */
+export const REVIEW_FINDINGS_SHOWN = 8;
+/**
+ * The most it lists however many are P0: every P0 is listed up to this, the rest are a link to
+ * Findings. A first read of a big ledger can make thousands new at once (15,000 at a year of
+ * history), and listing them all took the page ~8 s of layout.
+ */
+export const REVIEW_FINDINGS_MAX = 100;
+
+/** What the Review lists of the new findings (severity first, as `newFindings` sorts them), and what it leaves to Findings. */
+export function reviewFindingsShown(fresh: NewFindings): { shown: readonly Finding[]; more: number; moreP0: number } {
+  const shown = fresh.items.slice(0, Math.min(REVIEW_FINDINGS_MAX, Math.max(REVIEW_FINDINGS_SHOWN, fresh.counts.P0)));
+  const shownP0 = shown.reduce((n, f) => n + (f.severity === 'P0' ? 1 : 0), 0);
+  return { shown, more: fresh.items.length - shown.length, moreP0: fresh.counts.P0 - shownP0 };
+}
+
 /** Pull requests waiting to be merged (whenever they became ready: they wait for a person). */
 export function readyPrs(prs: readonly PullRequest[]): PullRequest[] {
   return prs.filter((p) => p.status === 'ready');

@@ -128,6 +128,12 @@ describe('deck store', () => {
     await flush();
     expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
     expect(h.store.getState()).toMatchObject({ restored: true, loaded: true, ledgersLoaded: false });
+    // Main's first read reports each big ledger as `ledgers.reset` before its `state.reset`: no
+    // load for it (the state.reset loads everything once).
+    const before = h.calls.length;
+    h.emit('ledgers.reset', { loop: 'reliability', rows: 60_000 });
+    await flush();
+    expect(h.calls.slice(before)).toEqual([]);
     restored = false;
     h.emit('state.reset', {});
     await flush();

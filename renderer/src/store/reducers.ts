@@ -172,8 +172,10 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
       // Main has read the state afresh after its start (what was shown was the saved one).
       return { data, refetch: true };
     case 'ledgers.reset':
-      // Too many rows changed for a delta: the rows are read again (summary, then pages).
-      return { data, refetch: true };
+      // Too many rows changed for a delta: the rows are read again (summary, then pages). Not
+      // while the saved state is shown: main's first read sends this for every ledger it
+      // reports, and the `state.reset` that ends that read loads everything once.
+      return { data, refetch: !data.restored };
     case 'prs.changed': {
       const { prs } = payload as EventPayload<'prs.changed'>;
       return { data: { ...data, prs, updatedAt: now }, refetch: false };
