@@ -54,6 +54,23 @@ describe('Store', () => {
     store.close();
   });
 
+  it('stamps each id when first seen, keeps the first stamp across reads and restarts, and per loop', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    const store = Store.open(file);
+    const t1 = '2026-11-29T07:00:00.000Z';
+    const t2 = '2026-11-30T07:00:00.000Z';
+    expect([...store.firstSeen('a', ['R-1', 'R-2'], t1)]).toEqual([['R-1', t1], ['R-2', t1]]);
+    // Read again with one new id: the known keep theirs; the map holds every id the loop has.
+    expect(Object.fromEntries(store.firstSeen('a', ['R-2', 'R-3', 'R-3'], t2))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2 });
+    // A new section: just those ids.
+    expect(Object.fromEntries(store.firstSeen('a', ['R-3', 'R-4'], t2, { only: true }))).toEqual({ 'R-3': t2, 'R-4': t2 });
+    expect(store.firstSeen('b', ['R-1'], t2).get('R-1')).toBe(t2);
+    store.close();
+    const again = Store.open(file);
+    expect(Object.fromEntries(again.firstSeen('a', ['R-1', 'R-4'], '2026-12-01T07:00:00.000Z'))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2, 'R-4': t2 });
+    again.close();
+  });
+
   it('refuses a database from a newer Loopdeck instead of damaging it', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
     Store.open(file).close();

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { RpcResult } from '../../../shared/contract';
+import { emptyLedgerRows, pageOf, type LedgerRows } from '../../../shared/ledger-slice';
+import { clientOver, type Transport } from '../client';
+import { finding } from '../lib/test-fixtures';
+import { loadLedgerRows, PAGES_AHEAD } from './ledger-loader';
+
+/** Main answering `ledgers.page` from `rows`, each answer held until the test releases it. */
+function mainWithPages(rows: LedgerRows) {
+  const asked: number[] = [];
+  const held: (() => void)[] = [];
+  const transport: Transport = {
+    kind: 'websocket',
+    invoke: (_name, input) => {
+      const { cursor, offset, limit } = input as { cursor: string | null; offset: number; limit: number };
+      asked.push(offset);
+      return new Promise<RpcResult>((resolve) => held.push(() => resolve({ ok: true, output: pageOf(rows, cursor ?? 'c1', offset, limit) })));
+    },
+    on: () => () => undefined,
+    connection: () => 'open',
+    onConnection: () => () => undefined,
+    close: () => undefined,
+  };
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+  /** Answer the oldest request still held. */
+  const answerNext = async () => {
+    held.shift()?.();
+    await flush();
+  };
+  return { client: clientOver(transport), asked, held, answerNext, flush };
+}
+
+describe('loadLedgerRows', () => {
+  it('asks for the next pages while one is read, never more than a few ahead, and lays the rows out in order', async () => {
+    const findings = Array.from({ length: 23 }, (_, i) => finding(`R-${i}`, { line: i + 1 }));
+    const main = mainWithPages({ ...emptyLedgerRows, findings });
+    const load = loadLedgerRows(main.client, () => true, 5);
+    await main.flush();
+    expect(main.asked).toEqual([0]);
+    await main.answerNext();
+    // The first page tells the total: the next pages are asked for at once, a bounded few.
+    expect(main.asked).toEqual([0, 5, 10].slice(0, 1 + PAGES_AHEAD));
+    expect(main.held).toHaveLength(PAGES_AHEAD);
+    await main.answerNext();
+    expect(main.asked).toEqual([0, 5, 10, 15]);
+    expect(main.held.length).toBeLessThanOrEqual(PAGES_AHEAD);
+    while (main.held.length > 0) await main.answerNext();
+    expect(main.asked).toEqual([0, 5, 10, 15, 20]);
+    const rows = await load;
+    expect(rows?.findings.map((f) => f.id)).toEqual(findings.map((f) => f.id));
+  });
+
+  it('reads a ledger that fits one page with one request', async () => {
+    const main = mainWithPages({ ...emptyLedgerRows, findings: [finding('R-1')] });
+    const load = loadLedgerRows(main.client, () => true, 5);
+    await main.flush();
+    await main.answerNext();
+    expect((await load)?.findings).toHaveLength(1);
+    expect(main.asked).toEqual([0]);
+  });
+
+  it('stops when a newer load takes over', async () => {
+    const findings = Array.from({ length: 12 }, (_, i) => finding(`R-${i}`, { line: i + 1 }));
+    const main = mainWithPages({ ...emptyLedgerRows, findings });
+    let mine = true;
+    const load = loadLedgerRows(main.client, () => mine, 5);
+    await main.flush();
+    await main.answerNext();
+    mine = false;
+    while (main.held.length > 0) await main.answerNext();
+    expect(await load).toBeNull();
+  });
+});
