@@ -1,4 +1,4 @@
-import { appendPage, emptyLedgerRows, type LedgerPage, type LedgerRows } from '../../../shared/ledger-slice';
+import { appendPage, emptyLedgerRows, type LedgerRows } from '../../../shared/ledger-slice';
 import { RpcClientError, type LoopdeckClient } from '../client';
 
 /** Rows asked for per page: ~2.5 MB of JSON, parsed and validated in a few tens of ms, so the page stays responsive. */
@@ -26,33 +26,13 @@ export async function loadLedgerRows(client: LoopdeckClient, current: () => bool
   }
 }
 
-/** Pages asked for ahead of the one being taken in: main builds and sends them while the renderer reads it. */
-export const PAGES_AHEAD = 2;
-
 async function readAll(client: LoopdeckClient, current: () => boolean, limit: number): Promise<LedgerRows | null> {
-  const ask = (cursor: string | null, offset: number): Promise<LedgerPage> => {
-    const page = client.invoke('ledgers.page', { cursor, offset, limit });
-    // A page still in flight when the load ends (superseded, or failed on another page) is dropped.
-    page.catch(() => undefined);
-    return page;
-  };
-  let page = await ask(null, 0);
-  // Every page but the last holds `limit` rows, so the offsets are known once the first is in:
-  // a few are asked for ahead (answered in order on the one connection), never all at once.
-  const offsets: number[] = [];
-  for (let at = page.next; at !== null && at < page.total; at += limit) offsets.push(at);
-  const ahead: Promise<LedgerPage>[] = [];
-  const askAhead = (): void => {
-    while (ahead.length < PAGES_AHEAD && offsets.length > 0) ahead.push(ask(page.cursor, offsets.shift() as number));
-  };
   let rows = emptyLedgerRows;
+  let page = await client.invoke('ledgers.page', { cursor: null, offset: 0, limit });
   for (;;) {
-    askAhead();
     if (!current()) return null;
     rows = appendPage(rows, page);
     if (page.next === null) return rows;
-    const expected = page.next;
-    page = await (ahead.shift() ?? ask(page.cursor, expected));
-    if (page.offset !== expected) throw new Error(`ledgers.page: expected the page at row ${expected}, got the one at ${page.offset}.`);
+    page = await client.invoke('ledgers.page', { cursor: page.cursor, offset: page.next, limit });
   }
 }
