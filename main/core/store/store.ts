@@ -272,25 +272,22 @@ export class Store {
    */
   firstSeen(loop: string, ids: readonly string[], at: string, options: { only?: boolean } = {}): Map<string, string> {
     const insert = this.statement('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
+    const stamp = this.db.transaction((fresh: readonly string[]) => {
+      for (const id of fresh) insert.run(loop, id, at);
+    });
     if (options.only) {
-      this.db.transaction(() => {
-        for (const id of ids) insert.run(loop, id, at);
-      })();
       // Just these ids (a follower that already holds the rest): a new section, not the whole ledger.
+      stamp(ids);
       const one = this.statement('SELECT at FROM first_seen WHERE loop = ? AND id = ?');
       return new Map(ids.map((id) => [id, (one.get(loop, id) as { at: string } | undefined)?.at ?? at]));
     }
-    // The whole ledger (a start): read what is known, then write only the ids never seen. After a
-    // restart that is none of them, where an insert of each (ignored) cost ~300 ms at 60,000.
+    // The whole ledger (a start): read what is known, then stamp only the ids never seen. After a
+    // restart that is none of them, where an ignored insert of each cost ~150 ms at 60,000.
     const rows = this.statement('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
     const known = new Map(rows.map((r) => [r.id, r.at]));
     const fresh = ids.filter((id) => !known.has(id));
-    if (fresh.length > 0) {
-      this.db.transaction(() => {
-        for (const id of fresh) insert.run(loop, id, at);
-      })();
-      for (const id of fresh) known.set(id, at);
-    }
+    stamp(fresh);
+    for (const id of fresh) known.set(id, at);
     return known;
   }
 

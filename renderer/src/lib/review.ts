@@ -110,8 +110,8 @@ export const REVIEW_FINDINGS_MAX = 100;
 /** What the Review lists of the new findings (severity first, as `newFindings` sorts them), and what it leaves to Findings. */
 export function reviewFindingsShown(fresh: NewFindings): { shown: readonly Finding[]; more: number; moreP0: number } {
   const shown = fresh.items.slice(0, Math.min(REVIEW_FINDINGS_MAX, Math.max(REVIEW_FINDINGS_SHOWN, fresh.counts.P0)));
-  const shownP0 = shown.reduce((n, f) => n + (f.severity === 'P0' ? 1 : 0), 0);
-  return { shown, more: fresh.items.length - shown.length, moreP0: fresh.counts.P0 - shownP0 };
+  // P0s come first, so the list holds min(its length, the P0 count) of them.
+  return { shown, more: fresh.items.length - shown.length, moreP0: fresh.counts.P0 - Math.min(shown.length, fresh.counts.P0) };
 }
 
 /** Pull requests waiting to be merged (whenever they became ready: they wait for a person). */
