@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { connectCounter, type EventTally } from './event-counter';
 import { generateHistory, type HistoryFixture } from './history-gen';
 import { appendedSection } from './ledger-gen';
-import { cpuMs, figure, log, round, rssMb, sleep, stamp, startServe, tempDir, until, type Figure } from './lib';
+import { cpuMs, figure, log, median, round, rssMb, sleep, stamp, startServe, tempDir, threadCpu, until, type Figure } from './lib';
 
 interface Size {
   readonly days: number;
@@ -28,7 +28,8 @@ const LINES_PER_SECOND = 20;
  * for the first read (a one-off, not the idle cost), in bursts some seconds apart. So: at least
  * SETTLE_MS, then 5-s windows until SETTLE_STEADY in a row lie within SETTLE_BAND_PCT % of a core
  * of each other (the rate stopped changing), at most SETTLE_CAP_MS in all; the details record how
- * long it took and the windows' rates. `/proc` counts CPU in 10 ms ticks: 0.2 % of 5 s is 1 tick.
+ * long it took and the windows' rates. CPU is read from the threads' exact run times (`cpuOver`);
+ * /proc's 10 ms ticks, the fallback, make 0.2 % of 5 s one tick.
  */
 const SETTLE_MS = 20_000;
 const SETTLE_WINDOW_MS = 5000;
@@ -52,6 +53,10 @@ async function settle(pid: number): Promise<{ settleMs: number; settled: boolean
 /** After the last appended line, the window stays open this long for its processing and events. */
 const TAIL_MS = 2000;
 const SECTION_ROWS = 50;
+/** Idle and appends are each measured in this many windows, and the median taken. */
+const WINDOWS = 3;
+/** Which clock measured a window (see cpuOver). */
+type Clock = 'threads' | 'ticks';
 
 interface SnapshotLike {
   readonly loops: readonly { name: string; cycles: readonly { date: string; phases: readonly { name: string; status: string }[] }[] }[];
@@ -79,13 +84,20 @@ function findingsIn(value: unknown, ids: ReadonlySet<string>, out = new Map<stri
   return [...out.values()];
 }
 
-/** CPU ms of the serve process over a window, and the window's wall time. */
-async function cpuOver(pid: number, run: () => Promise<void>): Promise<{ cpuMs: number; wallMs: number }> {
+/**
+ * CPU ms of the serve process over a window, and the window's wall time: from the threads' exact
+ * run times (`threadCpu`) when the same threads lived through the window, else from /proc's ticks.
+ */
+async function cpuOver(pid: number, run: () => Promise<void>): Promise<{ cpuMs: number; wallMs: number; clock: Clock }> {
   const c0 = cpuMs(pid) ?? Number.NaN;
+  const e0 = threadCpu(pid);
   const t0 = performance.now();
   await run();
+  const wallMs = performance.now() - t0;
+  const e1 = threadCpu(pid);
   const c1 = cpuMs(pid) ?? Number.NaN;
-  return { cpuMs: c1 - c0, wallMs: performance.now() - t0 };
+  if (e0 && e1 && e0.threads === e1.threads) return { cpuMs: e1.ms - e0.ms, wallMs, clock: 'threads' };
+  return { cpuMs: c1 - c0, wallMs, clock: 'ticks' };
 }
 
 /** One history size's measurements. */
@@ -97,14 +109,18 @@ export interface HistoryResult {
   readonly runsMb: number;
   readonly generateMs: number;
   readonly loadMs: number;
+  /** The median of the idle windows' rates, and each window's. */
   readonly idleCpuPct: number;
+  readonly idleWindowsPct: readonly number[];
   /** How long serve took to settle before idle was measured, and the settling windows' CPU (% of a core). */
   readonly settle: { readonly settleMs: number; readonly settled: boolean; readonly windowsPct: readonly number[] };
   readonly idleEventBytesPerS: number;
   readonly linesAppended: number;
   readonly appendWindowMs: number;
   readonly appendCpuMs: number;
+  /** The median over the append windows, and each window's. */
   readonly cpuPerLineMs: number;
+  readonly appendWindowsMsPerLine: readonly number[];
   /** All the window's CPU over the lines, idle not subtracted. */
   readonly grossCpuPerLineMs: number;
   readonly eventBytesPerLine: number;
@@ -116,6 +132,8 @@ export interface HistoryResult {
   readonly sectionRatio: number | null;
   /** Times serve dropped the counting client in each window (what it sent then went unseen). */
   readonly drops: { readonly idle: number; readonly append: number; readonly section: number };
+  /** Which clock measured the idle and append windows (`ticks` only where a thread came or went). */
+  readonly clocks: { readonly idle: Clock; readonly append: Clock };
   readonly rssAfterSectionMb: number | null;
 }
 
@@ -163,27 +181,44 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
     const settled = await settle(served.pid);
     log(`figure 8: ${size.days} days ${settled.settled ? 'settled' : 'did not settle'} after ${round(settled.settleMs / 1000, 0)} s (5-s windows: ${settled.windowsPct.join(', ')} % of a core)`);
 
+    // Idle and appends are each measured in WINDOWS windows and the median taken: a resting
+    // process still compiles a function or runs a scavenge now and then, and one such burst in a
+    // single window of a tenth of a core's second would be the whole difference between two sizes.
     client.reset();
-    const idle = await cpuOver(served.pid, () => sleep(idleS * 1000));
-    const idleRate = idle.cpuMs / idle.wallMs;
-    const idleEventBytesPerS = (client.bytes * 1000) / idle.wallMs;
+    const idleWindows: { cpuMs: number; wallMs: number; clock: Clock }[] = [];
+    for (let w = 0; w < WINDOWS; w += 1) idleWindows.push(await cpuOver(served.pid, () => sleep((idleS * 1000) / WINDOWS)));
+    const idleRates = idleWindows.map((x) => x.cpuMs / x.wallMs);
+    const idleRate = median(idleRates);
+    const idleWallMs = idleWindows.reduce((a, x) => a + x.wallMs, 0);
+    const idleEventBytesPerS = (client.bytes * 1000) / idleWallMs;
     const idleDrops = client.drops;
 
-    const lines = Math.round(LINES_PER_SECOND * appendS);
+    const perWindow = Math.round((LINES_PER_SECOND * appendS) / WINDOWS);
+    const lines = perWindow * WINDOWS;
     client.reset();
-    const append = await cpuOver(served.pid, async () => {
-      const t0 = Date.now();
-      for (let i = 0; i < lines; i += 1) {
-        const wait = t0 + (i * 1000) / LINES_PER_SECOND - Date.now();
-        if (wait > 0) await sleep(wait);
-        appendFileSync(fx.hotLog, `[${stamp(new Date())}] tick ${i}: tool_use Read web/lib/file-${i}.ts (${(i * 37) % 500} lines)\n`);
-      }
-      await sleep(TAIL_MS);
-    });
+    const appendWindows: { cpuMs: number; wallMs: number; clock: Clock }[] = [];
+    for (let w = 0; w < WINDOWS; w += 1) {
+      appendWindows.push(
+        await cpuOver(served.pid, async () => {
+          const t0 = Date.now();
+          for (let i = 0; i < perWindow; i += 1) {
+            const wait = t0 + (i * 1000) / LINES_PER_SECOND - Date.now();
+            if (wait > 0) await sleep(wait);
+            const n = w * perWindow + i;
+            appendFileSync(fx.hotLog, `[${stamp(new Date())}] tick ${n}: tool_use Read web/lib/file-${n}.ts (${(n * 37) % 500} lines)\n`);
+          }
+          await sleep(TAIL_MS);
+        }),
+      );
+    }
     const appendBytes = client.bytes;
     const appendEvents = client.tally();
     const appendDrops = client.drops;
-    const cpuPerLineMs = (append.cpuMs - idleRate * append.wallMs) / lines;
+    const netPerLine = appendWindows.map((x) => (x.cpuMs - idleRate * x.wallMs) / perWindow);
+    const grossPerLine = appendWindows.map((x) => x.cpuMs / perWindow);
+    const cpuPerLineMs = median(netPerLine);
+    const append = { wallMs: appendWindows.reduce((a, x) => a + x.wallMs, 0), cpuMs: appendWindows.reduce((a, x) => a + x.cpuMs, 0) };
+    const clockOf = (ws: readonly { clock: Clock }[]): Clock => (ws.every((x) => x.clock === 'threads') ? 'threads' : 'ticks');
     const rss = rssMb(served.pid);
 
     // One ledger section of 50 findings; count events until the last of them has been sent and
@@ -222,13 +257,15 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
       generateMs: round(generateMs, 0),
       loadMs,
       idleCpuPct: round(idleRate * 100, 2),
+      idleWindowsPct: idleRates.map((x) => round(x * 100, 3)),
       settle: settled,
       idleEventBytesPerS: round(idleEventBytesPerS, 0),
       linesAppended: lines,
       appendWindowMs: round(append.wallMs, 0),
       appendCpuMs: append.cpuMs,
       cpuPerLineMs: round(cpuPerLineMs, 2),
-      grossCpuPerLineMs: round(append.cpuMs / lines, 2),
+      grossCpuPerLineMs: round(median(grossPerLine), 2),
+      appendWindowsMsPerLine: netPerLine.map((x) => round(x, 3)),
       eventBytesPerLine: round(appendBytes / lines, 0),
       appendEvents,
       rssMb: rss === null ? null : round(rss, 0),
@@ -237,6 +274,7 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
       sectionFindingsJsonBytes,
       sectionRatio: sectionFindingsJsonBytes === null ? null : round(sectionEventBytes / sectionFindingsJsonBytes, 2),
       drops: { idle: idleDrops, append: appendDrops, section: sectionDrops },
+      clocks: { idle: clockOf(idleWindows), append: clockOf(appendWindows) },
       rssAfterSectionMb: rssAfterSection === null ? null : round(rssAfterSection, 0),
     };
     log(
@@ -252,9 +290,9 @@ const label = (r: HistoryResult): string => `${r.days} d`;
 
 /** Figure 8: cost versus history, the 365-day figure against the 30-day one measured in the same run. */
 export async function historyCost(quick: boolean): Promise<Figure[]> {
-  // Long enough that /proc's 10 ms ticks resolve 0.02 % of a core (the 365/30-day ratio of two small rates).
-  const idleS = quick ? 5 : 60;
-  const appendS = quick ? 8 : 30;
+  // A minute of idle holds a few of the scavenges and compiles a resting process does at random moments.
+  const idleS = quick ? 6 : 90;
+  const appendS = quick ? 9 : 45;
   const results: HistoryResult[] = [];
   const failures: string[] = [];
   for (const size of SIZES) {
@@ -276,7 +314,7 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
     ...dropped.map((r) => `${label(r)}: serve dropped the counting client (idle ${r.drops.idle}, appends ${r.drops.append}, section ${r.drops.section} times): bytes it sent then were not received`),
     ...(capped.length ? [`the config schema caps loops.*.cycles at ${capped[0]?.followedCycles}: ${capped.map((r) => `${r.days} d follows ${r.followedCycles} cycles`).join(', ')}`] : []),
   ];
-  const per = (f: (r: HistoryResult) => number | null, unit: string): string => results.map((r) => `${label(r)} ${f(r)} ${unit}`).join(', ');
+  const per = (f: (r: HistoryResult) => number | string | null, unit: string): string => results.map((r) => `${label(r)} ${f(r)} ${unit}`).join(', ');
   const row = (id: string, name: string, unit: string, pick: (r: HistoryResult) => number | null, target: string, pass: boolean | null, extraNotes: string[] = []): Figure =>
     figure({
       id,
@@ -298,16 +336,19 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
   const idleRatio = ratio((r) => r.idleCpuPct);
   const lineRatio = ratio((r) => r.cpuPerLineMs);
   const unsettled = results.filter((r) => !r.settle.settled);
-  const settleNote = `idle measured over ${idleS} s once serve settled (≥ ${SETTLE_MS / 1000} s, then until ${SETTLE_STEADY} 5-s windows in a row lie within ${SETTLE_BAND_PCT} % of a core, cap ${SETTLE_CAP_MS / 1000} s): settled after ${per((r) => round(r.settle.settleMs / 1000, 0), 's')}${unsettled.length ? `; did not settle within the cap: ${unsettled.map(label).join(', ')}` : ''}`;
-  const windowNote = `${LINES_PER_SECOND} lines/s for ${appendS} s (+${TAIL_MS / 1000} s tail), the idle rate over the same time subtracted; idle measured over ${idleS} s`;
+  const settleNote = `idle: the median of ${WINDOWS} windows of ${idleS / WINDOWS} s once serve settled (≥ ${SETTLE_MS / 1000} s, then until ${SETTLE_STEADY} 5-s windows in a row lie within ${SETTLE_BAND_PCT} % of a core, cap ${SETTLE_CAP_MS / 1000} s): settled after ${per((r) => round(r.settle.settleMs / 1000, 0), 's')}${unsettled.length ? `; did not settle within the cap: ${unsettled.map(label).join(', ')}` : ''}`;
+  const ticked = results.filter((r) => r.clocks.idle === 'ticks' || r.clocks.append === 'ticks');
+  const clockNote = `CPU from each thread's run time in /proc/<pid>/task/*/schedstat (ns)${ticked.length ? `; from /proc's 10 ms ticks where a thread came or went in a window: ${ticked.map((r) => `${label(r)} idle ${r.clocks.idle}, appends ${r.clocks.append}`).join('; ')}` : ''}`;
+  const windowNote = `the median of ${WINDOWS} windows of ${LINES_PER_SECOND} lines/s for ${appendS / WINDOWS} s (+${TAIL_MS / 1000} s tail each), the idle rate over the same time subtracted: ${per((r) => r.appendWindowsMsPerLine.join(' / '), 'ms')}`;
   return [
     figure({
       ...row('8a', `Serve idle CPU vs history (${SIZES.map((s) => `${s.days} d/${s.findings / 1000}k`).join(', ')})`, '% core', (r) => r.idleCpuPct, '≤ 0.5 % of a core; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.idleCpuPct <= 0.5) && idleRatio !== null && idleRatio <= 1.2 : false),
       details: { results, idleSeconds: idleS, appendSeconds: appendS, linesPerSecond: LINES_PER_SECOND, failures },
-      notes: [per((r) => r.idleCpuPct, '% core'), settleNote, ...notes],
+      notes: [per((r) => r.idleCpuPct, '% core'), `idle windows: ${per((r) => r.idleWindowsPct.join(' / '), '% core')}`, settleNote, clockNote, ...notes],
     }),
     row('8b', 'Serve CPU per appended transcript line', 'ms', (r) => r.cpuPerLineMs, '≤ 1 ms; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.cpuPerLineMs <= 1) && lineRatio !== null && lineRatio <= 1.2 : false, [
       windowNote,
+      clockNote,
       `without the idle rate subtracted: ${per((r) => r.grossCpuPerLineMs, 'ms')} (while idle polls are slow, appends ride on polls that run anyway, so the marginal figure can fall as history grows)`,
     ]),
     row('8c', 'Event bytes per appended transcript line', 'B', (r) => r.eventBytesPerLine, '≤ 2 KB', all ? results.every((r) => r.eventBytesPerLine <= 2048 && r.drops.append === 0) : false, [
