@@ -87,6 +87,10 @@ export class LoopFollower {
   /** Derived cycles by date, and the window of dates, newest first. */
   private readonly derived = new Map<string, Cycle>();
   private dates: readonly string[] = [];
+  /** The window's dates as a set, and the `dates` array it was built from (rebuilt when that changes). */
+  private window: { readonly of: readonly string[]; readonly set: ReadonlySet<string> } = { of: [], set: new Set() };
+  /** The `dates` array every date of which had been derived at the end of a derive. */
+  private derivedAll: readonly string[] | null = null;
   /** The cycles as last returned, newest first: rebuilt only when one changed. */
   private cycleList: Cycle[] | null = null;
   /** The runs folder's names as last listed, and the window of dates they gave. */
@@ -157,14 +161,22 @@ export class LoopFollower {
     const dates = this.listedDates;
     this.behind = false;
     // Hot cycles every poll; a cycle never read (a new one, or all of them on the first poll);
-    // and one cold cycle, round robin, so a late edit of an old night still shows.
-    const toRead = new Set(dates.filter((d, i) => i < HOT_CYCLES || !this.cycleFiles.has(d)));
-    const cold = dates.slice(HOT_CYCLES);
-    if (cold.length > 0) toRead.add(cold[this.coldCursor++ % cold.length] ?? '');
+    // and one cold cycle, round robin, so a late edit of an old night still shows. With the same
+    // listing as last poll (nearly always) the window stands, cycleFiles holds only its dates, and
+    // nothing here walks a year of them.
+    const same = dates === this.dates;
+    const allRead = same && this.cycleFiles.size === dates.length;
+    const toRead = new Set(allRead ? dates.slice(0, HOT_CYCLES) : dates.filter((d, i) => i < HOT_CYCLES || !this.cycleFiles.has(d)));
+    const cold = dates.length - HOT_CYCLES;
+    if (cold > 0) toRead.add(dates[HOT_CYCLES + (this.coldCursor++ % cold)] ?? '');
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
+    if (same) {
+      if (this.listingChanged) this.pruneProblems(dates);
+      return this.derive(now, dates, []);
+    }
 
-    const window = new Set(dates);
+    const window = this.windowSet(dates);
     const removed: string[] = [];
     for (const date of this.dates) {
       if (window.has(date)) continue;
@@ -190,9 +202,9 @@ export class LoopFollower {
     // Only the dates that need it: never a walk over a year of finished nights.
     const nowMs = now.getTime();
     const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
-    const due = new Set([...this.dirty, ...timed, ...dates.filter((d) => !this.derived.has(d))]);
-    // Only when something is due: a quiet poll of a year of nights builds no set of its dates.
-    const window = new Set(due.size > 0 ? dates : []);
+    const underived = dates === this.derivedAll ? [] : dates.filter((d) => !this.derived.has(d));
+    const due = new Set([...this.dirty, ...timed, ...underived]);
+    const window = this.windowSet(dates);
     for (const date of [...due].sort().reverse()) {
       if (!window.has(date)) {
         this.clockDue.delete(date);
@@ -210,7 +222,14 @@ export class LoopFollower {
       upserted.push(cycle);
       this.cycleList = null;
     }
+    this.derivedAll = dates;
     return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
+  }
+
+  /** The window's dates as a set: built once per listing, not on every poll. */
+  private windowSet(dates: readonly string[]): ReadonlySet<string> {
+    if (this.window.of !== dates) this.window = { of: dates, set: new Set(dates) };
+    return this.window.set;
   }
 
   /**
@@ -218,7 +237,7 @@ export class LoopFollower {
    * followed alone (one stat, one read); a folder whose listing changed is listed again.
    */
   private async readChanged(only: ReadChanges): Promise<void> {
-    const inWindow = new Set(this.dates);
+    const inWindow = this.windowSet(this.dates);
     const dateOf = (dir: string): string | null => {
       if (posix.dirname(dir) !== this.config.runs) return null;
       const date = posix.basename(dir);
