@@ -28,8 +28,7 @@ const LINES_PER_SECOND = 20;
  * for the first read (a one-off, not the idle cost), in bursts some seconds apart. So: at least
  * SETTLE_MS, then 5-s windows until SETTLE_STEADY in a row lie within SETTLE_BAND_PCT % of a core
  * of each other (the rate stopped changing), at most SETTLE_CAP_MS in all; the details record how
- * long it took and the windows' rates. CPU is read from the threads' exact run times (`cpuOver`);
- * /proc's 10 ms ticks, the fallback, make 0.2 % of 5 s one tick.
+ * long it took and the windows' rates (CPU as `cpuOver` reads it).
  */
 const SETTLE_MS = 20_000;
 const SETTLE_WINDOW_MS = 5000;
@@ -57,6 +56,8 @@ const SECTION_ROWS = 50;
 const WINDOWS = 3;
 /** Which clock measured a window (see cpuOver). */
 type Clock = 'threads' | 'ticks';
+/** One measured window: the serve process's CPU, the wall time, and the clock that measured it. */
+type CpuWindow = { cpuMs: number; wallMs: number; clock: Clock };
 
 interface SnapshotLike {
   readonly loops: readonly { name: string; cycles: readonly { date: string; phases: readonly { name: string; status: string }[] }[] }[];
@@ -88,7 +89,7 @@ function findingsIn(value: unknown, ids: ReadonlySet<string>, out = new Map<stri
  * CPU ms of the serve process over a window, and the window's wall time: from the threads' exact
  * run times (`threadCpu`) when the same threads lived through the window, else from /proc's ticks.
  */
-async function cpuOver(pid: number, run: () => Promise<void>): Promise<{ cpuMs: number; wallMs: number; clock: Clock }> {
+async function cpuOver(pid: number, run: () => Promise<void>): Promise<CpuWindow> {
   const c0 = cpuMs(pid) ?? Number.NaN;
   const e0 = threadCpu(pid);
   const t0 = performance.now();
@@ -182,10 +183,10 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
     log(`figure 8: ${size.days} days ${settled.settled ? 'settled' : 'did not settle'} after ${round(settled.settleMs / 1000, 0)} s (5-s windows: ${settled.windowsPct.join(', ')} % of a core)`);
 
     // Idle and appends are each measured in WINDOWS windows and the median taken: a resting
-    // process still compiles a function or runs a scavenge now and then, and one such burst in a
-    // single window of a tenth of a core's second would be the whole difference between two sizes.
+    // process still compiles a function or runs a GC now and then, and one such burst in a single
+    // window was the whole difference between two sizes.
     client.reset();
-    const idleWindows: { cpuMs: number; wallMs: number; clock: Clock }[] = [];
+    const idleWindows: CpuWindow[] = [];
     for (let w = 0; w < WINDOWS; w += 1) idleWindows.push(await cpuOver(served.pid, () => sleep((idleS * 1000) / WINDOWS)));
     const idleRates = idleWindows.map((x) => x.cpuMs / x.wallMs);
     const idleRate = median(idleRates);
@@ -196,7 +197,7 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
     const perWindow = Math.round((LINES_PER_SECOND * appendS) / WINDOWS);
     const lines = perWindow * WINDOWS;
     client.reset();
-    const appendWindows: { cpuMs: number; wallMs: number; clock: Clock }[] = [];
+    const appendWindows: CpuWindow[] = [];
     for (let w = 0; w < WINDOWS; w += 1) {
       appendWindows.push(
         await cpuOver(served.pid, async () => {
@@ -290,7 +291,7 @@ const label = (r: HistoryResult): string => `${r.days} d`;
 
 /** Figure 8: cost versus history, the 365-day figure against the 30-day one measured in the same run. */
 export async function historyCost(quick: boolean): Promise<Figure[]> {
-  // A minute of idle holds a few of the scavenges and compiles a resting process does at random moments.
+  // Three idle windows of 30 s and three append windows of 15 s (see WINDOWS).
   const idleS = quick ? 6 : 90;
   const appendS = quick ? 9 : 45;
   const results: HistoryResult[] = [];

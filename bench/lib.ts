@@ -210,11 +210,10 @@ export function cpuMs(pid: number): number | null {
 
 /**
  * CPU time of a process's live threads so far, in ms, to the nanosecond: the sum of each thread's
- * run time in /proc/<pid>/task/<tid>/schedstat. `/proc/<pid>/stat` charges CPU in 10 ms ticks to
- * whichever thread the tick finds running, so a process that wakes for a millisecond now and then
- * is charged 0 or 10 ms at random: over a minute of idle that is ±30 % of the figure. A thread that
- * exits takes its time with it, so the thread ids come too: compare them across a window.
- * Null where the kernel keeps no schedstat.
+ * run time in /proc/<pid>/task/<tid>/schedstat. `/proc/<pid>/stat` reports CPU in 10 ms units, and
+ * a minute of a process at 0.1 % of a core is 6 of them. A thread that exits takes its time with
+ * it, so the thread ids come too: compare them across a window. Null where the kernel keeps no
+ * schedstat.
  */
 export function threadCpu(pid: number): { readonly ms: number; readonly threads: string } | null {
   try {

@@ -171,11 +171,14 @@ export class LoopFollower {
     if (cold > 0) toRead.add(dates[HOT_CYCLES + (this.coldCursor++ % cold)] ?? '');
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
-    if (same) {
-      if (this.listingChanged) this.pruneProblems(dates);
-      return this.derive(now, dates, []);
-    }
+    const removed = same ? [] : this.moveWindow(dates);
+    if (this.listingChanged) this.pruneProblems(dates);
+    this.dates = dates;
+    return this.derive(now, dates, removed);
+  }
 
+  /** The listing gave a new window: forget what left it; the dates that did, for the poll's `removed`. */
+  private moveWindow(dates: readonly string[]): string[] {
     const window = this.windowSet(dates);
     const removed: string[] = [];
     for (const date of this.dates) {
@@ -191,9 +194,7 @@ export class LoopFollower {
       for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
       this.listingChanged = true;
     }
-    if (this.listingChanged) this.pruneProblems(dates);
-    this.dates = dates;
-    return this.derive(now, dates, removed);
+    return removed;
   }
 
   /** Derive the cycles whose files changed or whose state the clock can still change. */
