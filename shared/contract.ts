@@ -189,7 +189,7 @@ export const events = {
    * the first poll after a restart): read them again (`ledgers.page`). `rows` is how many changed.
    */
   'ledgers.reset': z.object({ loop: z.string(), rows: z.number().int().nonnegative() }),
-  /** The state was read afresh after a start (until then `state.summary` was `restored`): load it again. */
+  /** The first read after a start has caught up (until then `state.summary` was `restored` or `reading`): load it again. */
   'state.reset': z.object({}),
   'prs.changed': z.object({ prs: z.array(PullRequestSchema).readonly() }),
   'capacity.changed': z.object({ capacity: z.array(CapacitySchema).readonly() }),

@@ -54,6 +54,12 @@ export const SummarySchema = SnapshotSchema.unwrap()
      * state is read afresh.
      */
     restored: z.boolean().optional(),
+    /**
+     * True: there was no saved state, and the first read after a start has not caught up yet, so
+     * this may be incomplete (even empty); its rows are not served. A `state.reset` follows once
+     * the state is read.
+     */
+    reading: z.boolean().optional(),
   })
   .readonly();
 /** The state without the ledgers' rows. */

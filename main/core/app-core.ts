@@ -94,12 +94,16 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     }
   };
 
+  // Every poll goes through here, so the keeper sees the one that ends the first read.
+  const pollEngine = async (e: Engine, reason?: 'timer' | 'wake'): Promise<void> => {
+    await e.poll(reason ? { reason } : undefined);
+    if (e === engine && keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
+  };
+
   const scheduler = new PollScheduler({
     poll: async (why) => {
       const e = engine;
-      if (!e) return;
-      await e.poll({ reason: why.timer ? 'timer' : 'wake' });
-      if (e === engine && keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
+      if (e) await pollEngine(e, why.timer ? 'timer' : 'wake');
     },
     intervalMs: options.pollMs ?? IDLE_POLL_MS,
     ...ENGINE_WAKE_GAPS,
@@ -132,12 +136,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     }),
     'state.snapshot': () => snapshot(),
     'state.summary': () => {
-      const restored = keeper?.pending;
-      if (restored) {
-        firstRead.soon();
-        return { ...restored, restored: true };
-      }
-      return engine?.summary() ?? summaryOf(snapshot());
+      if (keeper?.pending) firstRead.soon();
+      return engine && keeper ? keeper.answer(engine) : summaryOf(snapshot());
     },
     'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
     'hosts.trust': ({ host, fingerprint }) => {
@@ -166,7 +166,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       if (!demo) {
         demo = await startDemo();
         await open(demo.configPath, join(demo.dir, 'data'));
-        await engine?.poll();
+        if (engine) await pollEngine(engine);
         emit('config.changed', { config: configStatusOf(loaded), demo: true });
       }
       return { configPath: demo.configPath };
@@ -197,7 +197,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       engine = null;
     },
     pollOnce: async () => {
-      await engine?.poll();
+      if (engine) await pollEngine(engine);
     },
     snapshot,
     liveState: () => engine?.metricsState() ?? null,

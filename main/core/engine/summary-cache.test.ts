@@ -52,6 +52,41 @@ describe('the summary kept across restarts', () => {
     expect(events.filter((e) => e === 'state.reset')).toHaveLength(1);
   });
 
+  it('without a saved summary, answers the live state marked reading until the first read has caught up, then publishes state.reset', async () => {
+    const fx = createRunnerFixture();
+    fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:40:00+00:00 OK\n');
+    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    const events: EventName[] = [];
+    core.subscribe((event) => events.push(event));
+    await core.start();
+    // The first poll has begun but cannot have finished (it reads files): what is answered may be
+    // half read, and says so, so that a console neither shows nor copies it as the whole.
+    const first = await summaryOfCore(core);
+    expect(first.restored).toBeUndefined();
+    expect(first.reading).toBe(true);
+    await until(() => events.includes('state.reset'), 10_000, 'state.reset');
+    const fresh = await summaryOfCore(core);
+    expect(fresh.reading).toBeUndefined();
+    expect(fresh.loops[0]?.cycles[0]?.phases[0]?.status).toBe('ok');
+    await core.pollOnce();
+    expect(events.filter((e) => e === 'state.reset')).toHaveLength(1);
+    await core.close();
+    core = null;
+    expect(readSummaryCache(fx.dataDir)?.reading).toBeUndefined();
+  });
+
+  it('does not save a state whose first read never caught up', () => {
+    const fx = createRunnerFixture();
+    mkdirSync(fx.dataDir, { recursive: true });
+    const keeper = new SummaryKeeper(fx.dataDir);
+    const partial: Summary = { schema: 1, takenAt: '2026-11-29T00:00:00Z', hosts: [], loops: [], problems: [], prs: [], capacity: [], notices: [], lastReviewedAt: null, drills: [], drillRuns: [], ledgerRows: { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 } };
+    const source = { summary: () => partial, behind: () => true };
+    expect(keeper.answer(source).reading).toBe(true);
+    expect(keeper.afterPoll(source, 0)).toBe(false);
+    keeper.close(source);
+    expect(readSummaryCache(fx.dataDir)).toBeNull();
+  });
+
   it('ignores a saved summary that is not one or was saved in another format, and a first start has none', async () => {
     const fx = createRunnerFixture();
     expect(readSummaryCache(fx.dataDir)).toBeNull();

@@ -17,7 +17,7 @@ export const MAX_SUMMARY_CACHE_BYTES = 32 * 1024 * 1024;
  * is only ever written by this module (beside, then renamed), and the renderer validates the
  * answer as it does every answer.
  */
-export const SUMMARY_FORMAT = 'e42a93ef133a857c';
+export const SUMMARY_FORMAT = '74cf0ec2b4ad855d';
 
 /** The saved file: the summary with the format it was saved in. */
 interface SavedSummary {
@@ -58,7 +58,7 @@ export function readSummaryCache(dataDir: string): Summary | null {
 export function writeSummaryCache(dataDir: string, summary: Summary): void {
   const path = join(dataDir, SUMMARY_CACHE_FILE);
   try {
-    const { restored: _restored, ...fresh } = summary;
+    const { restored: _restored, reading: _reading, ...fresh } = summary;
     const saved: SavedSummary = { format: SUMMARY_FORMAT, summary: fresh };
     writeFileSync(`${path}.tmp`, JSON.stringify(saved));
     renameSync(`${path}.tmp`, path);
@@ -78,11 +78,14 @@ export interface SummarySource {
 
 /**
  * The summary across restarts: the one saved last time is answered (marked `restored`) until the
- * first poll after the start has caught up; then the console is told to load afresh
- * (`state.reset`), and a fresh summary is saved then, every SUMMARY_SAVE_MS, and at close.
+ * first poll after the start has caught up; without one, the live state is answered marked
+ * `reading` until then, since a console that took a half-read state for the whole would show and
+ * copy it. Once caught up, the console is told to load afresh (`state.reset`), and a fresh summary
+ * is saved then, every SUMMARY_SAVE_MS, and at close.
  */
 export class SummaryKeeper {
   private restored: Summary | null;
+  private caughtUp = false;
   private savedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly dataDir: string) {
@@ -94,10 +97,23 @@ export class SummaryKeeper {
     return this.restored;
   }
 
-  /** After each poll; true when this one ended the restored state (publish `state.reset`). */
+  /** The first read after the start has not caught up yet. */
+  get reading(): boolean {
+    return !this.caughtUp;
+  }
+
+  /** What `state.summary` answers: the saved summary, or the live one, marked while the first read runs. */
+  answer(source: SummarySource): Summary {
+    if (this.restored) return { ...this.restored, restored: true };
+    const live = source.summary();
+    return this.caughtUp ? live : { ...live, reading: true };
+  }
+
+  /** After each poll; true when this one ended the first read (publish `state.reset`). */
   afterPoll(source: SummarySource, nowMs: number): boolean {
     if (source.behind()) return false;
-    const ended = this.restored !== null;
+    const ended = !this.caughtUp;
+    this.caughtUp = true;
     this.restored = null;
     if (ended || nowMs - this.savedAt >= SUMMARY_SAVE_MS) {
       this.savedAt = nowMs;
@@ -106,9 +122,9 @@ export class SummaryKeeper {
     return ended;
   }
 
-  /** Save for the next start, unless the state was never read afresh (the saved one stays). */
+  /** Save for the next start, unless the first read never caught up (a saved one stays; a half-read state is not saved). */
   close(source: SummarySource): void {
-    if (this.restored === null) writeSummaryCache(this.dataDir, source.summary());
+    if (this.caughtUp) writeSummaryCache(this.dataDir, source.summary());
   }
 }
 

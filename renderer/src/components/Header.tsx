@@ -10,6 +10,7 @@ export function Header() {
   const updatedAt = useDeck((s) => s.updatedAt);
   const loading = useDeck((s) => s.loading);
   const restored = useDeck((s) => s.restored);
+  const reading = useDeck((s) => s.reading);
   const changed = updatedAt && updatedAt !== takenAt;
   return (
     <header className="topbar">
@@ -32,6 +33,11 @@ export function Header() {
             {restored && !loading ? (
               <span className="restored" data-testid="restored" title="The state as saved when Loopdeck last ran; it is being read afresh.">
                 {' · as last saved, reading afresh…'}
+              </span>
+            ) : null}
+            {reading && !loading ? (
+              <span className="restored" data-testid="reading" title="Loopdeck has just started and is still reading the loops' files; rows and counts may be incomplete.">
+                {' · reading…'}
               </span>
             ) : null}
           </span>

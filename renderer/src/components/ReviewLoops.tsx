@@ -1,6 +1,7 @@
 import type { Deadman } from '../../../shared/domain';
 import { routeHash } from '../lib/route';
 import type { LoopReview, StopPoint } from '../lib/review';
+import { useDeck } from '../store';
 import { StatusBadge } from './StatusBadge';
 
 const DEADMAN_LABEL: Readonly<Record<Deadman['state'], string>> = {
@@ -32,6 +33,7 @@ function Stop({ stop }: { stop: StopPoint }) {
 /** One loop in the review: dead-man state, the newest cycle and where it stopped, and other bad phases in the window. */
 export function ReviewLoop({ review }: { review: LoopReview }) {
   const { loop, deadman, last, lastStop } = review;
+  const reading = useDeck((s) => s.reading);
   const older = review.issues.filter((i) => !(lastStop && i.cycle === lastStop.cycle && i.phase === lastStop.phase));
   return (
     <li>
@@ -60,7 +62,7 @@ export function ReviewLoop({ review }: { review: LoopReview }) {
                 <span className="muted small">last cycle</span> <span className="num">{last.date}</span> <StatusBadge status={last.status} />
               </>
             ) : (
-              <span className="muted small">no cycles yet</span>
+              <span className="muted small">{reading ? 'reading…' : 'no cycles yet'}</span>
             )}
           </span>
         </div>

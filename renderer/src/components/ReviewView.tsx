@@ -61,6 +61,8 @@ export function ReviewView() {
   const findings = useDeck((s) => s.findings);
   // The findings come in pages after the first paint; until then the section says so.
   const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  // Main's first read has not caught up (nothing was saved): no verdict on the loops yet.
+  const reading = useDeck((s) => s.reading);
   const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   const prs = useDeck((s) => s.prs);
   const runs = useDeck((s) => s.drillRuns);
@@ -128,7 +130,7 @@ export function ReviewView() {
         </div>
       </section>
 
-      <Section title="Loops" id="rv-loops" count={<span className="muted small">{needy.length ? `${needy.length} of ${loopReviews.length} need you` : 'all fine'}</span>}>
+      <Section title="Loops" id="rv-loops" count={<span className="muted small">{needy.length ? `${needy.length} of ${loopReviews.length} need you` : reading ? 'reading…' : 'all fine'}</span>}>
         <ul className="rv-list">
           {loopReviews.map((r) => (
             <ReviewLoop key={r.loop} review={r} />

@@ -142,6 +142,28 @@ describe('deck store', () => {
     expect(h.store.getState().findings).toHaveLength(1);
   });
 
+  it('paints a half-read summary (main still reading, nothing saved) without rows, and loads afresh on state.reset', async () => {
+    let reading = true;
+    const base = mainOf(() => snapshot({ findings: [finding('R-1', { line: 10 })] }));
+    const h = harness(async (name, input) => {
+      const answer = await base(name, input);
+      return name === 'state.summary' && answer.ok && reading ? { ok: true, output: { ...(answer.output as object), reading: true } } : answer;
+    });
+    await flush();
+    expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
+    expect(h.store.getState()).toMatchObject({ reading: true, restored: false, loaded: true, ledgersLoaded: false, ledgerRows: null });
+    const before = h.calls.length;
+    h.emit('ledgers.reset', { loop: 'reliability', rows: 60_000 });
+    await flush();
+    expect(h.calls.slice(before)).toEqual([]);
+    reading = false;
+    h.emit('state.reset', {});
+    await flush();
+    expect(h.calls).toContain('ledgers.page');
+    expect(h.store.getState()).toMatchObject({ reading: false, ledgersLoaded: true });
+    expect(h.store.getState().findings).toHaveLength(1);
+  });
+
   it('reads the rows again on ledgers.reset (a change too big for a delta)', async () => {
     let findings = [finding('R-1', { line: 10 }), finding('R-2', { line: 11 })];
     const h = harness(mainOf(() => snapshot({ findings })));

@@ -4,7 +4,7 @@ import { events } from '../../../shared/contract';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
 import { loadLedgerRows } from './ledger-loader';
-import { emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
+import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
 export interface DeckState extends DeckData, OpsActions {
@@ -86,9 +86,9 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
           if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? summary.output.takenAt).data;
         }
         set({ ...data, loading: false, loadError: null });
-        // The state saved at main's last run: painted at once; rows and the live state follow the
-        // `state.reset` main sends once its first read has caught up.
-        if (summary.output.restored) return;
+        // The state saved at main's last run, or a partly read one: painted at once; rows and the
+        // whole state follow the `state.reset` main sends once its first read has caught up.
+        if (awaitingFirstRead(data)) return;
         // The views have painted; now the rows, a page at a time.
         const rows = await loadLedgerRows(client, () => mine === generation);
         if (rows === null || mine !== generation) return;

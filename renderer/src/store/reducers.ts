@@ -57,6 +57,16 @@ export interface DeckData extends OpsData {
    * read after its start catches up; a `state.reset` then loads it afresh. No rows meanwhile.
    */
   readonly restored: boolean;
+  /**
+   * What is shown is main's live state while its first read after a start (with no saved state)
+   * has not caught up: possibly incomplete or empty. No rows meanwhile; a `state.reset` follows.
+   */
+  readonly reading: boolean;
+}
+
+/** Main's first read after its start has not caught up: what is shown waits for its `state.reset`. */
+export function awaitingFirstRead(data: Pick<DeckData, 'restored' | 'reading'>): boolean {
+  return data.restored || data.reading;
 }
 
 /** Nothing loaded yet. */
@@ -80,6 +90,7 @@ export const emptyDeckData: DeckData = {
   ledgersLoaded: false,
   ledgerRows: null,
   restored: false,
+  reading: false,
   ...emptyOpsData,
 };
 
@@ -106,8 +117,10 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     capacity: summary.capacity,
     lastReviewedAt: summary.lastReviewedAt,
     loaded: true,
-    ledgerRows: summary.ledgerRows,
+    // A half-read summary's counts are not what will be loaded: no count rather than a wrong one.
+    ledgerRows: summary.reading ? null : summary.ledgerRows,
     restored: summary.restored === true,
+    reading: summary.reading === true,
     ...opsFromSnapshot(data, summary),
   };
 }
@@ -169,13 +182,14 @@ export function reduceEvent<E extends EventName>(data: DeckData, event: E, paylo
       };
     }
     case 'state.reset':
-      // Main has read the state afresh after its start (what was shown was the saved one).
+      // Main's first read after its start has caught up (what was shown was the saved state, or
+      // a partly read one).
       return { data, refetch: true };
     case 'ledgers.reset':
       // Too many rows changed for a delta: the rows are read again (summary, then pages). Not
-      // while the saved state is shown: main's first read sends this for every ledger it
-      // reports, and the `state.reset` that ends that read loads everything once.
-      return { data, refetch: !data.restored };
+      // while main's first read runs: it sends this for every ledger it reports, and the
+      // `state.reset` that ends that read loads everything once.
+      return { data, refetch: !awaitingFirstRead(data) };
     case 'prs.changed': {
       const { prs } = payload as EventPayload<'prs.changed'>;
       return { data: { ...data, prs, updatedAt: now }, refetch: false };
