@@ -42,6 +42,11 @@ export interface SshdOptions {
    * `pyenv init` (0.5 s a shell). Default: LOOPDECK_TEST_LOGIN_DELAY_MS, else 0.
    */
   readonly loginDelayMs?: number;
+  /**
+   * A path: every session's command waits until a file exists there (a login shell that hangs
+   * until the test lets it go), so a test can look at what is shown while a read is in flight.
+   */
+  readonly gate?: string;
 }
 
 /** The login delay every test sshd gets unless told otherwise (LOOPDECK_TEST_LOGIN_DELAY_MS). */
@@ -51,13 +56,15 @@ export function defaultLoginDelayMs(): number {
 }
 
 /**
- * The ForceCommand of a slow-login sshd: sleep, then run what the client asked for through the
- * user's shell (or that shell alone), as a slow rc file would, without touching the real one.
+ * The ForceCommand of a slow-login sshd: sleep (and wait for the gate), then run what the client
+ * asked for through the user's shell (or that shell alone), as a slow rc file would, without
+ * touching the real one.
  */
-function slowLoginScript(delayMs: number): string {
+function slowLoginScript(delayMs: number, gate: string | undefined): string {
   return [
     '#!/bin/sh',
-    `sleep ${(delayMs / 1000).toFixed(3)}`,
+    delayMs > 0 ? `sleep ${(delayMs / 1000).toFixed(3)}` : '',
+    gate ? `while [ ! -e ${JSON.stringify(gate)} ]; do sleep 0.05; done` : '',
     'if [ -n "$SSH_ORIGINAL_COMMAND" ]; then exec "${SHELL:-/bin/sh}" -c "$SSH_ORIGINAL_COMMAND"; fi',
     'exec "${SHELL:-/bin/sh}"',
     '',
@@ -144,7 +151,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
   const config = join(dir, 'sshd_config');
   const loginDelayMs = options.loginDelayMs ?? defaultLoginDelayMs();
   const slowLogin = join(dir, 'slow-login.sh');
-  if (loginDelayMs > 0) writeFileSync(slowLogin, slowLoginScript(loginDelayMs), { mode: 0o755 });
+  const slow = loginDelayMs > 0 || options.gate !== undefined;
+  if (slow) writeFileSync(slowLogin, slowLoginScript(loginDelayMs, options.gate), { mode: 0o755 });
   writeFileSync(
     config,
     [
@@ -163,7 +171,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
       'AllowTcpForwarding yes',
       'ClientAliveInterval 0',
       'LogLevel ERROR',
-      loginDelayMs > 0 ? `ForceCommand ${slowLogin}` : '',
+      slow ? `ForceCommand ${slowLogin}` : '',
       options.extraConfig ?? '',
       '',
     ].join('\n'),

@@ -4,6 +4,7 @@ import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './engine/hosts';
+import { FirstReads } from './engine/first-reads';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
@@ -55,6 +56,7 @@ export class Engine {
   /** When the notices must be derived again (see NoticeGate). */
   private readonly noticeGate = new NoticeGate();
   private readonly deadmen = new DeadmanClock();
+  private readonly firstReads: FirstReads;
   /** The hosts' watchers, and how much of each host a poll reads. */
   private readonly watches = new WatchScope(() => [...this.hosts].map(([name, h]) => [name, h.source] as const), () => this.wake());
   private problemsPublished = '';
@@ -91,6 +93,7 @@ export class Engine {
       this.followers.push(new LoopFollower(name, loop, source, this.store));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
+    this.firstReads = new FirstReads(this.followers.map((f) => f.name));
     this.capacity = new CapacityService({
       proxies: config.proxies,
       store: this.store,
@@ -238,7 +241,10 @@ export class Engine {
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
-      if (!ledgers) continue;
+      if (!ledgers) {
+        this.firstReads.read(name);
+        continue;
+      }
       await letRequestsIn();
       try {
         const read = await ledgers.poll(now, scope(follower.host));
@@ -253,6 +259,7 @@ export class Engine {
         if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
         this.errors.set(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
+      this.firstReads.read(name);
     }
     this.updateWatches();
     this.publishPrs(now);
@@ -302,9 +309,10 @@ export class Engine {
     this.emit('problems.changed', { problems: this.problems() });
   }
 
-  /** Some follower left a backlog unread in its last poll (a large file is read over several polls). */
+  /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (FirstReads). */
   behind(): boolean {
-    return this.followers.some((f) => f.behind) || [...this.ledgerFollowers.values()].some((f) => f.behind);
+    const unread = (f: LoopFollower): boolean => f.behind || this.firstReads.pending(f.name, this.hosts.get(f.host));
+    return this.followers.some(unread) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
   /** Every host with its connection state. */
@@ -317,7 +325,8 @@ export class Engine {
   /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
-    if (!before) return;
+    // A loop never read whose host is still connecting: no cycles known is not no cycles run.
+    if (!before || this.firstReads.pending(loop, this.hosts.get(before.host))) return;
     const deadman = this.deadmanOf(loop, before.cycles, now, false);
     if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };

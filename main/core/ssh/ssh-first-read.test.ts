@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EventName } from '../../../shared/contract';
+import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
+import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
+import { startSshd, type TestSshd } from '../../../testing/sshd';
+import { until } from '../../../testing/until';
+import { createAppCore, type AppCore } from '../app-core';
+
+const DAY = '2026-11-29';
+// Noon: a cycle fired at midnight with 2 h of grace is overdue if none is known.
+const NOW = (): Date => new Date(`${DAY}T12:00:00Z`);
+
+function summaryOf(core: AppCore): Promise<Summary> {
+  return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
+}
+
+describe('the first read after a start, on an SSH host that is slow to answer', () => {
+  let sshd: TestSshd;
+  // Every command on the host waits until this file exists: the first read cannot end on its own.
+  const gate = join(mkdtempSync(join(tmpdir(), 'loopdeck-gate-')), 'open');
+  let core: AppCore | null = null;
+  beforeAll(async () => {
+    sshd = await startSshd({ gate });
+  }, 30_000);
+  afterEach(async () => {
+    writeFileSync(gate, '');
+    await core?.close();
+    core = null;
+  });
+  afterAll(() => sshd?.stop());
+
+  function start(dir: string): { core: AppCore; events: EventName[] } {
+    const c = createAppCore({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
+    const events: EventName[] = [];
+    c.subscribe((event) => events.push(event));
+    core = c;
+    return { core: c, events };
+  }
+
+  it('stays open until the loop is read: no state.reset, no dead-man from no cycles, no notice; then the state whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-first-read-'));
+    const runs = join(dir, 'runs');
+    mkdirSync(join(runs, DAY), { recursive: true });
+    writeFileSync(join(runs, DAY, 'audit.status'), `audit ${DAY}T00:00:04+00:00 STARTED\n`);
+    const loop = `    host: runner\n    runs: ${JSON.stringify(runs)}\n    schedule: "0 0 * * *"\n    timezone: UTC\n    grace: 2h\n`;
+    writeFileSync(join(dir, 'config.yaml'), `hosts:\n  runner: ${sshHostYaml(sshd)}\nloops:\n  reliability:\n${loop}`);
+
+    for (const restart of [false, true]) {
+      // The second start has a saved summary and a seeded notifier: a false "missed" would be sent.
+      rmSync(gate, { force: true });
+      const { core: c, events } = start(dir);
+      await c.start();
+      await until(async () => (await summaryOf(c)).hosts[0]?.state === 'connected', 10_000, 'the host to connect');
+      // Polls ran while the host connected and run now (every 100 ms), each held at the gate.
+      const held = await summaryOf(c);
+      expect(restart ? held.restored : held.reading, `start ${restart ? 2 : 1}`).toBe(true);
+      expect(events).not.toContain('state.reset');
+      expect(c.snapshot().loops[0]?.deadman ?? null).toBeNull();
+      expect(c.snapshot().notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
+
+      writeFileSync(gate, '');
+      await until(() => events.includes('state.reset'), 20_000, 'state.reset');
+      const read = await summaryOf(c);
+      expect(read.reading).toBeUndefined();
+      expect(read.restored).toBeUndefined();
+      expect(read.loops[0]?.cycles[0]?.phases[0]?.status).toBe('running');
+      expect(read.loops[0]?.deadman?.state).toBe('ok');
+      expect(c.snapshot().notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
+      await c.close();
+      core = null;
+    }
+  }, 60_000);
+});
