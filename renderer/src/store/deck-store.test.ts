@@ -118,49 +118,34 @@ describe('deck store', () => {
     expect(h.calls.length).toBe(before + 3);
   });
 
-  it('paints a restored summary without asking for rows, and loads afresh on state.reset', async () => {
-    let restored = true;
+  // Until main's first read after its start has caught up, the summary is the one saved at the
+  // last run (`restored`) or, with nothing saved, the live one half read (`reading`, its row
+  // counts not yet what will load): painted, without rows, until `state.reset`.
+  it.each([
+    { flag: 'restored', expected: 1 },
+    { flag: 'reading', expected: null },
+  ] as const)('paints a $flag summary without asking for rows, and loads afresh on state.reset', async ({ flag, expected }) => {
+    let pending = true;
     const base = mainOf(() => snapshot({ findings: [finding('R-1', { line: 10 })] }));
     const h = harness(async (name, input) => {
       const answer = await base(name, input);
-      return name === 'state.summary' && answer.ok && restored ? { ok: true, output: { ...(answer.output as object), restored: true } } : answer;
+      return name === 'state.summary' && answer.ok && pending ? { ok: true, output: { ...(answer.output as object), [flag]: true } } : answer;
     });
     await flush();
     expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
-    expect(h.store.getState()).toMatchObject({ restored: true, loaded: true, ledgersLoaded: false });
+    expect(h.store.getState()).toMatchObject({ restored: flag === 'restored', reading: flag === 'reading', loaded: true, ledgersLoaded: false });
+    expect(h.store.getState().ledgerRows?.findings ?? null).toBe(expected);
     // Main's first read reports each big ledger as `ledgers.reset` before its `state.reset`: no
     // load for it (the state.reset loads everything once).
     const before = h.calls.length;
     h.emit('ledgers.reset', { loop: 'reliability', rows: 60_000 });
     await flush();
     expect(h.calls.slice(before)).toEqual([]);
-    restored = false;
+    pending = false;
     h.emit('state.reset', {});
     await flush();
     expect(h.calls).toContain('ledgers.page');
-    expect(h.store.getState()).toMatchObject({ restored: false, ledgersLoaded: true });
-    expect(h.store.getState().findings).toHaveLength(1);
-  });
-
-  it('paints a half-read summary (main still reading, nothing saved) without rows, and loads afresh on state.reset', async () => {
-    let reading = true;
-    const base = mainOf(() => snapshot({ findings: [finding('R-1', { line: 10 })] }));
-    const h = harness(async (name, input) => {
-      const answer = await base(name, input);
-      return name === 'state.summary' && answer.ok && reading ? { ok: true, output: { ...(answer.output as object), reading: true } } : answer;
-    });
-    await flush();
-    expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
-    expect(h.store.getState()).toMatchObject({ reading: true, restored: false, loaded: true, ledgersLoaded: false, ledgerRows: null });
-    const before = h.calls.length;
-    h.emit('ledgers.reset', { loop: 'reliability', rows: 60_000 });
-    await flush();
-    expect(h.calls.slice(before)).toEqual([]);
-    reading = false;
-    h.emit('state.reset', {});
-    await flush();
-    expect(h.calls).toContain('ledgers.page');
-    expect(h.store.getState()).toMatchObject({ reading: false, ledgersLoaded: true });
+    expect(h.store.getState()).toMatchObject({ restored: false, reading: false, ledgersLoaded: true });
     expect(h.store.getState().findings).toHaveLength(1);
   });
 
