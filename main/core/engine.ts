@@ -325,8 +325,9 @@ export class Engine {
   /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
-    // A loop never read whose host is still connecting: no cycles known is not no cycles run.
-    if (!before || this.firstReads.pending(loop, this.hosts.get(before.host))) return;
+    // A loop never read in this run (its host still connecting, or unreachable since the start):
+    // no cycles known is not no cycles run, and the host's own state says why nothing is known.
+    if (!before || this.firstReads.never(loop)) return;
     const deadman = this.deadmanOf(loop, before.cycles, now, false);
     if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };

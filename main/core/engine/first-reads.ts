@@ -7,7 +7,7 @@ import type { HostEntry } from './hosts';
  * be read, holds the first read open: its state is not known yet, so neither a console (the
  * summary is `reading`) nor the dead-man nor the notices may take its emptiness for news. A host
  * that settled where it cannot be read (unreachable, untrusted, a refused key) ends the wait, and
- * the console shows why.
+ * the console shows why; its loops still get no dead-man until they are read (`never`).
  */
 export class FirstReads {
   private readonly unread: Set<string>;
@@ -21,7 +21,12 @@ export class FirstReads {
     this.unread.delete(loop);
   }
 
-  /** The loop was never read and its host may yet be read: what is known of it is not its state. */
+  /** The loop was never read in this run: no cycles known is not no cycles run. */
+  never(loop: string): boolean {
+    return this.unread.has(loop);
+  }
+
+  /** The loop was never read and its host may yet be read: the first read is not over. */
   pending(loop: string, host: HostEntry | undefined): boolean {
     if (!this.unread.has(loop) || !host?.source) return false;
     const state = host.ssh?.connection.status.state ?? 'connected';

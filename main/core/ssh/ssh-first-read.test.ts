@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
-import { startSshd, type TestSshd } from '../../../testing/sshd';
+import { freePort, startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
 
@@ -40,14 +40,32 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
     return { core: c, events };
   }
 
-  it('stays open until the loop is read: no state.reset, no dead-man from no cycles, no notice; then the state whole', async () => {
+  function writeLoop(hostYaml: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-first-read-'));
     const runs = join(dir, 'runs');
     mkdirSync(join(runs, DAY), { recursive: true });
     writeFileSync(join(runs, DAY, 'audit.status'), `audit ${DAY}T00:00:04+00:00 STARTED\n`);
     const loop = `    host: runner\n    runs: ${JSON.stringify(runs)}\n    schedule: "0 0 * * *"\n    timezone: UTC\n    grace: 2h\n`;
-    writeFileSync(join(dir, 'config.yaml'), `hosts:\n  runner: ${sshHostYaml(sshd)}\nloops:\n  reliability:\n${loop}`);
+    writeFileSync(join(dir, 'config.yaml'), `hosts:\n  runner: ${hostYaml}\nloops:\n  reliability:\n${loop}`);
+    return dir;
+  }
 
+  it('claims no missed cycle for a loop on a host unreachable since the start: the host says why nothing is known', async () => {
+    // Nothing listens on the port: the first attempt fails and the host settles as unreachable.
+    const closed = `{ ssh: "${sshd.user}@127.0.0.1:${await freePort()}", identityFile: ${JSON.stringify(sshd.clientKey)} }`;
+    const { core: c, events } = start(writeLoop(closed));
+    await c.start();
+    await until(async () => (await summaryOf(c)).hosts[0]?.state === 'unreachable', 10_000, 'the host to be unreachable');
+    await c.pollOnce();
+    expect(events).toContain('state.reset'); // nothing more can be read: the first read is over
+    const s = await summaryOf(c);
+    expect(s.reading).toBeUndefined();
+    expect(s.loops[0]?.deadman ?? null).toBeNull();
+    expect(c.snapshot().notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
+  });
+
+  it('stays open until the loop is read: no state.reset, no dead-man from no cycles, no notice; then the state whole', async () => {
+    const dir = writeLoop(sshHostYaml(sshd));
     for (const restart of [false, true]) {
       // The second start has a saved summary and a seeded notifier: a false "missed" would be sent.
       rmSync(gate, { force: true });
