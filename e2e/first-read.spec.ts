@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSshd, type TestSshd } from '../testing/sshd';
+import { freePort, startSshd, type TestSshd } from '../testing/sshd';
 import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
 
 const HOUR = 3_600_000;
@@ -46,5 +46,32 @@ test.describe('a first start with nothing saved, while the first read is still i
     await expect(page.getByTestId('copy-markdown')).toBeEnabled();
     await page.getByTestId('nav-loops').click();
     await expect(page.getByTestId(`phase-reliability-${date}-audit`)).toHaveAttribute('data-status', 'running');
+  });
+});
+
+test.describe('a first start while the runner is unreachable', () => {
+  let served: Served;
+
+  test.beforeAll(async () => {
+    // Nothing listens on the port: a laptop that started before its VPN was up.
+    const sshd = await startSshd();
+    const port = await freePort();
+    const runner = createRunner(`{ ssh: "${sshd.user}@127.0.0.1:${port}", identityFile: ${JSON.stringify(sshd.clientKey)}, knownHosts: ${JSON.stringify(sshd.knownHosts)} }`);
+    await sshd.stop();
+    const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
+    served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+  });
+
+  test.afterAll(async () => {
+    await served?.stop();
+  });
+
+  test('says the host cannot be read instead of "Nothing needs you"', async ({ page }) => {
+    await page.goto(`${served.url}#/review`);
+    await expect(page.getByTestId('review-host-reliability')).toContainText('Host runner is unreachable since');
+    await expect(page.getByTestId('review-empty')).toHaveCount(0);
+    await expect(page.getByTestId('reading')).toHaveCount(0);
+    mkdirSync('e2e/artifacts', { recursive: true });
+    await page.screenshot({ path: 'e2e/artifacts/unreachable-at-start.png' });
   });
 });

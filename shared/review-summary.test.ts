@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Capacity, Cycle, DrillRun, Finding, LoopState, Phase, PullRequest } from './domain';
+import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from './domain';
 import { emptySnapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { buildReviewSummary, REVIEW_FINDING_LIMIT, reviewMarkdown, reviewWindow, type ReviewInput } from './review-summary';
@@ -171,6 +171,19 @@ describe('the review summary', () => {
     expect(md).toContain('- **testing** on runner\n  - no cycle ran since 2026-08-23T00:00:00.000Z');
     expect(md.match(/\nNone\.\n/g)).toHaveLength(4);
     expect(md).toContain('0 of 1 loop need attention · 0 new findings · 0 PRs ready to merge · 0 drill runs · 0 fleet incidents');
+  });
+
+  it("says when a loop's host cannot be read, and counts the loop as needing attention", () => {
+    const host = (state: HostState['state']): HostState => ({
+      name: 'runner', kind: 'ssh', state, error: 'connect ECONNREFUSED', since: '2026-08-24T06:58:12.000Z', attempt: 4, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false,
+    });
+    const input = { ...state, loops: [testing] };
+    expect(reviewMarkdown({ ...input, hosts: [host('connected')] }, { now: NOW })).toContain('0 of 1 loop need attention');
+    const md = reviewMarkdown({ ...input, hosts: [host('unreachable')] }, { now: NOW });
+    expect(md).toContain('1 of 1 loop need attention');
+    expect(md).toContain(
+      '- **testing** on runner\n  - Host runner is unreachable since 2026-08-24 06:58 UTC: its loops are shown as last read, and a missed cycle cannot be seen.\n  - 2026-08-24 · **ready**',
+    );
   });
 
   it('filters by the window: an explicit since, else the last review, else the last 24 hours', () => {

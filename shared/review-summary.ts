@@ -1,4 +1,4 @@
-import type { Capacity, Cycle, DeadmanState, DrillRun, Finding, Phase, PhaseStatus, PullRequest, Severity, Snapshot } from './domain';
+import type { Capacity, Cycle, DeadmanState, DrillRun, Finding, HostState, Phase, PhaseStatus, PullRequest, Severity, Snapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
@@ -12,7 +12,28 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'loops' | 'findings' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
+
+/** What a host that cannot be read is doing, for a sentence. */
+const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
+  unreachable: 'unreachable',
+  reconnecting: 'reconnecting',
+  untrusted: 'not trusted yet (its host key is unknown)',
+  'hostkey-mismatch': 'presenting a changed host key',
+  'auth-failed': 'refusing the key',
+};
+
+/**
+ * Why a loop's host cannot be read now, or null (connected, or still making its first
+ * connection): one rule for the Review screen and the summary. Its loops are then shown as last
+ * read, and their dead-man cannot see a missed cycle, so the loop needs a person.
+ */
+export function hostProblem(host: HostState | undefined): string | null {
+  const what = host && HOST_PROBLEM[host.state];
+  if (!host || !what) return null;
+  const since = host.since ? ` since ${host.since.slice(0, 16).replace('T', ' ')} UTC` : '';
+  return `Host ${host.name} is ${what}${since}: its loops are shown as last read, and a missed cycle cannot be seen.`;
+}
 
 /** Where a cycle stopped: its first failed, incomplete or running phase, else the last phase that ran. */
 export interface SummaryStop {
@@ -36,6 +57,8 @@ export interface SummaryLoop {
   readonly loop: string;
   readonly host: string;
   readonly deadman: { readonly state: DeadmanState; readonly reason: string } | null;
+  /** Why its host cannot be read now (see hostProblem), or null. */
+  readonly hostProblem: string | null;
   readonly cycles: readonly SummaryCycle[];
   /** Cycles in the window beyond `REVIEW_CYCLE_LIMIT`. */
   readonly moreCycles: number;
@@ -182,12 +205,14 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
   const t = ms(window.since);
   const limit = options.findingLimit ?? REVIEW_FINDING_LIMIT;
 
+  const hosts = new Map(input.hosts.map((h) => [h.name, h]));
   const loops = input.loops.map((loop): SummaryLoop => {
     const ran = [...loop.cycles].filter((c) => ranIn(c, t)).sort((a, b) => byDesc(a.date, b.date));
     return {
       loop: loop.name,
       host: loop.host,
       deadman: loop.deadman ? { state: loop.deadman.state, reason: loop.deadman.reason } : null,
+      hostProblem: hostProblem(hosts.get(loop.host)),
       cycles: ran.slice(0, REVIEW_CYCLE_LIMIT).map((c) => ({ date: c.date, status: c.status, stop: stopOf(c) })),
       moreCycles: Math.max(0, ran.length - REVIEW_CYCLE_LIMIT),
     };
@@ -229,6 +254,7 @@ function stopText(stop: SummaryStop): string {
 function loopLines(l: SummaryLoop, since: string): string[] {
   const dead = l.deadman && l.deadman.state !== 'ok' ? ` — dead-man **${l.deadman.state}**: ${escapeMarkdown(l.deadman.reason)}` : '';
   const lines = [`- **${escapeMarkdown(l.loop)}** on ${escapeMarkdown(l.host)}${dead}`];
+  if (l.hostProblem) lines.push(`  - ${escapeMarkdown(l.hostProblem)}`);
   if (l.cycles.length === 0) lines.push(`  - no cycle ran since ${since}`);
   for (const c of l.cycles) lines.push(`  - ${escapeMarkdown(c.date)} · **${c.status}**${c.stop ? ` · ${stopText(c.stop)}` : ''}`);
   if (l.moreCycles > 0) lines.push(`  - and ${plural(l.moreCycles, 'earlier cycle', 'earlier cycles')}`);
@@ -266,7 +292,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
   const c = s.findings.counts;
   const newTotal = c.P0 + c.P1 + c.P2 + c.P3 + c.none;
   const bySev = (['P0', 'P1', 'P2', 'P3'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
-  const needy = s.loops.filter((l) => (l.deadman && l.deadman.state !== 'ok') || l.cycles.some((x) => x.status === 'failed' || x.status === 'incomplete')).length;
+  const needy = s.loops.filter((l) => (l.deadman && l.deadman.state !== 'ok') || l.hostProblem !== null || l.cycles.some((x) => x.status === 'failed' || x.status === 'incomplete')).length;
   const headline = [
     `${needy} of ${plural(s.loops.length, 'loop', 'loops')} need attention`,
     `${plural(newTotal, 'new finding', 'new findings')}${bySev.length ? ` (${bySev.join(', ')})` : ''}`,

@@ -66,6 +66,11 @@ export function ReviewLoop({ review }: { review: LoopReview }) {
             )}
           </span>
         </div>
+        {review.hostProblem ? (
+          <div className="rv-deadman-reason" data-testid={`review-host-${loop}`}>
+            {review.hostProblem}
+          </div>
+        ) : null}
         {deadman && deadman.state !== 'ok' ? <div className="rv-deadman-reason">{deadman.reason}</div> : null}
         {lastStop ? <Stop stop={lastStop} /> : null}
         {older.map((i) => (

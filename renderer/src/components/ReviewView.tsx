@@ -58,6 +58,7 @@ export function ReviewView() {
   const lastReviewedAt = useDeck((s) => s.lastReviewedAt);
   const loopNames = useDeck((s) => s.loopNames);
   const loops = useDeck((s) => s.loops);
+  const hosts = useDeck((s) => s.hosts);
   const findings = useDeck((s) => s.findings);
   // The findings come in pages after the first paint; until then the section says so.
   const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
@@ -69,10 +70,13 @@ export function ReviewView() {
   const capacity = useDeck((s) => s.capacity);
   const since = reviewSince(lastReviewedAt, now);
 
-  const loopReviews = useMemo(
-    () => loopNames.map((n) => loops[n]).filter((l): l is LoopState => !!l).map((l) => reviewLoop(l, since)),
-    [loopNames, loops, since],
-  );
+  const loopReviews = useMemo(() => {
+    const hostsByName = new Map(hosts.map((h) => [h.name, h]));
+    return loopNames
+      .map((n) => loops[n])
+      .filter((l): l is LoopState => !!l)
+      .map((l) => reviewLoop(l, since, hostsByName.get(l.host)));
+  }, [loopNames, loops, hosts, since]);
   const fresh = useMemo(() => newFindings(findings, since), [findings, since]);
   const ready = useMemo(() => readyPrs(prs), [prs]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Capacity } from '../../../shared/domain';
+import type { Capacity, HostState } from '../../../shared/domain';
 import { cycle, finding, loop, phase, pullRequest } from './test-fixtures';
 import { fleetIncidents, newFindings, readyPrs, REVIEW_FINDINGS_MAX, REVIEW_FINDINGS_SHOWN, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 
@@ -36,6 +36,21 @@ describe('review', () => {
     const missed = { ...loop('testing'), deadman: { state: 'missed' as const, expectedAt: null, lastFireAt: null, reason: 'No cycle.' } };
     expect(reviewLoop(missed, SINCE).attention).toBe(true);
     expect(reviewLoop(loop('fine'), SINCE).attention).toBe(false);
+  });
+
+  it("needs the operator when a loop's host cannot be read: nothing shown of it is current, and a missed cycle cannot be seen", () => {
+    const host = (state: HostState['state']): HostState => ({
+      name: 'runner', kind: 'ssh', state, error: null, since: '2026-08-24T06:58:12.000Z', attempt: 3, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false,
+    });
+    const fine = loop('fine');
+    for (const state of ['unreachable', 'reconnecting', 'untrusted', 'hostkey-mismatch', 'auth-failed'] as const) {
+      const r = reviewLoop(fine, SINCE, host(state));
+      expect(r.attention, state).toBe(true);
+      expect(r.hostProblem, state).toMatch(/^Host runner is .+ since 2026-08-24 06:58 UTC: its loops are shown as last read/);
+    }
+    for (const state of ['connected', 'connecting'] as const) {
+      expect(reviewLoop(fine, SINCE, host(state)), state).toMatchObject({ attention: false, hostProblem: null });
+    }
   });
 
   it('lists new findings P0 first with counts', () => {

@@ -1,5 +1,5 @@
-import type { Cycle, Deadman, DrillRun, Finding, LoopState, Phase, PullRequest, Severity } from '../../../shared/domain';
-import { fleetIncidents, type FleetIncident } from '../../../shared/review-summary';
+import type { Cycle, Deadman, DrillRun, Finding, HostState, LoopState, Phase, PullRequest, Severity } from '../../../shared/domain';
+import { fleetIncidents, hostProblem as hostProblemOf, type FleetIncident } from '../../../shared/review-summary';
 import { failedStepText, newestFirst } from './format';
 import { severityRank } from './findings';
 
@@ -49,6 +49,8 @@ export interface LoopReview {
   readonly lastStop: StopPoint | null;
   /** Incomplete or failed phases of the cycles in the window (the newest always counts), newest first. */
   readonly issues: readonly StopPoint[];
+  /** The loop's host cannot be read now (down, refusing, untrusted): what is shown is as last read. */
+  readonly hostProblem: string | null;
   /** Something here needs a person. */
   readonly attention: boolean;
 }
@@ -59,8 +61,8 @@ function cycleTouched(cycle: Cycle, since: number): boolean {
 
 const BAD = new Set<Phase['status']>(['incomplete', 'failed']);
 
-/** Review one loop over the window starting at `since`. */
-export function reviewLoop(loop: LoopState, since: string): LoopReview {
+/** Review one loop over the window starting at `since`, with its host's state when known. */
+export function reviewLoop(loop: LoopState, since: string, host?: HostState): LoopReview {
   const t = Date.parse(since);
   const cycles = newestFirst(loop.cycles);
   const last = cycles[0] ?? null;
@@ -71,6 +73,7 @@ export function reviewLoop(loop: LoopState, since: string): LoopReview {
     for (const p of c.phases) if (BAD.has(p.status)) issues.push(stopPoint(c.date, p));
   });
   const deadmanBad = loop.deadman !== null && loop.deadman.state !== 'ok';
+  const hostProblem = hostProblemOf(host);
   return {
     loop: loop.name,
     host: loop.host,
@@ -78,7 +81,8 @@ export function reviewLoop(loop: LoopState, since: string): LoopReview {
     last,
     lastStop: last && stopped ? stopPoint(last.date, stopped) : null,
     issues,
-    attention: deadmanBad || issues.length > 0,
+    hostProblem,
+    attention: deadmanBad || issues.length > 0 || hostProblem !== null,
   };
 }
 
