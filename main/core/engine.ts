@@ -322,7 +322,7 @@ export class Engine {
 
   private isReachable = (host: string): boolean => isReachable(this.hosts.get(host));
 
-  /** The dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
+  /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
     // A loop never read in this run (its host still connecting, or unreachable since the start):

@@ -97,11 +97,6 @@ export class SummaryKeeper {
     return this.restored;
   }
 
-  /** The first read after the start has not caught up yet. */
-  get reading(): boolean {
-    return !this.caughtUp;
-  }
-
   /** What `state.summary` answers: the saved summary, or the live one, marked while the first read runs. */
   answer(source: SummarySource): Summary {
     if (this.restored) return { ...this.restored, restored: true };
