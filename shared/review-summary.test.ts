@@ -182,7 +182,7 @@ describe('the review summary', () => {
     const md = reviewMarkdown({ ...input, hosts: [host('unreachable')] }, { now: NOW });
     expect(md).toContain('1 of 1 loop need attention');
     expect(md).toContain(
-      '- **testing** on runner\n  - Host runner is unreachable since 2026-08-24 06:58 UTC: its loops are shown as last read, and a missed cycle cannot be seen.\n  - 2026-08-24 · **ready**',
+      '- **testing** on runner\n  - Host runner is unreachable since 2026-08-24 06:58 UTC: its loops cannot be read, so what is shown of them may be out of date, and a missed cycle cannot be seen.\n  - 2026-08-24 · **ready**',
     );
   });
 

@@ -25,14 +25,15 @@ const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
 
 /**
  * Why a loop's host cannot be read now, or null (connected, or still making its first
- * connection): one rule for the Review screen and the summary. Its loops are then shown as last
- * read, and their dead-man cannot see a missed cycle, so the loop needs a person.
+ * connection): one rule for the Review screen and the summary. What is shown of its loops is
+ * then what was read before (nothing, when the host has been down since the start), and their
+ * dead-man cannot see a missed cycle, so the loop needs a person.
  */
 export function hostProblem(host: HostState | undefined): string | null {
   const what = host && HOST_PROBLEM[host.state];
   if (!host || !what) return null;
   const since = host.since ? ` since ${host.since.slice(0, 16).replace('T', ' ')} UTC` : '';
-  return `Host ${host.name} is ${what}${since}: its loops are shown as last read, and a missed cycle cannot be seen.`;
+  return `Host ${host.name} is ${what}${since}: its loops cannot be read, so what is shown of them may be out of date, and a missed cycle cannot be seen.`;
 }
 
 /** Where a cycle stopped: its first failed, incomplete or running phase, else the last phase that ran. */

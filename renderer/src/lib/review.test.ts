@@ -46,7 +46,7 @@ describe('review', () => {
     for (const state of ['unreachable', 'reconnecting', 'untrusted', 'hostkey-mismatch', 'auth-failed'] as const) {
       const r = reviewLoop(fine, SINCE, host(state));
       expect(r.attention, state).toBe(true);
-      expect(r.hostProblem, state).toMatch(/^Host runner is .+ since 2026-08-24 06:58 UTC: its loops are shown as last read/);
+      expect(r.hostProblem, state).toMatch(/^Host runner is .+ since 2026-08-24 06:58 UTC: its loops cannot be read, so what is shown of them may be out of date/);
     }
     for (const state of ['connected', 'connecting'] as const) {
       expect(reviewLoop(fine, SINCE, host(state)), state).toMatchObject({ attention: false, hostProblem: null });

@@ -49,7 +49,7 @@ export interface LoopReview {
   readonly lastStop: StopPoint | null;
   /** Incomplete or failed phases of the cycles in the window (the newest always counts), newest first. */
   readonly issues: readonly StopPoint[];
-  /** The loop's host cannot be read now (down, refusing, untrusted): what is shown is as last read. */
+  /** Why the loop's host cannot be read now (down, refusing, untrusted), or null: what is shown may be out of date. */
   readonly hostProblem: string | null;
   /** Something here needs a person. */
   readonly attention: boolean;
