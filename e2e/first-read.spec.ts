@@ -44,6 +44,8 @@ test.describe('a first start with nothing saved, while the first read is still i
     writeFileSync(gate, '');
     await expect(page.getByTestId('reading')).toHaveCount(0);
     await expect(page.getByTestId('copy-markdown')).toBeEnabled();
+    // Read whole, nothing wrong yet: but the cycle is running, not finished.
+    await expect(page.getByTestId('review-empty')).toContainText('Every loop fired on schedule and none stopped short (1 still running)');
     await page.getByTestId('nav-loops').click();
     await expect(page.getByTestId(`phase-reliability-${date}-audit`)).toHaveAttribute('data-status', 'running');
   });

@@ -94,13 +94,15 @@ export function ReviewView() {
   );
 
   if (nothing) {
+    // A cycle still running has not finished, though nothing in it went wrong yet.
+    const running = loopReviews.filter((l) => l.last?.status === 'running').length;
+    const loopsLine = running === 0 ? 'Every loop fired on schedule and finished' : `Every loop fired on schedule and none stopped short (${running} still running)`;
     return (
       <div className="review" data-testid="review">
         <div className="empty card rv-empty" data-testid="review-empty">
           <h2>Nothing needs you</h2>
           <p className="muted">
-            {reviewedLine} Every loop fired on schedule and finished, no new findings, no pull requests waiting, no drills
-            run and the fleet is healthy.
+            {reviewedLine} {loopsLine}, no new findings, no pull requests waiting, no drills run and the fleet is healthy.
           </p>
           <div className="rv-mark">
             <MarkButton />
