@@ -226,6 +226,8 @@ export class Engine {
       const name = follower.name;
       if (!this.config.loops[name]) continue;
       if (!this.isReachable(follower.host)) {
+        // Down since the start, and settled so: what the store holds from the last run, not nothing.
+        if (this.firstReads.never(name) && !this.firstReads.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
         this.refreshDeadman(name, now, changed.loops);
         continue;
       }
@@ -281,12 +283,27 @@ export class Engine {
     this.publishProblems();
   }
 
-  /** Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. */
-  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[]): void {
+  /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
+  private restoreLoop(follower: LoopFollower, now: Date, changed: { loops: LoopState[]; findings: Finding[] }): void {
+    const cycles = follower.restore(now);
+    if (cycles) this.applyLoop(cycles, now, changed.loops, true);
+    const ledgers = this.ledgerFollowers.get(follower.name);
+    const read = ledgers?.restore(now);
+    if (!ledgers || !read) return;
+    if (read.deliverChanged) this.prTracker.noteDeliverRecord(follower.name);
+    const published = this.ledgers.take(follower.name, ledgers.ledgers, read);
+    if (published) this.emit(published.event, published.payload);
+  }
+
+  /**
+   * Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. Cycles
+   * `restored` from the store get no dead-man: they are not what the host holds now.
+   */
+  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[], restored = false): void {
     const name = read.name;
     const before = this.loops.get(name);
     const cyclesMoved = read.upserted.length > 0 || read.removed.length > 0;
-    const deadman = this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null;
+    const deadman = restored ? null : (this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null);
     const deadmanChanged = !sameDeadman(before?.deadman, deadman);
     if (!cyclesMoved && !deadmanChanged) return;
     const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };

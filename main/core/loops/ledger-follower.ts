@@ -167,6 +167,26 @@ export class LedgerFollower {
       deliverChanged = out.changed || !this.derivedOnce;
     }
     if (!changed && !deliverChanged && this.derivedOnce) return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
+    return this.report(now, changed, reset, appended, deliverChanged);
+  }
+
+  /**
+   * Before the first read, while the host cannot be reached: the ledgers as the store holds them
+   * from the last run, reported as a first poll reports them (no request to the host). Null once
+   * anything was read or restored; the next poll that reaches the host reads what was appended since.
+   */
+  restore(now: Date): LedgerPoll | null {
+    if (this.derivedOnce || this.files.size > 0) return null;
+    for (const { path } of this.paths()) {
+      const row = this.store.file(this.source.host, path);
+      const state = row.parserState as LedgerState | null;
+      this.files.set(path, { records: this.store.records<LedgerRecord>(row.id), pending: state ? flushLedger(state) : null });
+    }
+    return this.report(now, true, true, [], this.config.deliverRecord !== undefined);
+  }
+
+  /** Derive again and report what changed against the last derive (whole, after a reset). */
+  private report(now: Date, changed: boolean, reset: boolean, appended: readonly LedgerRecord[], deliverChanged: boolean): LedgerPoll {
     const before = this.current;
     this.current = this.derive(now, changed || !this.derivedOnce, before);
     this.derivedOnce = true;

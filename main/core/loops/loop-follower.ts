@@ -110,6 +110,8 @@ export class LoopFollower {
   private listingChanged = true;
   /** The last poll left a backlog unread in some file (a huge transcript takes several polls). */
   behind = false;
+  /** The cycles are the store's (restore) and no cycle was read from the host yet: the first poll reads them all. */
+  private restored = false;
 
   constructor(
     readonly name: string,
@@ -144,7 +146,7 @@ export class LoopFollower {
    * clock move the cycles it can still change.
    */
   async poll(now: Date, options: ReadScope = {}): Promise<LoopPoll> {
-    const known = this.cycleFiles.size > 0;
+    const known = this.cycleFiles.size > 0 && !this.restored;
     if (options.quiet && known) return this.derive(now, this.dates, []);
     if (options.only && known && !options.only.dirs.has(this.config.runs)) {
       this.behind = false;
@@ -165,16 +167,47 @@ export class LoopFollower {
     // listing as last poll (nearly always) the window stands, cycleFiles holds only its dates, and
     // nothing here walks a year of them.
     const same = dates === this.dates;
-    const allRead = same && this.cycleFiles.size === dates.length;
-    const toRead = new Set(allRead ? dates.slice(0, HOT_CYCLES) : dates.filter((d, i) => i < HOT_CYCLES || !this.cycleFiles.has(d)));
+    const allRead = same && !this.restored && this.cycleFiles.size === dates.length;
+    const toRead = new Set(allRead ? dates.slice(0, HOT_CYCLES) : dates.filter((d, i) => i < HOT_CYCLES || this.restored || !this.cycleFiles.has(d)));
     const cold = dates.length - HOT_CYCLES;
     if (cold > 0) toRead.add(dates[HOT_CYCLES + (this.coldCursor++ % cold)] ?? '');
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
+    this.restored = false;
     const removed = same ? [] : this.moveWindow(dates);
     if (this.listingChanged) this.pruneProblems(dates);
     this.dates = dates;
     return this.derive(now, dates, removed);
+  }
+
+  /**
+   * Before the first read, while the host cannot be reached: the cycles as the store holds them
+   * from the last run (its files and records; no request to the host), so a restart with the host
+   * down shows what was known. The first poll that reaches the host reads every cycle, as a first
+   * poll does. Null once anything was read or restored.
+   */
+  restore(now: Date): LoopPoll | null {
+    if (this.restored || this.cycleFiles.size > 0) return null;
+    this.restored = true;
+    const prefix = posix.join(this.config.runs, '/');
+    const byDate = new Map<string, string[]>();
+    for (const path of this.store.pathsUnder(this.source.host, prefix)) {
+      const [date = '', name = '', ...deeper] = path.slice(prefix.length).split('/');
+      if (name === '' || deeper.length > 0 || !isCycleFolder(date)) continue;
+      byDate.set(date, [...(byDate.get(date) ?? []), name]);
+    }
+    const dates = [...byDate.keys()].sort().reverse().slice(0, this.config.cycles);
+    for (const date of dates) {
+      const files = classifyCycleFiles(byDate.get(date) ?? [], this.config.phases, this.config.layout);
+      for (const f of files) {
+        const row = this.store.file(this.source.host, posix.join(this.config.runs, date, f.name));
+        this.cache.set(row.path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
+      }
+      this.cycleFiles.set(date, files);
+      this.dirty.add(date);
+    }
+    this.dates = dates;
+    return this.derive(now, dates, []);
   }
 
   /** The listing gave a new window: forget what left it; the dates that did, for the poll's `removed`. */
@@ -314,7 +347,7 @@ export class LoopFollower {
       this.refusedDirs.add(dir);
       return;
     }
-    if (this.refusedDirs.delete(dir) || !this.cycleFiles.has(date)) this.store.clearProblems(this.source.host, dir);
+    if (this.refusedDirs.delete(dir) || this.restored || !this.cycleFiles.has(date)) this.store.clearProblems(this.source.host, dir);
     const entries = listed.filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);

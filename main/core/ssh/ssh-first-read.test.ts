@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +14,21 @@ const DAY = '2026-11-29';
 // Noon: a cycle fired at midnight with 2 h of grace is overdue if none is known.
 const NOW = (): Date => new Date(`${DAY}T12:00:00Z`);
 
+/** Nothing listens on the port any more. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(true));
+  });
+}
+
 function summaryOf(core: AppCore): Promise<Summary> {
   return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
 }
+
+const FINDINGS_HEAD = '| ID | Sev | Category | Where | Finding |\n|---|---|---|---|---|\n';
+const finding = (n: number): string => `| R-${n} | P1 | safety | web/lib/f${n}.ts:${n} | the writer stamps scan_time before the write lands |\n`;
 
 describe('the first read after a start, on an SSH host that is slow to answer', () => {
   let sshd: TestSshd;
@@ -44,8 +57,12 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-first-read-'));
     const runs = join(dir, 'runs');
     mkdirSync(join(runs, DAY), { recursive: true });
+    mkdirSync(join(dir, 'clone'));
     writeFileSync(join(runs, DAY, 'audit.status'), `audit ${DAY}T00:00:04+00:00 STARTED\n`);
-    const loop = `    host: runner\n    runs: ${JSON.stringify(runs)}\n    schedule: "0 0 * * *"\n    timezone: UTC\n    grace: 2h\n`;
+    writeFileSync(join(dir, 'clone', 'RELIABILITY_AUDIT.md'), `# Reliability audit\n\n## Delta audit ${DAY}\n\n${FINDINGS_HEAD}${finding(1)}`);
+    const loop =
+      `    host: runner\n    runs: ${JSON.stringify(runs)}\n    schedule: "0 0 * * *"\n    timezone: UTC\n    grace: 2h\n` +
+      `    dir: ${JSON.stringify(join(dir, 'clone'))}\n    ledgers: { audit: RELIABILITY_AUDIT.md }\n`;
     writeFileSync(join(dir, 'config.yaml'), `hosts:\n  runner: ${hostYaml}\nloops:\n  reliability:\n${loop}`);
     return dir;
   }
@@ -63,6 +80,50 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
     expect(s.loops[0]?.deadman ?? null).toBeNull();
     expect(c.snapshot().notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
   });
+
+  it('after a restart with the host down, shows the cycles and findings stored at the last run with no dead-man, and reads afresh once it is back', async () => {
+    const own = await startSshd({ loginDelayMs: 0 });
+    try {
+      const dir = writeLoop(sshHostYaml(own));
+      const first = start(dir).core;
+      await first.start();
+      await until(() => first.snapshot().loops[0]?.cycles.length === 1 && first.snapshot().findings.length === 1, 10_000, 'the first run to read');
+      await first.close();
+      core = null;
+
+      own.kill(); // the runner is down before Loopdeck starts again
+      await until(() => refused(own.port), 10_000, 'sshd to be gone');
+      const { core: c } = start(dir);
+      await c.start();
+      // (The summary is the one saved at the last run until the first read is over: ask the live state.)
+      await until(() => c.snapshot().hosts[0]?.state === 'unreachable', 10_000, 'the host to be unreachable');
+      await c.pollOnce();
+      const down = c.snapshot();
+      expect(down.loops[0]?.cycles.map((x) => x.phases[0]?.status)).toEqual(['running']);
+      expect(down.findings.map((f) => f.id)).toEqual(['R-1']);
+      expect(down.loops[0]?.deadman ?? null).toBeNull();
+      expect(down.notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
+
+      // While it was down: the audit finished, remediate began, a finding was appended. Back up:
+      // all of it is read, nothing stored is read twice.
+      appendFileSync(join(dir, 'runs', DAY, 'audit.status'), `audit ${DAY}T00:40:00+00:00 OK\n`);
+      writeFileSync(join(dir, 'runs', DAY, 'remediate.status'), `remediate ${DAY}T01:00:00+00:00 STARTED\n`);
+      appendFileSync(join(dir, 'clone', 'RELIABILITY_AUDIT.md'), finding(2));
+      await own.restart();
+      await until(
+        () => c.snapshot().loops[0]?.cycles[0]?.phases[1]?.status === 'running' && c.snapshot().findings.length === 2,
+        20_000,
+        'the host to be read again',
+      );
+      const up = c.snapshot();
+      expect(up.loops[0]?.cycles).toHaveLength(1);
+      expect(up.loops[0]?.cycles[0]?.phases[0]?.status).toBe('ok');
+      expect(up.findings.map((f) => f.id).sort()).toEqual(['R-1', 'R-2']);
+      expect(up.loops[0]?.deadman?.state).toBe('ok');
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 
   it('stays open until the loop is read: no state.reset, no dead-man from no cycles, no notice; then the state whole', async () => {
     const dir = writeLoop(sshHostYaml(sshd));

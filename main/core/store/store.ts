@@ -216,6 +216,12 @@ export class Store {
   }
 
   /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
+  /** The followed files of a host whose paths start with `prefix` (a folder ending in '/'). */
+  pathsUnder(host: string, prefix: string): string[] {
+    const rows = this.statement('SELECT path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?').all(host, prefix, prefix) as { path: string }[];
+    return rows.map((r) => r.path);
+  }
+
   pruneProblems(host: string, prefix: string, keep: (path: string) => boolean): void {
     const rows = this
       .statement(
