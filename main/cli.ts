@@ -123,7 +123,7 @@ async function check(flags: Flags): Promise<number> {
 async function withState(flags: Flags, command: string, print: (snap: ReturnType<Engine['snapshot']>) => void): Promise<number> {
   const { engine, store } = await openEngine(flags, command);
   try {
-    await engine.settle(CONNECT_TIMEOUT_MS);
+    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
     await engine.capacity.pollOnce();
     // A large backlog is read in bounded chunks: poll until every follower has caught up.
     await engine.poll();
@@ -146,8 +146,8 @@ async function trust(flags: Flags, hostName: string | undefined): Promise<number
   if (!hostName) throw new CliError('Usage: loopdeck trust HOST [--yes]');
   const { engine, store } = await openEngine(flags, 'trust');
   try {
-    const host = engine.sshHost(hostName);
-    await engine.settle(CONNECT_TIMEOUT_MS);
+    const host = engine.hosts.sshHost(hostName);
+    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
     const status = host.connection.status;
     if (status.state === 'connected') {
       console.log(`Host ${hostName} is already trusted and connected.`);
@@ -181,9 +181,9 @@ async function untrust(flags: Flags, hostName: string | undefined): Promise<numb
   // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
   const engine = new Engine(loaded.config, { store });
   try {
-    let host: ReturnType<Engine['sshHost']>;
+    let host: ReturnType<Engine['hosts']['sshHost']>;
     try {
-      host = engine.sshHost(hostName);
+      host = engine.hosts.sshHost(hostName);
     } catch (err) {
       throw new CliError((err as Error).message);
     }
@@ -232,7 +232,7 @@ async function drill(flags: Flags, words: readonly string[]): Promise<number> {
       return 0;
     }
     const drillName = name ?? '';
-    await engine.settle(CONNECT_TIMEOUT_MS);
+    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
     await engine.poll(); // the guard needs to know which loop phases are running
     let confirmation = flags.yes ? drillName : '';
     if (!flags.yes) {

@@ -141,11 +141,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     },
     'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
     'hosts.trust': ({ host, fingerprint }) => {
-      requireEngine().sshHost(host).trust(fingerprint);
+      requireEngine().hosts.sshHost(host).trust(fingerprint);
       return { trusted: true } as const;
     },
-    'hosts.untrust': ({ host }) => ({ removed: requireEngine().sshHost(host).untrust() }),
-    'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().sshHost(host).unlock(passphrase) }),
+    'hosts.untrust': ({ host }) => ({ removed: requireEngine().hosts.sshHost(host).untrust() }),
+    'hosts.unlock': ({ host, passphrase }) => ({ unlocked: requireEngine().hosts.sshHost(host).unlock(passphrase) }),
     'capacity.history': (input) => requireEngine().capacity.history(input),
     'review.mark': () => ({ lastReviewedAt: requireEngine().notifier.markReviewed() }),
     'notices.ack': ({ key }) => ({ acknowledgedAt: requireEngine().notifier.acknowledge(key) }),

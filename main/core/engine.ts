@@ -1,14 +1,15 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type HostState, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
+import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
-import { hostEntry, hostFetch, hostState, isReachable, type HostEntry } from './engine/hosts';
+import { hostFetch, HostTable, isReachable } from './engine/hosts';
 import { FirstReads } from './engine/first-reads';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
-import { LoopFollower, type LoopPoll } from './loops/loop-follower';
+import { LoopFollower } from './loops/loop-follower';
+import type { LoopPoll } from './loops/loop-poll';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
@@ -17,7 +18,7 @@ import { PrTracker } from './prs/pr-tracker';
 import { NoticeGate } from './notices/notice-gate';
 import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
-import type { SshHost, SshHostEnv } from './ssh/ssh-host';
+import type { SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
 import type { MetricsState } from './metrics/metrics-state';
 
@@ -48,7 +49,6 @@ export interface EngineOptions {
  * changed rows — never a whole history.
  */
 export class Engine {
-  private readonly hosts = new Map<string, HostEntry>();
   private readonly followers: LoopFollower[] = [];
   private readonly ledgerFollowers = new Map<string, LedgerFollower>();
   private readonly ledgers = new LedgerBook(() => this.ledgerFollowers.keys());
@@ -58,7 +58,7 @@ export class Engine {
   private readonly deadmen = new DeadmanClock();
   private readonly firstReads: FirstReads;
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(() => [...this.hosts].map(([name, h]) => [name, h.source] as const), () => this.wake());
+  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
   private problemsPublished = '';
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
@@ -67,11 +67,12 @@ export class Engine {
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
-  private lastHostsJson = '';
   private polling: Promise<void> | null = null;
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
+  /** The configured hosts: how each is reached, and its state. */
+  readonly hosts: HostTable;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
   /** The inference fleet's capacity, polled through the hosts. */
@@ -85,7 +86,7 @@ export class Engine {
   ) {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
-    for (const [name, host] of Object.entries(config.hosts)) this.hosts.set(name, hostEntry(name, host, this.store, options.ssh));
+    this.hosts = new HostTable(config.hosts, this.store, options.ssh);
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       this.loops.set(name, { name, host: loop.host, cycles: [], deadman: null });
@@ -129,7 +130,7 @@ export class Engine {
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const h of this.hosts.values()) {
+    for (const h of this.hosts.all()) {
       if (!h.ssh) continue;
       h.ssh.connection.on('status', (status: { state: string }) => {
         this.publishHosts();
@@ -158,7 +159,7 @@ export class Engine {
   private updateWatches(): void {
     const byHost = new Map<string, Set<string>>();
     for (const f of this.followers) {
-      if (!this.isReachable(f.host)) continue;
+      if (!this.hosts.reachable(f.host)) continue;
       const dirs = byHost.get(f.host) ?? new Set<string>();
       for (const d of f.hotDirs()) dirs.add(d);
       for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
@@ -170,27 +171,12 @@ export class Engine {
   /** Close every connection (after the poll in flight, if any). */
   async close(): Promise<void> {
     this.started = false;
-    for (const h of this.hosts.values()) h.source?.unwatch?.();
+    for (const h of this.hosts.all()) h.source?.unwatch?.();
     if (this.tickTimer) clearTimeout(this.tickTimer);
     this.capacity.stop();
     await this.idle();
     await this.notifier.close();
-    for (const h of this.hosts.values()) h.ssh?.connection.close();
-  }
-
-  /** Resolves when every SSH host is connected, or has reached a state only the operator can fix, or after `timeoutMs`. */
-  async settle(timeoutMs: number): Promise<void> {
-    await Promise.all(
-      [...this.hosts.values()].map((h) => h.ssh?.connection.ready(timeoutMs).catch(() => undefined)),
-    );
-  }
-
-  /** The SSH host named `name`, or an error naming what is wrong. */
-  sshHost(name: string): SshHost {
-    const h = this.hosts.get(name);
-    if (!h) throw new Error(`No host named ${name} in the config (hosts: ${[...this.hosts.keys()].join(', ') || 'none'}).`);
-    if (!h.ssh) throw new Error(h.error ?? `Host ${name} is local: it has no host key to trust.`);
-    return h.ssh;
+    for (const h of this.hosts.all()) h.ssh?.connection.close();
   }
 
   /** Listen to every published event; returns the unsubscribe function. */
@@ -225,7 +211,7 @@ export class Engine {
       await letRequestsIn();
       const name = follower.name;
       if (!this.config.loops[name]) continue;
-      if (!this.isReachable(follower.host)) {
+      if (!this.hosts.reachable(follower.host)) {
         // Down since the start, and settled so: what the store holds from the last run, not nothing.
         if (this.firstReads.never(name) && !this.firstReads.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
         this.refreshDeadman(name, now, changed.loops);
@@ -238,7 +224,7 @@ export class Engine {
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
         // poll after the reconnect resumes from the committed offsets.
-        if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
+        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
         this.errors.set(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
@@ -258,7 +244,7 @@ export class Engine {
         }
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
-        if (err instanceof NotConnectedError || !this.isReachable(follower.host)) continue;
+        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
         this.errors.set(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
       }
       this.firstReads.read(name);
@@ -277,7 +263,7 @@ export class Engine {
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hostStates(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
       this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.ledgers.all().findings }));
     }
     this.publishProblems();
@@ -332,13 +318,6 @@ export class Engine {
     return this.followers.some(unread) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
-  /** Every host with its connection state. */
-  hostStates(): HostState[] {
-    return [...this.hosts.values()].map(hostState);
-  }
-
-  private isReachable = (host: string): boolean => isReachable(this.hosts.get(host));
-
   /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
     const before = this.loops.get(loop);
@@ -364,12 +343,9 @@ export class Engine {
 
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
   private publishHosts(): boolean {
-    const hosts = this.hostStates();
-    const hostsJson = JSON.stringify(hosts);
-    if (hostsJson === this.lastHostsJson) return false;
-    this.lastHostsJson = hostsJson;
-    this.emit('hosts.changed', { hosts });
-    return true;
+    const hosts = this.hosts.changed();
+    if (hosts) this.emit('hosts.changed', { hosts });
+    return hosts !== null;
   }
 
   /** What /metrics counts on a scrape: the live state, without copying findings or building a snapshot. */
@@ -378,7 +354,7 @@ export class Engine {
       loops: [...this.loops.values()],
       findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
       prs: this.prTracker.prs,
-      hosts: this.hostStates(),
+      hosts: this.hosts.states(),
       sourceErrors: this.errors.list().length,
       notices: () => this.notifier.list(),
     };
@@ -400,10 +376,7 @@ export class Engine {
    * loop whose runs folder could not be read. `snapshot` exits non-zero when there are any.
    */
   failures(): string[] {
-    const hosts = this.hostStates()
-      .filter((h) => h.state !== 'connected')
-      .map((h) => `host ${h.name} is ${h.state}${h.error ? `: ${h.error}` : ''}`);
-    return [...hosts, ...this.errors.list().map((p) => p.message)];
+    return [...this.hosts.failures(), ...this.errors.list().map((p) => p.message)];
   }
 
   /** The whole state, as `snapshot --json` prints it. */
@@ -416,7 +389,7 @@ export class Engine {
   /** The state without the ledger rows (their counts instead): what the console paints first. */
   summary(): Summary {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
-    const live = { hosts: this.hostStates(), loops: [...this.loops.values()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
+    const live = { hosts: this.hosts.states(), loops: [...this.loops.values()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
     const ops = { notices: this.notifier.list(), lastReviewedAt: this.notifier.lastReviewedAt(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     return { ...empty, ...live, ...ops, ledgerRows: this.ledgers.counts() };
   }

@@ -57,3 +57,63 @@ export function hostState(h: HostEntry): HostState {
     trustedInLoopdeck: h.ssh.trustedKeys().length > 0,
   };
 }
+
+/**
+ * The configured hosts by name, and what the engine asks of them all: whether one can be read, the
+ * states to publish (only when they changed), which failed, and when the SSH ones have settled.
+ */
+export class HostTable {
+  private readonly byName = new Map<string, HostEntry>();
+  private publishedJson = '';
+
+  constructor(hosts: Config['hosts'], store: Store, env?: Omit<SshHostEnv, 'store'>) {
+    for (const [name, cfg] of Object.entries(hosts)) this.byName.set(name, hostEntry(name, cfg, store, env));
+  }
+
+  get(name: string): HostEntry | undefined {
+    return this.byName.get(name);
+  }
+
+  all(): IterableIterator<HostEntry> {
+    return this.byName.values();
+  }
+
+  /** The host can be read now (local, or its SSH connection is up). */
+  reachable(name: string): boolean {
+    return isReachable(this.byName.get(name));
+  }
+
+  /** Every host with its connection state. */
+  states(): HostState[] {
+    return [...this.byName.values()].map(hostState);
+  }
+
+  /** The states when they changed since they were last returned here (a small slice: compared whole), else null. */
+  changed(): HostState[] | null {
+    const states = this.states();
+    const json = JSON.stringify(states);
+    if (json === this.publishedJson) return null;
+    this.publishedJson = json;
+    return states;
+  }
+
+  /** One sentence per host not connected, naming it and why. */
+  failures(): string[] {
+    return this.states()
+      .filter((h) => h.state !== 'connected')
+      .map((h) => `host ${h.name} is ${h.state}${h.error ? `: ${h.error}` : ''}`);
+  }
+
+  /** Resolves when every SSH host is connected, or has reached a state only the operator can fix, or after `timeoutMs`. */
+  async settle(timeoutMs: number): Promise<void> {
+    await Promise.all([...this.byName.values()].map((h) => h.ssh?.connection.ready(timeoutMs).catch(() => undefined)));
+  }
+
+  /** The SSH host named `name`, or an error naming what is wrong. */
+  sshHost(name: string): SshHost {
+    const h = this.byName.get(name);
+    if (!h) throw new Error(`No host named ${name} in the config (hosts: ${[...this.byName.keys()].join(', ') || 'none'}).`);
+    if (!h.ssh) throw new Error(h.error ?? `Host ${name} is local: it has no host key to trust.`);
+    return h.ssh;
+  }
+}

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { ReadScope } from '../loops/loop-follower';
+import type { ReadScope } from '../loops/loop-poll';
 import type { FileSource, WatchHint } from '../sources/file-source';
 
 /** What the watchers of one host reported since the last poll. */

@@ -8,7 +8,7 @@ import type { LedgerRecord, LedgerState } from '../ledgers/ledger-records';
 import { deriveFindings } from '../ledgers/findings';
 import { parseDeliverRecord, type DeliverRecord } from '../prs/pull-requests';
 import type { FileSource } from '../sources/file-source';
-import type { ReadChanges, ReadScope } from './loop-follower';
+import type { ReadChanges, ReadScope } from './loop-poll';
 import { auditKey, backlogKey, diffKeyed, findingKey, isEmptyDelta, lessonKey, taskKey, type KeyedDelta } from '../../../shared/deltas';
 import type { Store } from '../store/store';
 
