@@ -314,8 +314,8 @@ export class Engine {
 
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (FirstReads). */
   behind(): boolean {
-    const unread = (f: LoopFollower): boolean => f.behind || this.firstReads.pending(f.name, this.hosts.get(f.host));
-    return this.followers.some(unread) || [...this.ledgerFollowers.values()].some((f) => f.behind);
+    const due = (f: LoopFollower): boolean => f.behind || this.firstReads.pending(f.name, this.hosts.get(f.host));
+    return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
   /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */

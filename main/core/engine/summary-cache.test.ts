@@ -16,6 +16,14 @@ function summaryOfCore(core: AppCore): Promise<Summary> {
   return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
 }
 
+/** A started core on the fixture, every event it publishes pushed to `events`. */
+async function startRecording(fx: { configPath: string; dataDir: string }, events: EventName[]): Promise<AppCore> {
+  const core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+  core.subscribe((event) => events.push(event));
+  await core.start();
+  return core;
+}
+
 describe('the summary kept across restarts', () => {
   let core: AppCore | null = null;
   afterEach(async () => {
@@ -37,10 +45,8 @@ describe('the summary kept across restarts', () => {
 
     // While Loopdeck was off, the next phase started.
     fx.write('2026-11-29', 'remediate.status', 'remediate 2026-11-29T01:00:00+00:00 STARTED\n');
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     const events: EventName[] = [];
-    core.subscribe((event) => events.push(event));
-    await core.start();
+    core = await startRecording(fx, events);
     // Before the first poll has caught up: the saved state, marked, without the new phase.
     const first = await summaryOfCore(core);
     expect(first.restored).toBe(true);
@@ -55,10 +61,8 @@ describe('the summary kept across restarts', () => {
   it('without a saved summary, answers the live state marked reading until the first read has caught up, then publishes state.reset', async () => {
     const fx = createRunnerFixture();
     fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:40:00+00:00 OK\n');
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     const events: EventName[] = [];
-    core.subscribe((event) => events.push(event));
-    await core.start();
+    core = await startRecording(fx, events);
     // The first poll has begun but cannot have finished (it reads files): what is answered may be
     // half read, and says so, so that a console neither shows nor copies it as the whole.
     const first = await summaryOfCore(core);

@@ -156,7 +156,9 @@ export class LoopFollower {
     for (const path of this.store.pathsUnder(this.source.host, prefix)) {
       const [date = '', name = '', ...deeper] = path.slice(prefix.length).split('/');
       if (name === '' || deeper.length > 0 || !isCycleFolder(date)) continue;
-      byDate.set(date, [...(byDate.get(date) ?? []), name]);
+      const names = byDate.get(date);
+      if (names) names.push(name);
+      else byDate.set(date, [name]);
     }
     const dates = [...byDate.keys()].sort().reverse().slice(0, this.config.cycles);
     for (const date of dates) {
