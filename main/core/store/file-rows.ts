@@ -45,14 +45,14 @@ export function toFileRow(r: RawFileRow): FileRow {
   };
 }
 
-/** The row a commit leaves behind, computed as the UPDATE in Store.commit computes it. */
-export function afterCommit(r: RawFileRow, c: FileCommit): RawFileRow {
+/** The row a commit leaves behind, computed as the UPDATE in Store.commit computes it (`state` is the parser state as stored). */
+export function afterCommit(r: RawFileRow, c: FileCommit, state: string): RawFileRow {
   return {
     ...r,
     ino: c.ino,
     offset: c.offset,
     line_no: c.lineNo,
-    parser_state: JSON.stringify(c.parserState ?? null),
+    parser_state: state,
     size: c.size,
     mtime_ms: c.mtimeMs,
     tail: c.tail ?? null,

@@ -98,4 +98,22 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX notices_snoozed ON notices (snoozed_until) WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL;
   CREATE INDEX notices_emergency ON notices (created_at) WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0;
   `,
+  // 11: `records` becomes a rowid table whose row may hold a JSON array: the records of one commit,
+  //     up to RECORDS_PER_ROW a row, so an appended ledger section is one insert, not one per
+  //     finding. A WITHOUT ROWID table stores such rows in its key's b-tree (slow for rows of
+  //     kilobytes), and its next seq took a MAX() query per commit; the rowid gives the order.
+  //     Rows written before hold one record each and are copied as they are. A Loopdeck that
+  //     knows only 10 migrations would read an array as one record, so it refuses this database.
+  `
+  CREATE TABLE records_v11 (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    line INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  INSERT INTO records_v11 (file_id, line, data) SELECT file_id, line, data FROM records ORDER BY file_id, seq;
+  DROP TABLE records;
+  ALTER TABLE records_v11 RENAME TO records;
+  CREATE INDEX records_file ON records(file_id);
+  `,
 ];

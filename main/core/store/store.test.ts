@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../testing/until';
 import { MIGRATIONS } from './migrations';
-import { MAX_PROBLEMS_PER_FILE, Store } from './store';
+import { MAX_PROBLEMS_PER_FILE, RECORDS_PER_ROW, Store } from './store';
 
 describe('Store', () => {
   it('upgrades a database created by an earlier schema without losing what it holds', () => {
@@ -88,6 +88,52 @@ describe('Store', () => {
     store.commit(f.id, { ...base, reset: true, ino: '2', offset: 2, firstTimeMs: 2000, records: [{ kind: 'rc', line: 1, name: 'a', rc: 0 }] });
     expect(store.records(f.id)).toEqual([{ kind: 'rc', line: 1, name: 'a', rc: 0 }]);
     expect(store.file('h', '/p')).toMatchObject({ ino: '2', offset: 2, firstTimeMs: 2000, parserState: { a: 1 } });
+  });
+
+  it('keeps the records and their order of a database whose records table had one row per record (schema 10)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    Store.open(file, { migrateTo: 10 }).close();
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO files (id, host, path) VALUES (1, 'h', '/a'), (2, 'h', '/b')").run();
+    const insert = raw.prepare('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
+    // Inserted out of order, and interleaved between the files: seq is the order.
+    for (const [fileId, seq] of [[1, 2], [2, 1], [1, 1], [2, 2], [1, 3]] as const) insert.run(fileId, seq, seq, JSON.stringify({ kind: 'done', line: seq, file: fileId }));
+    raw.close();
+    const store = Store.open(file);
+    expect(store.version).toBe(MIGRATIONS.length);
+    expect(store.records(1)).toEqual([1, 2, 3].map((line) => ({ kind: 'done', line, file: 1 })));
+    expect(store.records(2)).toEqual([1, 2].map((line) => ({ kind: 'done', line, file: 2 })));
+    // Appending after the upgrade goes after what was there.
+    store.commit(1, { reset: false, ino: '1', offset: 9, lineNo: 4, parserState: null, size: 9, mtimeMs: 1, firstTimeMs: 1, problems: [], records: [{ kind: 'done', line: 4, file: 1 }] });
+    expect(store.records(1).map((r) => r.line)).toEqual([1, 2, 3, 4]);
+    store.close();
+  });
+
+  it('stores a commit\'s records in rows of RECORDS_PER_ROW and reads them back in order, beside rows of one record', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    const store = Store.open(file);
+    const f = store.file('h', '/ledger.md');
+    const base = { reset: false, ino: '1', parserState: null, mtimeMs: 1000, firstTimeMs: 900, problems: [] };
+    const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'finding', line: from + i, id: `R-${from + i}` }));
+    const big = rows(1, RECORDS_PER_ROW * 2 + 5);
+    store.commit(f.id, { ...base, offset: 100, lineNo: big.length, size: 100, records: big });
+    store.commit(f.id, { ...base, offset: 110, lineNo: big.length + 1, size: 110, records: rows(big.length + 1, 1) });
+    store.commit(f.id, { ...base, offset: 120, lineNo: big.length + 11, size: 120, records: rows(big.length + 2, 10) });
+    store.close();
+    const raw = new Database(file, { readonly: true });
+    const stored = raw.prepare('SELECT line, data FROM records WHERE file_id = ? ORDER BY id').all(f.id) as { line: number; data: string }[];
+    raw.close();
+    // 517 records in three rows, the lone one as an object (as rows were before), the section of ten as one row.
+    expect(stored.map((r) => [r.line, r.data.startsWith('[')])).toEqual([
+      [1, true],
+      [RECORDS_PER_ROW + 1, true],
+      [RECORDS_PER_ROW * 2 + 1, true],
+      [big.length + 1, false],
+      [big.length + 2, true],
+    ]);
+    const again = Store.open(file);
+    expect(again.records(f.id)).toEqual(rows(1, big.length + 11));
+    again.close();
   });
 
   it('keeps a record-less append\'s position in memory, writes it within a second and on close, and never repeats a record', async () => {

@@ -12,6 +12,13 @@ export type { FileCommit, FileRow, LineRecord } from './store-types';
 /** Positions moved by lines that made no record are written to SQLite within this long (ms). */
 export const POSITION_WRITE_MS = 1000;
 
+/**
+ * The most records stored in one `records` row. A commit's records share rows (a JSON array), so
+ * appending a ledger section costs one insert; the bound keeps a first read of a year's ledger
+ * from making one row of tens of megabytes.
+ */
+export const RECORDS_PER_ROW = 256;
+
 /** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
 export const MAX_PROBLEMS_PER_FILE = 20;
 
@@ -53,16 +60,16 @@ export class Store {
   /** The files rows in use, kept in memory (re-read only after another connection wrote). */
   private readonly rows: FileRowCache;
   /** One transaction function for every commit (building one per commit costs more than a small commit). */
-  private readonly commitTx: (fileId: number, c: FileCommit) => void;
+  private readonly commitTx: (fileId: number, c: FileCommit, state: string) => void;
   /** Writes the positions held only in memory (see `commit`), within POSITION_WRITE_MS of the first. */
   private positionTimer: NodeJS.Timeout | null = null;
 
   private constructor(private readonly db: Database.Database) {
     this.rows = new FileRowCache(db);
-    this.commitTx = db.transaction((fileId: number, c: FileCommit) => {
+    this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
-      this.applyCommit(fileId, c);
+      this.applyCommit(fileId, c, state);
     });
   }
 
@@ -116,16 +123,18 @@ export class Store {
    */
   commit(fileId: number, c: FileCommit): void {
     const known = this.rows.raw(fileId);
+    // The parser state as stored, made once for SQLite and the cached row.
+    const state = JSON.stringify(c.parserState ?? null);
     const positionOnly = known !== null && known.error === null && !c.reset && !c.resetProblems && c.records.length === 0 && c.problems.length === 0;
     if (!positionOnly) {
       try {
-        this.commitTx(fileId, c);
+        this.commitTx(fileId, c, state);
       } catch (err) {
         this.rows.forget(fileId);
         throw err;
       }
     }
-    this.rows.update(fileId, (r) => afterCommit(r, c));
+    this.rows.update(fileId, (r) => afterCommit(r, c, state));
     if (positionOnly) {
       this.rows.markUnwritten(fileId);
       this.positionTimer ??= setTimeout(() => {
@@ -152,19 +161,25 @@ export class Store {
     }
   }
 
-  private applyCommit(fileId: number, c: FileCommit): void {
+  private applyCommit(fileId: number, c: FileCommit, state: string): void {
     if (c.reset) this.statement('DELETE FROM records WHERE file_id = ?').run(fileId);
     if (c.reset || c.resetProblems) {
       const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
       const counted = this.statement('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;
       if (gone + counted > 0) this.problemsVersion++;
     }
-    if (this.statement('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
+    // A row this process holds with no error needs no statement to say so (the cache is fresh).
+    if (this.rows.raw(fileId)?.error !== null) {
+      if (this.statement('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
+    }
     if (c.records.length > 0) {
-      const row = this.statement('SELECT COALESCE(MAX(seq), 0) AS s FROM records WHERE file_id = ?').get(fileId) as { s: number };
-      const insert = this.statement('INSERT INTO records (file_id, seq, line, data) VALUES (?, ?, ?, ?)');
-      let seq = row.s;
-      for (const r of c.records) insert.run(fileId, ++seq, r.line, JSON.stringify(r));
+      // One row per RECORDS_PER_ROW records of a commit (a JSON array; a lone record as itself):
+      // an appended ledger section is one insert, not one per finding.
+      const insert = this.statement('INSERT INTO records (file_id, line, data) VALUES (?, ?, ?)');
+      for (let i = 0; i < c.records.length; i += RECORDS_PER_ROW) {
+        const chunk = c.records.slice(i, i + RECORDS_PER_ROW);
+        insert.run(fileId, chunk[0]?.line ?? 0, JSON.stringify(chunk.length === 1 ? chunk[0] : chunk));
+      }
     }
     if (c.problems.length > 0) {
       // A junk file of a million lines is twenty problems and a count, not a million rows.
@@ -186,7 +201,7 @@ export class Store {
         c.ino,
         c.offset,
         c.lineNo,
-        JSON.stringify(c.parserState ?? null),
+        state,
         c.size,
         c.mtimeMs,
         c.tail ?? null,
@@ -243,8 +258,14 @@ export class Store {
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
   records<R = PhaseRecord>(fileId: number): R[] {
-    const rows = this.statement('SELECT data FROM records WHERE file_id = ? ORDER BY seq').all(fileId) as { data: string }[];
-    return rows.map((r) => JSON.parse(r.data) as R);
+    const rows = this.statement('SELECT data FROM records WHERE file_id = ? ORDER BY id').pluck().all(fileId) as string[];
+    const out: R[] = [];
+    for (const data of rows) {
+      const parsed = JSON.parse(data) as R | R[];
+      if (Array.isArray(parsed)) for (const r of parsed) out.push(r);
+      else out.push(parsed);
+    }
+    return out;
   }
 
   /**
