@@ -1,19 +1,18 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type Capacity, type Cycle, type Deadman, type Finding, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
+import { emptySnapshot, type Capacity, type Finding, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
 import { hostFetch, HostTable, isReachable } from './engine/hosts';
 import { FirstReads } from './engine/first-reads';
+import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
 import { LoopFollower } from './loops/loop-follower';
-import type { LoopPoll } from './loops/loop-poll';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
-import { DeadmanClock, sameDeadman } from './loops/deadman-clock';
 import { PrTracker } from './prs/pr-tracker';
 import { NoticeGate } from './notices/notice-gate';
 import { Notifier } from './notices/notifier';
@@ -55,7 +54,6 @@ export class Engine {
   private readonly prTracker = new PrTracker();
   /** When the notices must be derived again (see NoticeGate). */
   private readonly noticeGate = new NoticeGate();
-  private readonly deadmen = new DeadmanClock();
   private readonly firstReads: FirstReads;
   /** The hosts' watchers, and how much of each host a poll reads. */
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
@@ -63,7 +61,8 @@ export class Engine {
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
   private wake: () => void = () => undefined;
-  private readonly loops = new Map<string, LoopState>();
+  /** Each loop's cycles and dead-man as last published. */
+  private readonly loops: LoopStates;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
@@ -89,12 +88,17 @@ export class Engine {
     this.hosts = new HostTable(config.hosts, this.store, options.ssh);
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
-      this.loops.set(name, { name, host: loop.host, cycles: [], deadman: null });
       if (!source) continue;
       this.followers.push(new LoopFollower(name, loop, source, this.store));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.firstReads = new FirstReads(this.followers.map((f) => f.name));
+    this.loops = new LoopStates({
+      config,
+      firstReads: this.firstReads,
+      onChanged: (payload) => this.emit('loop.changed', payload),
+      onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
+    });
     this.capacity = new CapacityService({
       proxies: config.proxies,
       store: this.store,
@@ -117,7 +121,7 @@ export class Engine {
         const h = this.hosts.get(host);
         return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
       },
-      runningPhaseOn: (host) => runningPhaseOn(this.loops.values(), host),
+      runningPhaseOn: (host) => runningPhaseOn(this.loops.all(), host),
       onRunsChanged: (runs) => {
         this.noticeGate.drillsChanged();
         this.emit('drills.changed', { runs });
@@ -214,12 +218,12 @@ export class Engine {
       if (!this.hosts.reachable(follower.host)) {
         // Down since the start, and settled so: what the store holds from the last run, not nothing.
         if (this.firstReads.never(name) && !this.firstReads.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
-        this.refreshDeadman(name, now, changed.loops);
+        this.loops.refreshDeadman(name, now, changed.loops);
         continue;
       }
       try {
         const read = await follower.poll(now, scope(follower.host));
-        this.applyLoop(read, now, changed.loops);
+        this.loops.apply(read, now, changed.loops);
         this.errors.set(name, null);
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
@@ -264,7 +268,7 @@ export class Engine {
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
       const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
-      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.values()], findings: this.ledgers.all().findings }));
+      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
     }
     this.publishProblems();
   }
@@ -272,36 +276,13 @@ export class Engine {
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
   private restoreLoop(follower: LoopFollower, now: Date, changed: { loops: LoopState[]; findings: Finding[] }): void {
     const cycles = follower.restore(now);
-    if (cycles) this.applyLoop(cycles, now, changed.loops, true);
+    if (cycles) this.loops.apply(cycles, now, changed.loops, true);
     const ledgers = this.ledgerFollowers.get(follower.name);
     const read = ledgers?.restore(now);
     if (!ledgers || !read) return;
     if (read.deliverChanged) this.prTracker.noteDeliverRecord(follower.name);
     const published = this.ledgers.take(follower.name, ledgers.ledgers, read);
     if (published) this.emit(published.event, published.payload);
-  }
-
-  /**
-   * Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. Cycles
-   * `restored` from the store get no dead-man: they are not what the host holds now.
-   */
-  private applyLoop(read: LoopPoll, now: Date, changedLoops: LoopState[], restored = false): void {
-    const name = read.name;
-    const before = this.loops.get(name);
-    const cyclesMoved = read.upserted.length > 0 || read.removed.length > 0;
-    const deadman = restored ? null : (this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null);
-    const deadmanChanged = !sameDeadman(before?.deadman, deadman);
-    if (!cyclesMoved && !deadmanChanged) return;
-    const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };
-    this.loops.set(name, state);
-    this.emit('loop.changed', { loop: name, host: read.host, upserted: read.upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
-    changedLoops.push({ ...state, cycles: read.upserted });
-    this.prTracker.noteCycles(name, read.upserted, read.removed);
-  }
-
-  private deadmanOf(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
-    const cfg = this.config.loops[loop];
-    return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved);
   }
 
   /** Problems are published when one was added or removed (the store counts its own). */
@@ -318,24 +299,10 @@ export class Engine {
     return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
-  /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
-  private refreshDeadman(loop: string, now: Date, changedLoops: LoopState[]): void {
-    const before = this.loops.get(loop);
-    // A loop never read in this run (its host still connecting, or unreachable since the start):
-    // no cycles known is not no cycles run, and the host's own state says why nothing is known.
-    if (!before || this.firstReads.never(loop)) return;
-    const deadman = this.deadmanOf(loop, before.cycles, now, false);
-    if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
-    const state = { ...before, deadman };
-    this.loops.set(loop, state);
-    this.emit('loop.changed', { loop, host: before.host, upserted: [], removed: [], deadman });
-    changedLoops.push({ ...state, cycles: [] });
-  }
-
   /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
   private publishPrs(now: Date): void {
     const loops = new Map(
-      [...this.loops.values()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
+      [...this.loops.all()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
     );
     const prs = this.prTracker.derive(loops, now);
     if (prs) this.emit('prs.changed', { prs });
@@ -351,7 +318,7 @@ export class Engine {
   /** What /metrics counts on a scrape: the live state, without copying findings or building a snapshot. */
   metricsState(): MetricsState {
     return {
-      loops: [...this.loops.values()],
+      loops: [...this.loops.all()],
       findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
       prs: this.prTracker.prs,
       hosts: this.hosts.states(),
@@ -389,7 +356,7 @@ export class Engine {
   /** The state without the ledger rows (their counts instead): what the console paints first. */
   summary(): Summary {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
-    const live = { hosts: this.hosts.states(), loops: [...this.loops.values()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
+    const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
     const ops = { notices: this.notifier.list(), lastReviewedAt: this.notifier.lastReviewedAt(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     return { ...empty, ...live, ...ops, ledgerRows: this.ledgers.counts() };
   }

@@ -1,0 +1,74 @@
+import type { EventPayload } from '../../../shared/contract';
+import type { Cycle, Deadman, LoopState } from '../../../shared/domain';
+import type { Config } from '../config/schema';
+import { DeadmanClock, sameDeadman } from '../loops/deadman-clock';
+import type { LoopPoll } from '../loops/loop-poll';
+import type { FirstReads } from './first-reads';
+
+/** What the loop states tell the engine: a `loop.changed` to publish, and the loop's cycles that moved. */
+export interface LoopStatesOptions {
+  readonly config: Config;
+  readonly firstReads: FirstReads;
+  readonly onChanged: (payload: EventPayload<'loop.changed'>) => void;
+  readonly onCycles: (loop: string, upserted: readonly Cycle[], removed: readonly string[]) => void;
+}
+
+/**
+ * Each loop's state as the engine last published it: its cycles and its dead-man. A poll's read
+ * of a loop is applied here; only what moved is published (one loop's changed cycles, and the
+ * dead-man when it changed), and `changed` collects the same for the notices.
+ */
+export class LoopStates {
+  private readonly states = new Map<string, LoopState>();
+  private readonly deadmen = new DeadmanClock();
+
+  constructor(private readonly options: LoopStatesOptions) {
+    for (const [name, loop] of Object.entries(options.config.loops)) this.states.set(name, { name, host: loop.host, cycles: [], deadman: null });
+  }
+
+  /** Every configured loop's state, in the config's order. */
+  all(): IterableIterator<LoopState> {
+    return this.states.values();
+  }
+
+  get(loop: string): LoopState | undefined {
+    return this.states.get(loop);
+  }
+
+  /**
+   * Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. Cycles
+   * `restored` from the store get no dead-man: they are not what the host holds now.
+   */
+  apply(read: LoopPoll, now: Date, changed: LoopState[], restored = false): void {
+    const name = read.name;
+    const before = this.states.get(name);
+    const cyclesMoved = read.upserted.length > 0 || read.removed.length > 0;
+    const deadman = restored ? null : (this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null);
+    const deadmanChanged = !sameDeadman(before?.deadman, deadman);
+    if (!cyclesMoved && !deadmanChanged) return;
+    const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };
+    this.states.set(name, state);
+    this.options.onChanged({ loop: name, host: read.host, upserted: read.upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
+    changed.push({ ...state, cycles: read.upserted });
+    this.options.onCycles(name, read.upserted, read.removed);
+  }
+
+  /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
+  refreshDeadman(loop: string, now: Date, changed: LoopState[]): void {
+    const before = this.states.get(loop);
+    // A loop never read in this run (its host still connecting, or unreachable since the start):
+    // no cycles known is not no cycles run, and the host's own state says why nothing is known.
+    if (!before || this.options.firstReads.never(loop)) return;
+    const deadman = this.deadmanOf(loop, before.cycles, now, false);
+    if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
+    const state = { ...before, deadman };
+    this.states.set(loop, state);
+    this.options.onChanged({ loop, host: before.host, upserted: [], removed: [], deadman });
+    changed.push({ ...state, cycles: [] });
+  }
+
+  private deadmanOf(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
+    const cfg = this.options.config.loops[loop];
+    return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved);
+  }
+}
