@@ -81,13 +81,16 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
     expect(c.snapshot().notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
   });
 
-  it('after a restart with the host down, shows the cycles and findings stored at the last run with no dead-man, and reads afresh once it is back', async () => {
+  it('after a restart with the host down, shows the cycles, findings and PRs stored at the last run with no dead-man, and reads afresh once it is back', async () => {
     const own = await startSshd({ loginDelayMs: 0 });
     try {
       const dir = writeLoop(sshHostYaml(own));
+      const pr = 'https://github.com/acme/radon/pull/88';
+      writeFileSync(join(dir, 'runs', DAY, 'deliver.log'), `NIGHTLY DELIVER READY: loop=reliability prs=1 ${pr}\n`);
       const first = start(dir).core;
       await first.start();
       await until(() => first.snapshot().loops[0]?.cycles.length === 1 && first.snapshot().findings.length === 1, 10_000, 'the first run to read');
+      expect(first.snapshot().prs.map((p) => [p.url, p.status])).toEqual([[pr, 'ready']]);
       await first.close();
       core = null;
 
@@ -101,6 +104,8 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
       const down = c.snapshot();
       expect(down.loops[0]?.cycles.map((x) => x.phases[0]?.status)).toEqual(['running']);
       expect(down.findings.map((f) => f.id)).toEqual(['R-1']);
+      // The PRs are derived from the restored cycles, as from read ones.
+      expect(down.prs.map((p) => [p.url, p.status])).toEqual([[pr, 'ready']]);
       expect(down.loops[0]?.deadman ?? null).toBeNull();
       expect(down.notices.filter((n) => n.key.startsWith('deadman:'))).toEqual([]);
 
