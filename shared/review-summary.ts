@@ -26,8 +26,8 @@ const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
 /**
  * Why a loop's host cannot be read now, or null (connected, or still making its first
  * connection): one rule for the Review screen and the summary. What is shown of its loops is
- * then what was read before (nothing, when the host has been down since the start), and their
- * dead-man cannot see a missed cycle, so the loop needs a person.
+ * then what was read or stored before, and their dead-man cannot see a missed cycle, so the loop
+ * needs a person.
  */
 export function hostProblem(host: HostState | undefined): string | null {
   const what = host && HOST_PROBLEM[host.state];

@@ -8,7 +8,7 @@ import { FirstReads } from './engine/first-reads';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
-import { LedgerFollower } from './loops/ledger-follower';
+import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
 import { LoopFollower } from './loops/loop-follower';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
@@ -240,12 +240,7 @@ export class Engine {
       await letRequestsIn();
       try {
         const read = await ledgers.poll(now, scope(follower.host));
-        if (read.deliverChanged) this.prTracker.noteDeliverRecord(name);
-        const published = this.ledgers.take(name, ledgers.ledgers, read);
-        if (published) {
-          changed.findings.push(...read.findings.upserted);
-          this.emit(published.event, published.payload);
-        }
+        if (this.takeLedgers(name, ledgers, read)) changed.findings.push(...read.findings.upserted);
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
@@ -279,10 +274,16 @@ export class Engine {
     if (cycles) this.loops.apply(cycles, now, changed.loops, true);
     const ledgers = this.ledgerFollowers.get(follower.name);
     const read = ledgers?.restore(now);
-    if (!ledgers || !read) return;
-    if (read.deliverChanged) this.prTracker.noteDeliverRecord(follower.name);
-    const published = this.ledgers.take(follower.name, ledgers.ledgers, read);
+    // Restored findings were news at the last run, not now: they are not handed to the notices.
+    if (ledgers && read) this.takeLedgers(follower.name, ledgers, read);
+  }
+
+  /** Keep a loop's ledgers as read (or restored) and publish what changed; true when something was published. */
+  private takeLedgers(loop: string, follower: LedgerFollower, read: LedgerPoll): boolean {
+    if (read.deliverChanged) this.prTracker.noteDeliverRecord(loop);
+    const published = this.ledgers.take(loop, follower.ledgers, read);
     if (published) this.emit(published.event, published.payload);
+    return published !== null;
   }
 
   /** Problems are published when one was added or removed (the store counts its own). */
