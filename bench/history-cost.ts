@@ -4,10 +4,11 @@
  * transcript line, RSS, and the event bytes one appended ledger section causes.
  */
 import { appendFileSync } from 'node:fs';
-import { connectCounter, type EventTally } from './event-counter';
-import { generateHistory, type HistoryFixture } from './history-gen';
+import { connectCounter, type EventCounter, type EventTally } from './event-counter';
+import { generateHistory, loaded, type HistoryFixture, type SnapshotLike } from './history-gen';
 import { appendedSection } from './ledger-gen';
-import { cpuMs, figure, log, median, round, rssMb, sleep, stamp, startServe, tempDir, threadCpu, until, type Figure } from './lib';
+import { figure, log, median, round, rssMb, sleep, stamp, startServe, tempDir, until, type Figure, type ServeProcess } from './lib';
+import { clockOf, cpuOver, cpuOverAll, settle, SETTLE_BAND_PCT, SETTLE_CAP_MS, SETTLE_MS, SETTLE_STEADY, type Clock, type CpuWindow, type Settled } from './serve-cpu';
 
 interface Size {
   readonly days: number;
@@ -22,57 +23,17 @@ const SIZES: readonly Size[] = [
   { days: 365, findings: 60_000, linesPerCycle: 100 },
 ];
 const LINES_PER_SECOND = 20;
-/**
- * Idle is the steady-state cost while nothing changes, measured once serve has settled: after
- * reading a year of history V8 spends a minute or more of background GC shrinking the heap it grew
- * for the first read (a one-off, not the idle cost), in bursts some seconds apart. So: at least
- * SETTLE_MS, then 5-s windows until SETTLE_STEADY in a row lie within SETTLE_BAND_PCT % of a core
- * of each other (the rate stopped changing), at most SETTLE_CAP_MS in all; the details record how
- * long it took and the windows' rates (CPU as `cpuOver` reads it).
- */
-const SETTLE_MS = 20_000;
-const SETTLE_WINDOW_MS = 5000;
-const SETTLE_STEADY = 4;
-const SETTLE_BAND_PCT = 0.2;
-const SETTLE_CAP_MS = 180_000;
-
-/** Wait for serve's CPU rate to stop falling (see SETTLE_MS); the windows' rates, % of a core. */
-async function settle(pid: number): Promise<{ settleMs: number; settled: boolean; windowsPct: number[] }> {
-  const t0 = performance.now();
-  await sleep(SETTLE_MS);
-  const windowsPct: number[] = [];
-  while (performance.now() - t0 < SETTLE_CAP_MS) {
-    const w = await cpuOver(pid, () => sleep(SETTLE_WINDOW_MS));
-    windowsPct.push(round((w.cpuMs / w.wallMs) * 100, 2));
-    const last = windowsPct.slice(-SETTLE_STEADY);
-    if (last.length === SETTLE_STEADY && Math.max(...last) - Math.min(...last) <= SETTLE_BAND_PCT + 1e-9) return { settleMs: round(performance.now() - t0, 0), settled: true, windowsPct };
-  }
-  return { settleMs: round(performance.now() - t0, 0), settled: false, windowsPct };
-}
 /** After the last appended line, the window stays open this long for its processing and events. */
 const TAIL_MS = 2000;
 const SECTION_ROWS = 50;
-/** Idle and appends are each measured in this many windows, and the median taken. */
-const WINDOWS = 3;
-/** Which clock measured a window (see cpuOver). */
-type Clock = 'threads' | 'ticks';
-/** One measured window: the serve process's CPU, the wall time, and the clock that measured it. */
-type CpuWindow = { cpuMs: number; wallMs: number; clock: Clock };
-
-interface SnapshotLike {
-  readonly loops: readonly { name: string; cycles: readonly { date: string; phases: readonly { name: string; status: string }[] }[] }[];
-  readonly findings: readonly { id: string }[];
-}
-
-/** Serve has read everything: every finding, every followed cycle, today's remediate running. */
-function loaded(s: SnapshotLike, fx: HistoryFixture, findings: number): boolean {
-  const loop = s.loops.find((l) => l.name === 'reliability');
-  if (!loop || s.findings.length !== findings || loop.cycles.length !== fx.followed) return false;
-  const newest = loop.cycles.find((c) => c.date === fx.today);
-  const oldest = loop.cycles[loop.cycles.length - 1];
-  const running = newest?.phases.find((p) => p.name === 'remediate')?.status === 'running';
-  return running && (oldest?.phases.every((p) => p.status !== 'pending') ?? false);
-}
+/**
+ * Idle is measured in this many windows, and the median taken: a resting process still compiles a
+ * function or runs a GC now and then, and one such burst in a single window was the whole
+ * difference between two sizes. Every size is measured in the same windows (see idleAll).
+ */
+const IDLE_WINDOWS = 6;
+/** Appends are measured in this many windows, and the median taken. */
+const APPEND_WINDOWS = 3;
 
 /** Objects anywhere in `value` whose `id` is one of `ids` (the findings an event carries, whatever its shape). */
 function findingsIn(value: unknown, ids: ReadonlySet<string>, out = new Map<string, unknown>()): unknown[] {
@@ -83,22 +44,6 @@ function findingsIn(value: unknown, ids: ReadonlySet<string>, out = new Map<stri
     else for (const v of Object.values(value)) findingsIn(v, ids, out);
   }
   return [...out.values()];
-}
-
-/**
- * CPU ms of the serve process over a window, and the window's wall time: from the threads' exact
- * run times (`threadCpu`) when the same threads lived through the window, else from /proc's ticks.
- */
-async function cpuOver(pid: number, run: () => Promise<void>): Promise<CpuWindow> {
-  const c0 = cpuMs(pid) ?? Number.NaN;
-  const e0 = threadCpu(pid);
-  const t0 = performance.now();
-  await run();
-  const wallMs = performance.now() - t0;
-  const e1 = threadCpu(pid);
-  const c1 = cpuMs(pid) ?? Number.NaN;
-  if (e0 && e1 && e0.threads === e1.threads) return { cpuMs: e1.ms - e0.ms, wallMs, clock: 'threads' };
-  return { cpuMs: c1 - c0, wallMs, clock: 'ticks' };
 }
 
 /** One history size's measurements. */
@@ -114,7 +59,7 @@ export interface HistoryResult {
   readonly idleCpuPct: number;
   readonly idleWindowsPct: readonly number[];
   /** How long serve took to settle before idle was measured, and the settling windows' CPU (% of a core). */
-  readonly settle: { readonly settleMs: number; readonly settled: boolean; readonly windowsPct: readonly number[] };
+  readonly settle: Settled;
   readonly idleEventBytesPerS: number;
   readonly linesAppended: number;
   readonly appendWindowMs: number;
@@ -138,7 +83,18 @@ export interface HistoryResult {
   readonly rssAfterSectionMb: number | null;
 }
 
-async function measure(size: Size, idleS: number, appendS: number): Promise<HistoryResult> {
+/** A serve that has read one size's history, with its counting client. */
+interface Loaded {
+  readonly size: Size;
+  readonly fx: HistoryFixture;
+  readonly served: ServeProcess;
+  readonly client: EventCounter;
+  readonly generateMs: number;
+  readonly loadMs: number;
+}
+
+/** Generate one size's history and start serve on it; resolves once serve has read all of it. */
+async function load(size: Size): Promise<Loaded> {
   const dir = tempDir(`history-${size.days}`);
   const g0 = performance.now();
   const fx = generateHistory(dir, size.days, size.findings, size.linesPerCycle);
@@ -175,136 +131,195 @@ async function measure(size: Size, idleS: number, appendS: number): Promise<Hist
         1000,
       );
     } catch (err) {
+      client.close();
       throw new Error(`${(err as Error).message} (last snapshot: ${seenFindings} findings, ${seenCycles} cycles)`, { cause: err });
     }
     const loadMs = Date.now() - served.spawnedAt;
-    log(`figure 8: ${size.days} days read in ${round(loadMs / 1000, 1)} s; settling, then ${idleS} s idle`);
-    const settled = await settle(served.pid);
-    log(`figure 8: ${size.days} days ${settled.settled ? 'settled' : 'did not settle'} after ${round(settled.settleMs / 1000, 0)} s (5-s windows: ${settled.windowsPct.join(', ')} % of a core)`);
-
-    // Idle and appends are each measured in WINDOWS windows and the median taken: a resting
-    // process still compiles a function or runs a GC now and then, and one such burst in a single
-    // window was the whole difference between two sizes.
-    client.reset();
-    const idleWindows: CpuWindow[] = [];
-    for (let w = 0; w < WINDOWS; w += 1) idleWindows.push(await cpuOver(served.pid, () => sleep((idleS * 1000) / WINDOWS)));
-    const idleRates = idleWindows.map((x) => x.cpuMs / x.wallMs);
-    const idleRate = median(idleRates);
-    const idleWallMs = idleWindows.reduce((a, x) => a + x.wallMs, 0);
-    const idleEventBytesPerS = (client.bytes * 1000) / idleWallMs;
-    const idleDrops = client.drops;
-
-    const perWindow = Math.round((LINES_PER_SECOND * appendS) / WINDOWS);
-    const lines = perWindow * WINDOWS;
-    client.reset();
-    const appendWindows: CpuWindow[] = [];
-    for (let w = 0; w < WINDOWS; w += 1) {
-      appendWindows.push(
-        await cpuOver(served.pid, async () => {
-          const t0 = Date.now();
-          for (let i = 0; i < perWindow; i += 1) {
-            const wait = t0 + (i * 1000) / LINES_PER_SECOND - Date.now();
-            if (wait > 0) await sleep(wait);
-            const n = w * perWindow + i;
-            appendFileSync(fx.hotLog, `[${stamp(new Date())}] tick ${n}: tool_use Read web/lib/file-${n}.ts (${(n * 37) % 500} lines)\n`);
-          }
-          await sleep(TAIL_MS);
-        }),
-      );
-    }
-    const appendBytes = client.bytes;
-    const appendEvents = client.tally();
-    const appendDrops = client.drops;
-    const netPerLine = appendWindows.map((x) => (x.cpuMs - idleRate * x.wallMs) / perWindow);
-    const grossPerLine = appendWindows.map((x) => x.cpuMs / perWindow);
-    const cpuPerLineMs = median(netPerLine);
-    const append = { wallMs: appendWindows.reduce((a, x) => a + x.wallMs, 0), cpuMs: appendWindows.reduce((a, x) => a + x.cpuMs, 0) };
-    const clockOf = (ws: readonly { clock: Clock }[]): Clock => (ws.every((x) => x.clock === 'threads') ? 'threads' : 'ticks');
-    const rss = rssMb(served.pid);
-
-    // One ledger section of 50 findings; count events until the last of them has been sent and
-    // serve has been quiet for two seconds.
-    const first = size.findings;
-    const lastId = `"R-${first + SECTION_ROWS - 1}"`;
-    const ids = new Set(Array.from({ length: SECTION_ROWS }, (_, i) => `R-${first + i}`));
-    let carrying: string | null = null;
-    client.reset();
-    client.onFrame = (text) => {
-      if (carrying === null && text.includes(lastId)) carrying = text;
-    };
-    appendFileSync(fx.auditPath, appendedSection(1, first, SECTION_ROWS));
-    await until(() => carrying !== null || client.drops > 0, 120_000, `an event carrying R-${first + SECTION_ROWS - 1}`, 20);
-    await until(() => Date.now() - client.lastFrameAt > 2000, 30_000, 'serve to fall quiet after the ledger section', 50);
-    client.onFrame = null;
-    const sectionEventBytes = client.bytes;
-    const sectionEvents = client.tally();
-    const sectionDrops = client.drops;
-    const rssAfterSection = rssMb(served.pid);
-    // The 50 findings as serve shapes them: from the event that carried them, else a snapshot.
-    let sectionFindings = carrying === null ? [] : findingsIn(JSON.parse(carrying), ids);
-    if (sectionFindings.length !== SECTION_ROWS) {
-      const snap = (await client.invoke('state.snapshot').catch(() => null)) as SnapshotLike | null;
-      sectionFindings = snap ? snap.findings.filter((f) => ids.has(f.id)) : [];
-    }
-    const sectionFindingsJsonBytes = sectionFindings.length === SECTION_ROWS ? Buffer.byteLength(JSON.stringify(sectionFindings)) : null;
-    client.close();
-
-    const r: HistoryResult = {
-      days: size.days,
-      followedCycles: fx.followed,
-      findings: size.findings,
-      transcriptLines: fx.transcriptLines,
-      runsMb: round(fx.runsBytes / 1e6, 1),
-      generateMs: round(generateMs, 0),
-      loadMs,
-      // Three decimals: at ~0.1 % of a core, two would move the 365/30-day ratio by up to ±10 %.
-      idleCpuPct: round(idleRate * 100, 3),
-      idleWindowsPct: idleRates.map((x) => round(x * 100, 3)),
-      settle: settled,
-      idleEventBytesPerS: round(idleEventBytesPerS, 0),
-      linesAppended: lines,
-      appendWindowMs: round(append.wallMs, 0),
-      appendCpuMs: append.cpuMs,
-      cpuPerLineMs: round(cpuPerLineMs, 3),
-      grossCpuPerLineMs: round(median(grossPerLine), 2),
-      appendWindowsMsPerLine: netPerLine.map((x) => round(x, 3)),
-      eventBytesPerLine: round(appendBytes / lines, 0),
-      appendEvents,
-      rssMb: rss === null ? null : round(rss, 0),
-      sectionEventBytes,
-      sectionEvents,
-      sectionFindingsJsonBytes,
-      sectionRatio: sectionFindingsJsonBytes === null ? null : round(sectionEventBytes / sectionFindingsJsonBytes, 2),
-      drops: { idle: idleDrops, append: appendDrops, section: sectionDrops },
-      clocks: { idle: clockOf(idleWindows), append: clockOf(appendWindows) },
-      rssAfterSectionMb: rssAfterSection === null ? null : round(rssAfterSection, 0),
-    };
-    log(
-      `figure 8: ${size.days} days: idle ${r.idleCpuPct} % of a core, ${r.cpuPerLineMs} ms CPU and ${r.eventBytesPerLine} event bytes per line, RSS ${r.rssMb} MB, section ${r.sectionEventBytes} B for ${sectionFindingsJsonBytes} B of findings`,
-    );
-    return r;
-  } finally {
+    log(`figure 8: ${size.days} days read in ${round(loadMs / 1000, 1)} s`);
+    return { size, fx, served, client, generateMs, loadMs };
+  } catch (err) {
     await served.stop();
+    throw err;
   }
+}
+
+/** One serve's idle measurement. */
+interface Idle {
+  /** CPU ms per wall ms, the median of the windows. */
+  readonly rate: number;
+  readonly windows: readonly CpuWindow[];
+  readonly settle: Settled;
+  readonly eventBytesPerS: number;
+  readonly drops: number;
+}
+
+/**
+ * The idle cost of every loaded serve, measured together: each settles (see `settle`), then all are
+ * measured over the same IDLE_WINDOWS windows of wall time. Measured one after another, a size
+ * could meet a busier minute of a shared machine than the size it is compared with; measured
+ * together, what else ran fell on all of them alike (each is one idle process; they do not
+ * compete for a core, at ~0.1 % each).
+ */
+async function idleAll(all: readonly Loaded[], idleS: number): Promise<Idle[]> {
+  log(`figure 8: settling ${all.map((l) => `${l.size.days} d`).join(', ')}, then ${idleS} s idle, all at once`);
+  const settled = await Promise.all(all.map((l) => settle(l.served.pid)));
+  all.forEach((l, i) => {
+    const s = settled[i];
+    if (s) log(`figure 8: ${l.size.days} days ${s.settled ? 'settled' : 'did not settle'} after ${round(s.settleMs / 1000, 0)} s (5-s windows: ${s.windowsPct.join(', ')} % of a core)`);
+  });
+  for (const l of all) l.client.reset();
+  const windows: CpuWindow[][] = all.map(() => []);
+  for (let w = 0; w < IDLE_WINDOWS; w += 1) {
+    const measured = await cpuOverAll(
+      all.map((l) => l.served.pid),
+      () => sleep((idleS * 1000) / IDLE_WINDOWS),
+    );
+    measured.forEach((x, i) => windows[i]?.push(x));
+  }
+  return all.map((l, i) => {
+    const ws = windows[i] ?? [];
+    const wallMs = ws.reduce((a, x) => a + x.wallMs, 0);
+    return {
+      rate: median(ws.map((x) => x.cpuMs / x.wallMs)),
+      windows: ws,
+      settle: settled[i] ?? { settleMs: 0, settled: false, windowsPct: [] },
+      eventBytesPerS: (l.client.bytes * 1000) / wallMs,
+      drops: l.client.drops,
+    };
+  });
+}
+
+/** Appended transcript lines and one ledger section on a loaded, idle-measured serve. */
+async function appendAndSection(l: Loaded, idle: Idle, appendS: number): Promise<HistoryResult> {
+  const { size, fx, served, client } = l;
+  const perWindow = Math.round((LINES_PER_SECOND * appendS) / APPEND_WINDOWS);
+  const lines = perWindow * APPEND_WINDOWS;
+  client.reset();
+  const appendWindows: CpuWindow[] = [];
+  for (let w = 0; w < APPEND_WINDOWS; w += 1) {
+    appendWindows.push(
+      await cpuOver(served.pid, async () => {
+        const t0 = Date.now();
+        for (let i = 0; i < perWindow; i += 1) {
+          const wait = t0 + (i * 1000) / LINES_PER_SECOND - Date.now();
+          if (wait > 0) await sleep(wait);
+          const n = w * perWindow + i;
+          appendFileSync(fx.hotLog, `[${stamp(new Date())}] tick ${n}: tool_use Read web/lib/file-${n}.ts (${(n * 37) % 500} lines)\n`);
+        }
+        await sleep(TAIL_MS);
+      }),
+    );
+  }
+  const appendBytes = client.bytes;
+  const appendEvents = client.tally();
+  const appendDrops = client.drops;
+  const netPerLine = appendWindows.map((x) => (x.cpuMs - idle.rate * x.wallMs) / perWindow);
+  const grossPerLine = appendWindows.map((x) => x.cpuMs / perWindow);
+  const cpuPerLineMs = median(netPerLine);
+  const append = { wallMs: appendWindows.reduce((a, x) => a + x.wallMs, 0), cpuMs: appendWindows.reduce((a, x) => a + x.cpuMs, 0) };
+  const rss = rssMb(served.pid);
+
+  // One ledger section of 50 findings; count events until the last of them has been sent and
+  // serve has been quiet for two seconds.
+  const first = size.findings;
+  const lastId = `"R-${first + SECTION_ROWS - 1}"`;
+  const ids = new Set(Array.from({ length: SECTION_ROWS }, (_, i) => `R-${first + i}`));
+  let carrying: string | null = null;
+  client.reset();
+  client.onFrame = (text) => {
+    if (carrying === null && text.includes(lastId)) carrying = text;
+  };
+  appendFileSync(fx.auditPath, appendedSection(1, first, SECTION_ROWS));
+  await until(() => carrying !== null || client.drops > 0, 120_000, `an event carrying R-${first + SECTION_ROWS - 1}`, 20);
+  await until(() => Date.now() - client.lastFrameAt > 2000, 30_000, 'serve to fall quiet after the ledger section', 50);
+  client.onFrame = null;
+  const sectionEventBytes = client.bytes;
+  const sectionEvents = client.tally();
+  const sectionDrops = client.drops;
+  const rssAfterSection = rssMb(served.pid);
+  // The 50 findings as serve shapes them: from the event that carried them, else a snapshot.
+  let sectionFindings = carrying === null ? [] : findingsIn(JSON.parse(carrying), ids);
+  if (sectionFindings.length !== SECTION_ROWS) {
+    const snap = (await client.invoke('state.snapshot').catch(() => null)) as SnapshotLike | null;
+    sectionFindings = snap ? snap.findings.filter((f) => ids.has(f.id)) : [];
+  }
+  const sectionFindingsJsonBytes = sectionFindings.length === SECTION_ROWS ? Buffer.byteLength(JSON.stringify(sectionFindings)) : null;
+
+  const idleRates = idle.windows.map((x) => x.cpuMs / x.wallMs);
+  const r: HistoryResult = {
+    days: size.days,
+    followedCycles: fx.followed,
+    findings: size.findings,
+    transcriptLines: fx.transcriptLines,
+    runsMb: round(fx.runsBytes / 1e6, 1),
+    generateMs: round(l.generateMs, 0),
+    loadMs: l.loadMs,
+    // Three decimals: at ~0.1 % of a core, two would move the 365/30-day ratio by up to ±10 %.
+    idleCpuPct: round(idle.rate * 100, 3),
+    idleWindowsPct: idleRates.map((x) => round(x * 100, 3)),
+    settle: idle.settle,
+    idleEventBytesPerS: round(idle.eventBytesPerS, 0),
+    linesAppended: lines,
+    appendWindowMs: round(append.wallMs, 0),
+    appendCpuMs: append.cpuMs,
+    cpuPerLineMs: round(cpuPerLineMs, 3),
+    grossCpuPerLineMs: round(median(grossPerLine), 2),
+    appendWindowsMsPerLine: netPerLine.map((x) => round(x, 3)),
+    eventBytesPerLine: round(appendBytes / lines, 0),
+    appendEvents,
+    rssMb: rss === null ? null : round(rss, 0),
+    sectionEventBytes,
+    sectionEvents,
+    sectionFindingsJsonBytes,
+    sectionRatio: sectionFindingsJsonBytes === null ? null : round(sectionEventBytes / sectionFindingsJsonBytes, 2),
+    drops: { idle: idle.drops, append: appendDrops, section: sectionDrops },
+    clocks: { idle: clockOf(idle.windows), append: clockOf(appendWindows) },
+    rssAfterSectionMb: rssAfterSection === null ? null : round(rssAfterSection, 0),
+  };
+  log(
+    `figure 8: ${size.days} days: idle ${r.idleCpuPct} % of a core, ${r.cpuPerLineMs} ms CPU and ${r.eventBytesPerLine} event bytes per line, RSS ${r.rssMb} MB, section ${r.sectionEventBytes} B for ${sectionFindingsJsonBytes} B of findings`,
+  );
+  return r;
 }
 
 const label = (r: HistoryResult): string => `${r.days} d`;
 
 /** Figure 8: cost versus history, the 365-day figure against the 30-day one measured in the same run. */
 export async function historyCost(quick: boolean): Promise<Figure[]> {
-  // Three idle windows of 30 s and three append windows of 15 s (see WINDOWS).
-  const idleS = quick ? 6 : 90;
+  // Six idle windows of 20 s, all sizes at once, and three append windows of 15 s each.
+  const idleS = quick ? 6 : 120;
   const appendS = quick ? 9 : 45;
   const results: HistoryResult[] = [];
   const failures: string[] = [];
-  for (const size of SIZES) {
-    try {
-      results.push(await measure(size, idleS, appendS));
-    } catch (err) {
-      const message = `${size.days} days: ${(err as Error).message}`;
-      log(`figure 8 failed at ${message}`);
-      failures.push(message);
+  const fail = (size: Size, err: unknown): void => {
+    const message = `${size.days} days: ${(err as Error).message}`;
+    log(`figure 8 failed at ${message}`);
+    failures.push(message);
+  };
+  // Every size is loaded first and kept running, so their idle cost is measured together; then
+  // each takes its appends in turn (the others idle beside it, ~0.1 % of a core each).
+  const running: Loaded[] = [];
+  try {
+    for (const size of SIZES) {
+      try {
+        running.push(await load(size));
+      } catch (err) {
+        fail(size, err);
+      }
     }
+    const idle = running.length > 0 ? await idleAll(running, idleS) : [];
+    for (const [i, l] of running.entries()) {
+      const measured = idle[i];
+      try {
+        if (!measured) throw new Error('no idle measurement');
+        results.push(await appendAndSection(l, measured, appendS));
+      } catch (err) {
+        fail(l.size, err);
+      }
+    }
+  } finally {
+    for (const l of running) l.client.close();
+    await Promise.all(running.map((l) => l.served.stop()));
   }
   const small = results.find((r) => r.days === SIZES[0]?.days) ?? null;
   const large = results.find((r) => r.days === SIZES[SIZES.length - 1]?.days) ?? null;
@@ -338,10 +353,10 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
   const idleRatio = ratio((r) => r.idleCpuPct);
   const lineRatio = ratio((r) => r.cpuPerLineMs);
   const unsettled = results.filter((r) => !r.settle.settled);
-  const settleNote = `idle: the median of ${WINDOWS} windows of ${idleS / WINDOWS} s once serve settled (≥ ${SETTLE_MS / 1000} s, then until ${SETTLE_STEADY} 5-s windows in a row lie within ${SETTLE_BAND_PCT} % of a core, cap ${SETTLE_CAP_MS / 1000} s): settled after ${per((r) => round(r.settle.settleMs / 1000, 0), 's')}${unsettled.length ? `; did not settle within the cap: ${unsettled.map(label).join(', ')}` : ''}`;
+  const settleNote = `idle: the median of ${IDLE_WINDOWS} windows of ${idleS / IDLE_WINDOWS} s, every size in the same windows, once each serve settled (≥ ${SETTLE_MS / 1000} s, then until ${SETTLE_STEADY} 5-s windows in a row lie within ${SETTLE_BAND_PCT} % of a core, cap ${SETTLE_CAP_MS / 1000} s): settled after ${per((r) => round(r.settle.settleMs / 1000, 0), 's')}${unsettled.length ? `; did not settle within the cap: ${unsettled.map(label).join(', ')}` : ''}`;
   const ticked = results.filter((r) => r.clocks.idle === 'ticks' || r.clocks.append === 'ticks');
   const clockNote = `CPU from each thread's run time in /proc/<pid>/task/*/schedstat (ns)${ticked.length ? `; from /proc's 10 ms ticks where a thread came or went in a window: ${ticked.map((r) => `${label(r)} idle ${r.clocks.idle}, appends ${r.clocks.append}`).join('; ')}` : ''}`;
-  const windowNote = `the median of ${WINDOWS} windows of ${LINES_PER_SECOND} lines/s for ${appendS / WINDOWS} s (+${TAIL_MS / 1000} s tail each), the idle rate over the same time subtracted: ${per((r) => r.appendWindowsMsPerLine.join(' / '), 'ms')}`;
+  const windowNote = `the median of ${APPEND_WINDOWS} windows of ${LINES_PER_SECOND} lines/s for ${appendS / APPEND_WINDOWS} s (+${TAIL_MS / 1000} s tail each), the idle rate over the same time subtracted: ${per((r) => r.appendWindowsMsPerLine.join(' / '), 'ms')}`;
   return [
     figure({
       ...row('8a', `Serve idle CPU vs history (${SIZES.map((s) => `${s.days} d/${s.findings / 1000}k`).join(', ')})`, '% core', (r) => r.idleCpuPct, '≤ 0.5 % of a core; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.idleCpuPct <= 0.5) && idleRatio !== null && idleRatio <= 1.2 : false),

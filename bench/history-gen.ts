@@ -215,3 +215,19 @@ export function generateHistory(dir: string, days: number, findings: number, lin
   writeFileSync(join(clone, 'RELIABILITY_LOG.md'), reliabilityLog(Math.ceil(findings / 1000), today));
   return { dir, configPath, dataDir: join(dir, 'data'), home, days, followed, findings, transcriptLines: lines, runsBytes: bytes, auditPath, hotLog: hot.hotLog, today };
 }
+
+/** What figure 8 reads of a snapshot. */
+export interface SnapshotLike {
+  readonly loops: readonly { name: string; cycles: readonly { date: string; phases: readonly { name: string; status: string }[] }[] }[];
+  readonly findings: readonly { id: string }[];
+}
+
+/** Serve has read everything: every finding, every followed cycle, today's remediate running. */
+export function loaded(s: SnapshotLike, fx: HistoryFixture, findings: number): boolean {
+  const loop = s.loops.find((l) => l.name === 'reliability');
+  if (!loop || s.findings.length !== findings || loop.cycles.length !== fx.followed) return false;
+  const newest = loop.cycles.find((c) => c.date === fx.today);
+  const oldest = loop.cycles[loop.cycles.length - 1];
+  const running = newest?.phases.find((p) => p.name === 'remediate')?.status === 'running';
+  return running && (oldest?.phases.every((p) => p.status !== 'pending') ?? false);
+}
