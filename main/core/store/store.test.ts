@@ -109,6 +109,32 @@ describe('Store', () => {
     store.close();
   });
 
+  it('gives back the pages of the records table that schema 11 rebuilt, and only after an upgrade that left much free', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
+    Store.open(file, { migrateTo: 10 }).close();
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO files (id, host, path) VALUES (1, 'h', '/ledger.md')").run();
+    const insert = raw.prepare('INSERT INTO records (file_id, seq, line, data) VALUES (1, ?, ?, ?)');
+    const text = 'x'.repeat(600);
+    raw.transaction(() => {
+      for (let seq = 1; seq <= 3000; seq++) insert.run(seq, seq, JSON.stringify({ kind: 'finding', line: seq, id: `R-${seq}`, text }));
+    })();
+    raw.close();
+    const store = Store.open(file);
+    // The old table's ~2 MB would be free pages without the VACUUM after the upgrade.
+    expect(store.sql.pragma('freelist_count', { simple: true })).toBe(0);
+    expect(store.records(1)).toHaveLength(3000);
+    expect(store.records(1)[2999]).toMatchObject({ id: 'R-3000', line: 3000 });
+    // Deleting most of it later (a reset) leaves free pages that the next start does not rewrite.
+    store.commit(1, { reset: true, ino: '2', offset: 1, lineNo: 1, parserState: null, size: 1, mtimeMs: 1, firstTimeMs: 1, problems: [], records: [] });
+    const free = store.sql.pragma('freelist_count', { simple: true }) as number;
+    expect(free).toBeGreaterThan(100);
+    store.close();
+    const again = Store.open(file);
+    expect(again.sql.pragma('freelist_count', { simple: true })).toBe(free);
+    again.close();
+  });
+
   it('stores a commit\'s records in rows of RECORDS_PER_ROW and reads them back in order, beside rows of one record', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
     const store = Store.open(file);
