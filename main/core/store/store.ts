@@ -381,9 +381,8 @@ function migrate(db: Database.Database, target: number): void {
       db.pragma(`user_version = ${v + 1}`);
     })();
   }
-  // A migration that rebuilt a table (11 rebuilds `records`: most of a year's database) left the
-  // old one's pages free, and SQLite does not give them back: a 68 MB database was 117 MB after
-  // it. Once, right after such an upgrade, the file is rewritten without them (~1 s for that one).
+  // A migration that rebuilt a table (11: `records`, most of a database) left the old one's pages
+  // free, a 68 MB database 117 MB after it: once, right after, the file is rewritten without them.
   if (target > current && current > 0) {
     const free = db.pragma('freelist_count', { simple: true }) as number;
     const pages = db.pragma('page_count', { simple: true }) as number;
