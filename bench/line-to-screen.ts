@@ -242,6 +242,8 @@ async function measure(sshd: TestSshd, appends: number, label: string): Promise<
 
   const servePid = served.pid;
   await page.close();
+  // Closed now, not at the end of the run: the figures after this one get a machine without it.
+  await browser.close();
   await served.stop();
   await stopChild(watch);
   await stopChild(tail);
