@@ -213,13 +213,15 @@ export async function capacityChart(browser: Browser, fx: CapacityFixture): Prom
           firstClickMs: round(firstMs, 1),
           view: hostsText,
           rowsInDatabase: fx.rows,
-          main7dHistoryQueryMs: queryMs.map((x) => round(x, 0)),
+          main7dHistoryQueryMs: { first: round(queryMs[0] ?? Number.NaN, 0), refetches: queryMs.slice(1).map((x) => round(x, 0)) },
           allMinuteRows7dMs: round(sqlMs, 0),
           minuteRows7d: rows7d,
           answerBytes,
           fillMs: round(fx.fillMs, 0),
         },
-        notes: [`first 7d click ${round(firstMs, 0)} ms; main's capacity.history('7d') alone takes ${round(median(queryMs), 0)} ms in-process, answer ${Math.round(answerBytes / 1024)} KB (for scale: reading all ${rows7d} 1-minute rows of 7 days takes ${round(sqlMs, 0)} ms)`],
+        notes: [
+          `first 7d click ${round(firstMs, 0)} ms; main's capacity.history('7d') alone, in-process: ${round(queryMs[0] ?? Number.NaN, 0)} ms the first time, ${round(median(queryMs.slice(1)), 0)} ms a refetch (it reads each series' newest bucket again, not the window), answer ${Math.round(answerBytes / 1024)} KB (for scale: reading all ${rows7d} 1-minute rows of 7 days takes ${round(sqlMs, 0)} ms)`,
+        ],
       }),
       figure({
         id: '5b',

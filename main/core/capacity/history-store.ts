@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { ChartRowCache } from './chart-cache';
 import { boundErrors } from './limits';
 import type { Sample, UsageRow } from './poll-types';
 
@@ -6,6 +7,9 @@ import type { Sample, UsageRow } from './poll-types';
 export const MINUTE_MS = 60_000;
 /** Ten minutes in ms. */
 export const TEN_MINUTES_MS = 600_000;
+/** The rollup resolutions, and every resolution stored (0 is raw). */
+const ROLLUPS = [MINUTE_MS, TEN_MINUTES_MS] as const;
+const RESOLUTIONS = [0, ...ROLLUPS] as const;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** How long each resolution is kept (ms); usage rows are kept as long as the coarsest rollup. */
@@ -140,8 +144,11 @@ export class CapacityHistory {
   private readonly fold: Database.Statement;
   private readonly putUsage: Database.Statement;
   private readonly chartQuery: Database.Statement;
+  /** The chart rows last read, so a refetch reads only the buckets that can have changed. */
+  readonly charts: ChartRowCache;
 
   constructor(private readonly db: Database.Database) {
+    this.charts = new ChartRowCache(db);
     this.chartQuery = db.prepare(
       'SELECT t, round(slots_busy_sum / NULLIF(slots_busy_n, 0), 3), round(inflight_sum / NULLIF(inflight_n, 0), 3), ' +
         'round(queued_sum / NULLIF(queued_n, 0), 3), CASE WHEN span_ms > 0 THEN round(requests * 1000.0 / span_ms, 3) END, ' +
@@ -174,7 +181,8 @@ export class CapacityHistory {
       for (const s of samples) {
         const raw = rawRow(s);
         this.put.run(raw);
-        for (const res of [MINUTE_MS, TEN_MINUTES_MS]) this.fold.run(mergeRows(undefined, raw, res));
+        for (const res of ROLLUPS) this.fold.run(mergeRows(undefined, raw, res));
+        this.charts.written(s.proxy, s.host, s.t, RESOLUTIONS);
       }
     })();
   }
@@ -196,13 +204,15 @@ export class CapacityHistory {
       }
       this.db.prepare('DELETE FROM usage_rows WHERE t < ?').run(now - USAGE_RETENTION_MS);
     })();
+    this.charts.clear();
   }
 
   /**
    * What a chart needs of one resolution in `from <= t <= to`, one (proxy, host) at a time, each
    * read along the primary key (contiguous, already in time order): the averages and the request
    * rate computed by SQLite, three decimals, no row objects. A 7-day view of 20 hosts is 20,000
-   * rows; through the time index that costs a lookup per row and a sort, this way neither.
+   * rows; through the time index that costs a lookup per row and a sort, this way neither. And
+   * of each series only what can have changed since its last read (see ChartRowCache).
    */
   chartRows(resolutionMs: number, from: number, to: number, proxy?: string, host?: string): ChartRows[] {
     const pairs = (
@@ -215,7 +225,11 @@ export class CapacityHistory {
         .all(resolutionMs, from, to, { ...(proxy !== undefined ? { proxy } : {}), ...(host !== undefined ? { host } : {}) }) as [string, string][]
     ).sort(([p1, h1], [p2, h2]) => (p1 === p2 ? (h1 < h2 ? -1 : h1 > h2 ? 1 : 0) : p1 < p2 ? -1 : 1));
     const q = this.chartQuery.raw();
-    return pairs.map(([p, h]) => ({ proxy: p, host: h, rows: q.all(p, h, resolutionMs, from, to) as ChartRow[] }));
+    return pairs.map(([p, h]) => ({
+      proxy: p,
+      host: h,
+      rows: this.charts.rows(resolutionMs, p, h, from, to, (a, b) => q.all(p, h, resolutionMs, a, b) as ChartRow[]),
+    }));
   }
 
   /** Rows of one resolution with `from <= t <= to`, optionally for one proxy and/or host, by series then time. */
