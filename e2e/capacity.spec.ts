@@ -33,6 +33,16 @@ test.describe('capacity in the demo', () => {
     // The path goes through the points (a move or a line-to each), not a sketch of them.
     const d = (await line.getAttribute('d')) ?? '';
     expect((d.match(/[ML]/g) ?? []).length).toBeGreaterThan(500);
+    // The path is in tenths of a pixel under a scale(0.1): on screen it spans the plot, inside the chart.
+    const drawn = await line.boundingBox();
+    const svg = await page.locator('[data-testid="capacity-chart-inflight"] svg.recharts-surface').first().boundingBox();
+    expect(drawn && svg).toBeTruthy();
+    if (drawn && svg) {
+      expect(drawn.x).toBeGreaterThanOrEqual(svg.x);
+      expect(drawn.x + drawn.width).toBeLessThanOrEqual(svg.x + svg.width);
+      expect(drawn.y + drawn.height).toBeLessThanOrEqual(svg.y + svg.height);
+      expect(drawn.width).toBeGreaterThan(svg.width / 2);
+    }
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/capacity-7d.png', fullPage: true });
     await page.locator('.cap-chart-list').screenshot({ path: 'e2e/artifacts/capacity-7d-charts.png' });

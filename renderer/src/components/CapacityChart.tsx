@@ -1,7 +1,7 @@
 import { memo, useId, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { CartesianGrid, LineChart, ReferenceArea, usePlotArea, useXAxisScale, useYAxisScale, XAxis, YAxis } from 'recharts';
-import { linePath, maxValue, yAxis, type Scale } from '../lib/chart-path';
-import { bandsAt, nearestIndex, tickLabel, type CapacityRange, type ChartPoint, type PhaseBand } from '../lib/capacity';
+import { linePath, maxValue, PATH_UNITS_PER_PX, yAxis, type Scale } from '../lib/chart-path';
+import { bandsAt, nearestIndex, tickLabel, type CapacityRange, type PhaseBand } from '../lib/capacity';
 import { formatDuration } from '../lib/format';
 import { useElementWidth } from '../lib/react-hooks';
 
@@ -11,9 +11,9 @@ export interface ChartLine {
   readonly name: string;
   readonly color: string;
   readonly dash?: string;
-  readonly points: readonly ChartPoint[];
-  /** Point times, for the hover read-out. */
+  /** The points' times, and their values (null: a gap); a point for each value that has a time. */
   readonly times: readonly number[];
+  readonly values: readonly (number | null)[];
 }
 
 /** What every chart on the page shares: the window, its ticks and the loops' phases. */
@@ -53,7 +53,7 @@ function Lines({ lines }: { lines: readonly ChartLine[] }) {
   const y = useYAxisScale() as Scale | undefined;
   const area = usePlotArea();
   const clip = useId();
-  const paths = useMemo(() => (x && y ? lines.map((l) => ({ l, d: linePath(l.points, x, y) })) : []), [lines, x, y]);
+  const paths = useMemo(() => (x && y ? lines.map((l) => ({ l, d: linePath(l.times, l.values, x, y) })) : []), [lines, x, y]);
   if (!area) return null;
   return (
     <g className="cap-lines">
@@ -63,9 +63,22 @@ function Lines({ lines }: { lines: readonly ChartLine[] }) {
         </clipPath>
       </defs>
       <g clipPath={`url(#${clip})`}>
-        {paths.map(({ l, d }) => (
-          <path key={l.id} className="cap-line" d={d} fill="none" stroke={l.color} strokeWidth={1.25} strokeDasharray={l.dash} strokeLinejoin="round" />
-        ))}
+        {/* The paths are in tenths of a pixel; their strokes and dashes stay in pixels. */}
+        <g transform={`scale(${1 / PATH_UNITS_PER_PX})`}>
+          {paths.map(({ l, d }) => (
+            <path
+              key={l.id}
+              className="cap-line"
+              d={d}
+              fill="none"
+              stroke={l.color}
+              strokeWidth={1.25}
+              strokeDasharray={l.dash}
+              strokeLinejoin="round"
+              vectorEffect="non-scaling-stroke"
+            />
+          ))}
+        </g>
       </g>
     </g>
   );
@@ -121,6 +134,9 @@ export interface CapacityChartProps {
   onHover: (t: number | null) => void;
 }
 
+/** A read-out value: a dash where the line has none. */
+const valueText = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : VALUE.format(v));
+
 function bandText(b: PhaseBand): string {
   const end = b.running ? 'now' : WHEN.format(b.end);
   return `${b.loop} · ${b.phase} (${b.status}) · ${WHEN.format(b.start)} → ${end} · ${formatDuration(b.end - b.start)}`;
@@ -135,7 +151,7 @@ export function CapacityChart({ metric, title, unit, lines, frame, hoverT, onHov
   const plotW = Math.max(1, width - plotL - M.right);
   const span = Math.max(1, frame.to - frame.from);
   const xOf = (t: number) => plotL + ((t - frame.from) / span) * plotW;
-  const points = lines.reduce((m, l) => Math.max(m, l.points.length), 0);
+  const points = lines.reduce((m, l) => Math.max(m, Math.min(l.times.length, l.values.length)), 0);
 
   const onMove = (e: MouseEvent<HTMLDivElement>) => {
     const x = e.clientX - e.currentTarget.getBoundingClientRect().left;
@@ -177,7 +193,7 @@ export function CapacityChart({ metric, title, unit, lines, frame, hoverT, onHov
               <div key={l.id} className="cap-tip-row">
                 <span className="cap-swatch" style={{ background: l.color }} aria-hidden="true" />
                 <span className="cap-tip-name">{l.name}</span>
-                <span className="num">{i >= 0 && l.points[i]?.v != null ? VALUE.format(l.points[i].v) : '—'}</span>
+                <span className="num">{valueText(i >= 0 ? l.values[i] : undefined)}</span>
               </div>
             ))}
             {bands.map((b) => (

@@ -7,7 +7,6 @@ import {
   HOST_COLORS,
   hostKey,
   phaseBands,
-  seriesPoints,
   timeTicks,
   type CapacityRange,
   type HistorySeries,
@@ -68,7 +67,7 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
     for (const { metric } of METRICS) {
       out[metric] = shown.map((s) => {
         const key = hostKey(s.proxy, s.host);
-        return { id: key, name: label(s), color: colors.get(key) ?? '#888', points: seriesPoints(s, s[metric]), times: s.t };
+        return { id: key, name: label(s), color: colors.get(key) ?? '#888', times: s.t, values: s[metric] };
       });
     }
     const statuses = errorStatuses(shown);
@@ -76,7 +75,7 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
       Object.entries(s.errors).map(([status, values]) => {
         const key = hostKey(s.proxy, s.host);
         const dash = DASHES[statuses.indexOf(status) % DASHES.length];
-        return { id: `${key}#${status}`, name: `${label(s)} ${status}`, color: colors.get(key) ?? '#888', ...(dash ? { dash } : {}), points: seriesPoints(s, values), times: s.t };
+        return { id: `${key}#${status}`, name: `${label(s)} ${status}`, color: colors.get(key) ?? '#888', ...(dash ? { dash } : {}), times: s.t, values };
       }),
     );
     return out;

@@ -9,7 +9,6 @@ import {
   loadLevel,
   nearestIndex,
   phaseBands,
-  seriesPoints,
   slotFraction,
   timeTicks,
   type HistorySeries,
@@ -43,13 +42,6 @@ describe('capacity helpers', () => {
     expect(loadLevel(cap('a', 'h', { slotsBusy: 0 }))).toBe('idle');
     expect(ctxPerSlot(32768, 4)).toBe(8192);
     expect(ctxPerSlot(null, 4)).toBeNull();
-  });
-
-  it('draws exactly the points a series has, nulls as gaps', () => {
-    const s = series('h', [1, null, 3]);
-    expect(seriesPoints(s, s.slotsBusy)).toEqual([{ t: 0, v: 1 }, { t: 1000, v: null }, { t: 2000, v: 3 }]);
-    const big = series('h', Array.from({ length: 1000 }, (_, i) => i % 7));
-    expect(seriesPoints(big, big.inflight)).toHaveLength(1000);
   });
 
   it('ranks hosts busiest first and lists error statuses numerically', () => {

@@ -16,12 +16,6 @@ export type HistorySeries = CapacityHistory['series'][number];
 /** The metrics charted with one line per host. */
 export type LineMetric = 'slotsBusy' | 'inflight' | 'queued' | 'requestRate';
 
-/** One drawn point; null values are gaps (the host was down or did not report). */
-export interface ChartPoint {
-  readonly t: number;
-  readonly v: number | null;
-}
-
 /** The key of one inference host behind one proxy. */
 export function hostKey(proxy: string, host: string): string {
   return `${proxy}/${host}`;
@@ -64,18 +58,6 @@ export function loadLevel(c: Capacity): 'idle' | 'ok' | 'busy' | 'saturated' | '
 export function ctxPerSlot(nCtx: number | null, slots: number | null): number | null {
   if (nCtx === null || slots === null || slots <= 0) return null;
   return Math.floor(nCtx / slots);
-}
-
-/**
- * One metric of one series as drawn points (never more points than the series has). The array is
- * frozen: recharts keeps chart data in an immer store, and immer deep-freezes whatever it is given
- * unless it is frozen already — 25 lines of 1,000 points each cost tens of ms on every range switch.
- */
-export function seriesPoints(s: HistorySeries, values: readonly (number | null)[]): readonly ChartPoint[] {
-  const n = Math.min(s.t.length, values.length);
-  const out: ChartPoint[] = new Array<ChartPoint>(n);
-  for (let i = 0; i < n; i++) out[i] = { t: s.t[i]!, v: values[i] ?? null };
-  return Object.freeze(out);
 }
 
 /** The error statuses any series reports, numerically sorted. */

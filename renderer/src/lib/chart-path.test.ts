@@ -5,28 +5,20 @@ describe('chart paths', () => {
   const x = (t: number) => t / 10;
   const y = (v: number) => 100 - v * 10;
 
-  it('draws one path through the points, lifting the pen at gaps', () => {
-    const d = linePath(
-      [
-        { t: 0, v: 1 },
-        { t: 10, v: 2 },
-        { t: 20, v: null },
-        { t: 30, v: 3 },
-        { t: 40, v: 0.25 },
-      ],
-      x,
-      y,
-    );
-    expect(d).toBe('M0,90L1,80M3,70L4,97.5');
+  it('draws one path through the points in tenths of a pixel, lifting the pen at gaps', () => {
+    const d = linePath([0, 10, 20, 30, 40], [1, 2, null, 3, 0.25], x, y);
+    expect(d).toBe('M0,900L10,800M30,700L40,975');
+    // A series whose values are shorter than its times draws the points it has.
+    expect(linePath([0, 10, 20], [1, 2], x, y)).toBe('M0,900L10,800');
   });
 
   it('skips what the scale cannot place', () => {
-    expect(linePath([{ t: 0, v: 1 }, { t: 10, v: 2 }, { t: 20, v: 3 }], (t) => (t === 10 ? undefined : t), y)).toBe('M0,90M20,70');
-    expect(linePath([], x, y)).toBe('');
+    expect(linePath([0, 10, 20], [1, 2, 3], (t) => (t === 10 ? undefined : t), y)).toBe('M0,900M200,700');
+    expect(linePath([], [], x, y)).toBe('');
   });
 
   it('takes the largest value over every line', () => {
-    expect(maxValue([{ points: [{ t: 0, v: 1 }, { t: 1, v: null }] }, { points: [{ t: 0, v: 6.5 }] }])).toBe(6.5);
+    expect(maxValue([{ values: [1, null] }, { values: [6.5] }])).toBe(6.5);
     expect(maxValue([])).toBe(0);
   });
 
