@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../store/store';
-import { CapacityHistory, type StoredSample } from './history-store';
+import { ChartRowCache } from './chart-cache';
+import { CapacityHistory, type ChartRow, type StoredSample } from './history-store';
 import { historyOutput } from './history-query';
 
 const T0 = Date.parse('2026-09-01T00:00:00Z');
@@ -99,6 +100,38 @@ describe('chart rows cache', () => {
     const again = h.charts.rowsRead;
     same(store, h, '7d', now);
     expect(h.charts.rowsRead - again).toBeLessThanOrEqual(2);
+    store.close();
+  });
+
+  it('holds at most maxRows rows, dropping the series used longest ago, never the one just read', () => {
+    const store = Store.open(':memory:');
+    const cache = new ChartRowCache(store.sql, 250);
+    // Each series: a row a minute from T0 (what SQLite would answer for the window asked).
+    const reader = (host: string) => (from: number, to: number): ChartRow[] => {
+      const out: ChartRow[] = [];
+      for (let t = Math.ceil((from - T0) / MIN) * MIN + T0; t <= to; t += MIN) out.push([t, host.length, 1, 0, 0.5, MIN, null, 1]);
+      return out;
+    };
+    const to = T0 + 99 * MIN;
+    const read = (host: string) => cache.rows(MIN, 'xb', host, T0, to, reader(host));
+    for (const h of ['a', 'b']) expect(read(h)).toHaveLength(100);
+    expect(read('a')).toHaveLength(100); // a is now the newest used
+    const before = cache.rowsRead;
+    expect(read('c')).toHaveLength(100);
+    // 300 rows > 250: b, used longest ago, went; a and c are kept and answered from memory.
+    expect(cache.size).toBe(200);
+    expect(read('a')).toHaveLength(100);
+    expect(read('c')).toHaveLength(100);
+    expect(cache.rowsRead - before).toBe(100 + 1 + 1);
+    expect(read('b')).toHaveLength(100);
+    expect(cache.rowsRead - before).toBe(100 + 1 + 1 + 100);
+    expect(cache.size).toBeLessThanOrEqual(250);
+    // One series larger than the bound is still answered, and kept alone.
+    const big = new ChartRowCache(store.sql, 50);
+    expect(big.rows(MIN, 'xb', 'a', T0, to, reader('a'))).toHaveLength(100);
+    expect(big.size).toBe(100);
+    expect(big.rows(MIN, 'xb', 'b', T0, to, reader('b'))).toHaveLength(100);
+    expect(big.size).toBe(100);
     store.close();
   });
 });

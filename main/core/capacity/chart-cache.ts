@@ -11,6 +11,12 @@ interface Cached {
 export type ReadRows = (from: number, to: number) => ChartRow[];
 
 /**
+ * The most rows kept, over every series (~150 bytes each): 20 hosts' 7-day and 24-hour views are
+ * 49,000; a 30-day view of 50 hosts would be 216,000. Past it the series used longest ago go.
+ */
+export const MAX_CACHED_ROWS = 100_000;
+
+/**
  * The chart rows last read for each (resolution, proxy, host). The charts refetch their range every
  * 30 s while shown, and a 7-day view of 20 hosts is 20,000 rows (50–110 ms of main's thread); with
  * these, a refetch reads only what can have changed since: the newest bucket again (samples fold
@@ -19,13 +25,19 @@ export type ReadRows = (from: number, to: number) => ChartRow[];
  * (SQLite's `data_version` moves then).
  */
 export class ChartRowCache {
+  /** By key, least recently used first (a use moves a series to the end). */
   private readonly series = new Map<string, Cached>();
   private readonly versionStmt: Database.Statement;
   private dataVersion: number;
+  /** Rows held, over every series. */
+  private held = 0;
   /** Rows read from SQLite so far (what the cache is for; tests and the bench read it). */
   rowsRead = 0;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly maxRows = MAX_CACHED_ROWS,
+  ) {
     this.versionStmt = db.prepare('PRAGMA data_version').pluck();
     this.dataVersion = this.versionStmt.get() as number;
   }
@@ -35,9 +47,12 @@ export class ChartRowCache {
     this.checkVersion();
     const key = keyOf(resolutionMs, proxy, host);
     let c = this.series.get(key);
+    if (c) {
+      this.series.delete(key);
+      this.held -= c.rows.length;
+    }
     if (!c || from < c.from) {
       c = { rows: this.counted(read(from, to)), from };
-      this.series.set(key, c);
     } else {
       const rows = c.rows;
       const since = rows.length > 0 ? (rows[rows.length - 1] as ChartRow)[0] : c.from;
@@ -52,10 +67,27 @@ export class ChartRowCache {
         c.from = from;
       }
     }
+    this.series.set(key, c);
+    this.held += c.rows.length;
+    this.evict(key);
     const start = firstAtOrAfter(c.rows, from);
     let end = c.rows.length;
     while (end > start && (c.rows[end - 1] as ChartRow)[0] > to) end -= 1;
     return c.rows.slice(start, end);
+  }
+
+  /** Rows held now, over every series. */
+  get size(): number {
+    return this.held;
+  }
+
+  /** Drop the series used longest ago until the rows held fit, never the one just used (`keep`). */
+  private evict(keep: string): void {
+    for (const [key, c] of this.series) {
+      if (this.held <= this.maxRows || key === keep) break;
+      this.series.delete(key);
+      this.held -= c.rows.length;
+    }
   }
 
   /**
@@ -68,13 +100,17 @@ export class ChartRowCache {
       const rows = this.series.get(key)?.rows;
       const newest = rows && rows.length > 0 ? (rows[rows.length - 1] as ChartRow)[0] : null;
       const bucket = res === 0 ? t : Math.floor(t / res) * res;
-      if (newest !== null && bucket < newest) this.series.delete(key);
+      if (rows && newest !== null && bucket < newest) {
+        this.series.delete(key);
+        this.held -= rows.length;
+      }
     }
   }
 
   /** Forget every series (after a prune). */
   clear(): void {
     this.series.clear();
+    this.held = 0;
   }
 
   private counted(rows: ChartRow[]): ChartRow[] {
@@ -86,7 +122,7 @@ export class ChartRowCache {
     const v = this.versionStmt.get() as number;
     if (v === this.dataVersion) return;
     this.dataVersion = v;
-    this.series.clear();
+    this.clear();
   }
 }
 
