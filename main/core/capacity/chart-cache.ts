@@ -11,7 +11,7 @@ interface Cached {
 export type ReadRows = (from: number, to: number) => ChartRow[];
 
 /**
- * The most rows kept, over every series (~150 bytes each): 20 hosts' 7-day and 24-hour views are
+ * The most rows kept, over every series (~180 bytes each, so ~18 MB): 20 hosts' 7-day and 24-hour views are
  * 49,000; a 30-day view of 50 hosts would be 216,000. Past it the series used longest ago go.
  */
 export const MAX_CACHED_ROWS = 100_000;
