@@ -12,6 +12,16 @@ describe('chart paths', () => {
     expect(linePath([0, 10, 20], [1, 2], x, y)).toBe('M0,900L10,800');
   });
 
+  it('writes negative, zero and far coordinates as integers, the far ones held at ±1e9 units', () => {
+    expect(linePath([0, 10, 20], [1, 1, 1], (t) => t - 10, () => 0)).toBe('M-100,0L0,0L100,0');
+    expect(linePath([0, 1], [1, 1], (t) => (t === 0 ? -1e300 : 123.456), (v) => v * 1e12)).toBe('M-1000000000,1000000000L1235,1000000000');
+    // 100,000 points in one path, as long as a 7-day view of many hosts needs.
+    const times = Array.from({ length: 100_000 }, (_, i) => i);
+    const d = linePath(times, times.map((i) => i % 7), (t) => t, (v) => 100 - v);
+    expect(d.startsWith('M0,1000L10,990L20,980')).toBe(true);
+    expect((d.match(/[ML]/g) ?? []).length).toBe(100_000);
+  });
+
   it('skips what the scale cannot place', () => {
     expect(linePath([0, 10, 20], [1, 2, 3], (t) => (t === 10 ? undefined : t), y)).toBe('M0,900M200,700');
     expect(linePath([], [], x, y)).toBe('');
