@@ -110,9 +110,8 @@ async function main(): Promise<number> {
     rmSync(sshd.dir, { recursive: true, force: true });
   });
   log(`sshd on 127.0.0.1:${sshd.port}`);
-  // Every browser figure gets a Chromium of its own, closed after it: in one shared with the
-  // findings figure before it (20,000 rows drawn), the capacity view took 25–30 % longer to draw,
-  // which measured the bench's order, not the view.
+  // Every browser figure gets a Chromium of its own, closed after it, so none measures what the
+  // figures before it left in the browser (a page's heap, a renderer process still winding down).
   const inBrowser = async (fn: (browser: Browser) => Promise<Figure[]>): Promise<Figure[]> => {
     const browser = await launchChromium();
     try {
