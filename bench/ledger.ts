@@ -132,7 +132,7 @@ export async function ledgerParsing(): Promise<{ figures: Figure[]; ledgerText: 
     // with their offset. Plain system calls, not Loopdeck's source, so the floor does not move with
     // the code it measures. It and the follow take turns going first after the append, so neither
     // always meets the freshly written page first.
-    const floor = async (): Promise<void> => {
+    const floor = (): void => {
       const bytes = time(() => {
         const size = statSync(path).size;
         const buf = Buffer.allocUnsafe(size - offset);
@@ -144,7 +144,7 @@ export async function ledgerParsing(): Promise<{ figures: Figure[]; ledgerText: 
       floorReads.push(bytes.ms);
       floorCommits.push(commit);
     };
-    if (i % 2 === 1) await floor();
+    if (i % 2 === 1) floor();
     if (i === WARMUP_REPEATS) {
       before = source.calls();
       Object.assign(spent, { file: 0, commit: 0 });
@@ -152,7 +152,7 @@ export async function ledgerParsing(): Promise<{ figures: Figure[]; ledgerText: 
     const r = await timeAsync(() => followOnce(source, store, path, ledgerParser as LineParser<LedgerState, LedgerRecord>, { verifyTail: true }));
     if (r.value.lines === 0) throw new Error('incremental follow read nothing');
     if (measured) incremental.push(r.ms);
-    if (i % 2 === 0) await floor();
+    if (i % 2 === 0) floor();
     if (measured) sections.push({ section, offset, len });
   }
   const after = source.calls();

@@ -31,10 +31,6 @@ export class LoopStates {
     return this.states.values();
   }
 
-  get(loop: string): LoopState | undefined {
-    return this.states.get(loop);
-  }
-
   /**
    * Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. Cycles
    * `restored` from the store get no dead-man: they are not what the host holds now.

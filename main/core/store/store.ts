@@ -368,6 +368,9 @@ export class Store {
   }
 }
 
+/** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */
+const FREE_SHARE_TO_VACUUM = 4;
+
 function migrate(db: Database.Database, target: number): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
@@ -390,11 +393,8 @@ function migrate(db: Database.Database, target: number): void {
       try {
         db.exec('VACUUM');
       } catch {
-        // Another process held the database past busy_timeout: the file stays as large, no harm.
+        // Held by another process past busy_timeout, or no room for its copy: the file stays as it was.
       }
     }
   }
 }
-
-/** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */
-const FREE_SHARE_TO_VACUUM = 4;

@@ -11,11 +11,12 @@ export const PATH_UNITS_PER_PX = 10;
 /** Bytes of path text, reused by every call (grown when a line needs more). */
 let scratch = new Uint8Array(64 * 1024);
 const LATIN1 = new TextDecoder('latin1');
-const M = 77;
-const L = 76;
-const COMMA = 44;
-const MINUS = 45;
-const ZERO = 48;
+/** The path text's bytes: its two commands, and what a coordinate pair is written with. */
+const MOVE_TO = 'M'.charCodeAt(0);
+const LINE_TO = 'L'.charCodeAt(0);
+const COMMA = ','.charCodeAt(0);
+const MINUS = '-'.charCodeAt(0);
+const ZERO = '0'.charCodeAt(0);
 /** Coordinates past this many units are far off the plot (and clipped): kept there, not exact. */
 const FAR = 1e9;
 
@@ -67,7 +68,7 @@ export function linePath(times: readonly number[], values: readonly (number | nu
       pen = false;
       continue;
     }
-    buf[pos++] = pen ? L : M;
+    buf[pos++] = pen ? LINE_TO : MOVE_TO;
     pos = writeInt(buf, pos, unit(sx));
     buf[pos++] = COMMA;
     pos = writeInt(buf, pos, unit(sy));
