@@ -1,4 +1,4 @@
-import type { DirEntry, FileSource, FileStat } from '../main/core/sources/file-source';
+import type { DirEntry, DirListing, FileSource, FileStat } from '../main/core/sources/file-source';
 
 /** Calls and bytes through a CountingSource so far. */
 export interface SourceCounts {
@@ -64,7 +64,7 @@ export class CountingSource implements FileSource {
     }
   }
 
-  async list(path: string): Promise<DirEntry[] | null> {
+  async list(path: string): Promise<DirListing<DirEntry> | null> {
     this.lists += 1;
     const t0 = process.hrtime.bigint();
     try {

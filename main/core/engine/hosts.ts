@@ -23,7 +23,7 @@ export function hostEntry(name: string, cfg: Config['hosts'][string], store: Sto
   if ('local' in cfg) return { name, source: new LocalSource(name), shell: new LocalShell(), ssh: null, error: null };
   try {
     const ssh = new SshHost(name, cfg, { store, ...env });
-    return { name, source: new SshSource(name, ssh.connection), shell: ssh.connection, ssh, error: null };
+    return { name, source: new SshSource(name, ssh.connection, env?.watcher ? { watcher: env.watcher } : {}), shell: ssh.connection, ssh, error: null };
   } catch (err) {
     return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
   }

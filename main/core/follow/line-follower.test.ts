@@ -163,4 +163,28 @@ describe('followOnce with verifyTail (documents edited in place)', () => {
     expect(reads).toEqual([[1001 - 32, 32 + 9]]);
     expect(texts(store.records(store.file('local', file).id)).slice(-1)).toEqual(['appended']);
   });
+
+  it('is not behind after a read that met the file\'s end short of a stat that claimed more (stale, or another file\'s)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-follow-short-'));
+    const store = Store.open(join(dir, 'db.sqlite'));
+    const file = join(dir, 'audit.status');
+    const local = new LocalSource('local');
+    // A listing that gave this file the stat of a larger one, as a forged name once did over SSH.
+    const src: FileSource = {
+      host: 'local',
+      stat: async (p) => {
+        const st = await local.stat(p);
+        return st && { ...st, size: st.size + 4000 };
+      },
+      list: (p) => local.list(p),
+      read: (p, offset, length) => local.read(p, offset, length),
+    };
+    writeFileSync(file, 'a\nb\n');
+    const first = await followOnce(src, store, file, echo);
+    expect(first.more).toBe(false);
+    expect(texts(store.records(store.file('local', file).id))).toEqual(['a', 'b']);
+    const again = await followOnce(src, store, file, echo);
+    expect(again).toMatchObject({ changed: false, more: false });
+    expect(texts(store.records(store.file('local', file).id))).toEqual(['a', 'b']);
+  });
 });

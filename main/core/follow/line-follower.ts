@@ -115,8 +115,15 @@ async function readAppended<S, R extends { readonly line: number }>(
   let tail = Buffer.from(row.tail ?? '', 'base64');
   // What follows the offset, read in the same request as the check of the bytes before it.
   let ahead: Buffer | null = null;
+  // A read that came back short met the file's end: the stat it was sized from is older than the
+  // file (or was not the file's at all), so nothing more is waiting past what was read. Without
+  // this, a stat larger than the file kept a follower "behind" on every poll, and `snapshot`,
+  // which polls until nothing is behind, polled a thousand times.
+  let ended = false;
   if (options.verifyTail && reset === null && identityChanged && row.offset > 0 && tail.length > 0) {
-    const got = await source.read(path, row.offset - tail.length, tail.length + Math.min(Math.max(0, st.size - row.offset), maxBytes));
+    const want = tail.length + Math.min(Math.max(0, st.size - row.offset), maxBytes);
+    const got = await source.read(path, row.offset - tail.length, want);
+    ended = got.length < want;
     bytesRead += got.length;
     if (got.subarray(0, tail.length).equals(tail)) ahead = got.subarray(tail.length);
     else reset = 'rewritten';
@@ -138,14 +145,18 @@ async function readAppended<S, R extends { readonly line: number }>(
     const remaining = st.size - offset;
     let buf = ahead;
     if (buf === null) {
-      buf = await source.read(path, offset, Math.min(remaining, maxBytes));
+      const want = Math.min(remaining, maxBytes);
+      buf = await source.read(path, offset, want);
+      ended = buf.length < want;
       bytesRead += buf.length;
     }
     // A line longer than the window would never complete: widen the window, but only until it
     // holds one line of the longest kept; what is longer is cut there.
     const widest = Math.min(remaining, Math.max(maxBytes, MAX_LINE_BYTES + 1));
-    while (!longLine && buf.length < widest && buf.indexOf(NEWLINE) < 0) {
-      const more = await source.read(path, offset + buf.length, Math.min(widest, Math.max(buf.length * 2, 64 * 1024)) - buf.length);
+    while (!ended && !longLine && buf.length < widest && buf.indexOf(NEWLINE) < 0) {
+      const want = Math.min(widest, Math.max(buf.length * 2, 64 * 1024)) - buf.length;
+      const more = await source.read(path, offset + buf.length, want);
+      ended = more.length < want;
       if (more.length === 0) break;
       bytesRead += more.length;
       buf = Buffer.concat([buf, more]);
@@ -190,7 +201,7 @@ async function readAppended<S, R extends { readonly line: number }>(
     }
   }
   const readTo = offset + seen;
-  const more = st.size > readTo;
+  const more = !ended && st.size > readTo;
   if (!identityChanged && consumed === 0 && readTo <= readBefore) {
     return { presence: 'present', changed: false, reset: null, bytesRead, lines: 0, more, records: [] };
   }

@@ -8,6 +8,7 @@ import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
+import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
@@ -67,6 +68,8 @@ export class LoopFollower {
   private readonly clockDue = new Map<string, number>();
   /** Cycle folders refused as problems (cleared when they list again). */
   private readonly refusedDirs = new Set<string>();
+  /** The problem last recorded for each folder's refused names (null: none), so it is written only when it changes. */
+  private readonly namesJudged = new Map<string, string | null>();
   private coldCursor = 0;
   /** A cycle's listing changed since problems were last pruned. */
   private listingChanged = true;
@@ -188,6 +191,7 @@ export class LoopFollower {
       if (window.has(date)) continue;
       this.cycleFiles.delete(date);
       this.dirty.delete(date);
+      this.namesJudged.delete(posix.join(this.config.runs, date));
       for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
       this.listingChanged = true;
     }
@@ -271,18 +275,32 @@ export class LoopFollower {
     await Promise.all([...gone].filter((d) => !relist.has(d)).map((date) => this.readCycle(date)));
   }
 
-  private async listRuns(): Promise<string[]> {
+  private async listRuns(): Promise<readonly string[]> {
     const runs = this.config.runs;
     const missing = (): RunsFolderError =>
       new RunsFolderError(`Loop ${this.name}: runs folder ${runs} does not exist on host ${this.source.host} (config key loops.${this.name}.runs).`);
     if (this.source.dirs) {
-      const names = await this.source.dirs(runs);
-      if (names === null) throw missing();
-      return names;
+      const listing = await this.source.dirs(runs);
+      if (listing === null) throw missing();
+      this.judgeNames(runs, listing.refused);
+      return listing.entries;
     }
-    const entries = await this.source.list(runs);
-    if (entries === null) throw missing();
-    return entries.filter((e) => e.isDirectory).map((e) => e.name);
+    const listing = await this.source.list(runs);
+    if (listing === null) throw missing();
+    this.judgeNames(runs, listing.refused);
+    return listing.entries.filter((e) => e.isDirectory).map((e) => e.name);
+  }
+
+  /**
+   * Names in a folder that Loopdeck does not follow (see file-names.ts) are that folder's problem,
+   * naming them, until they are gone; the rest of the folder is read as if they were not there.
+   */
+  private judgeNames(dir: string, refused: readonly Buffer[]): void {
+    const message = refused.length > 0 ? refusedNamesMessage(this.source.host, dir, refused) : null;
+    if (this.namesJudged.get(dir) === message) return;
+    this.namesJudged.set(dir, message);
+    if (message) this.store.setFileError(this.store.file(this.source.host, dir).id, message);
+    else this.store.clearProblems(this.source.host, dir);
   }
 
   /** Files deleted, or of cycles no longer followed, take their problems with them. */
@@ -301,9 +319,9 @@ export class LoopFollower {
 
   private async readCycle(date: string): Promise<void> {
     const dir = posix.join(this.config.runs, date);
-    let listed;
+    let listing;
     try {
-      listed = (await this.source.list(dir)) ?? [];
+      listing = (await this.source.list(dir)) ?? { entries: [], refused: [] };
     } catch (err) {
       // A cycle folder that cannot be listed is that cycle's problem: it keeps what was read.
       if (!(err instanceof FileReadError)) throw err;
@@ -311,8 +329,12 @@ export class LoopFollower {
       this.refusedDirs.add(dir);
       return;
     }
-    if (this.refusedDirs.delete(dir) || this.restored || !this.cycleFiles.has(date)) this.store.clearProblems(this.source.host, dir);
-    const entries = listed.filter((e) => !e.isDirectory);
+    if (this.refusedDirs.delete(dir) || this.restored || !this.cycleFiles.has(date)) {
+      this.store.clearProblems(this.source.host, dir);
+      this.namesJudged.delete(dir);
+    }
+    this.judgeNames(dir, listing.refused);
+    const entries = listing.entries.filter((e) => !e.isDirectory);
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
     // Each file is followed on its own: one that cannot be read is a problem of its phase only.

@@ -71,6 +71,15 @@ export interface DirEntry {
 }
 
 /**
+ * A folder's entries, and the names in it Loopdeck does not follow (see file-names.ts), as the
+ * host gave their bytes: the folder's problem, never a file of its own.
+ */
+export interface DirListing<E> {
+  readonly entries: readonly E[];
+  readonly refused: readonly Buffer[];
+}
+
+/**
  * Where followed files live: this machine, or a host reached over SSH. Followers and the loop
  * model see only this interface, so local and remote hosts behave the same.
  */
@@ -82,12 +91,12 @@ export interface FileSource {
   /** Read up to `length` bytes from `offset`. */
   read(path: string, offset: number, length: number): Promise<Buffer>;
   /** List a folder with each entry's stat; null when it does not exist. */
-  list(path: string): Promise<DirEntry[] | null>;
+  list(path: string): Promise<DirListing<DirEntry> | null>;
   /**
    * The names of a folder's subfolders, without a stat each (a runs folder holds a year of cycle
    * folders; only their names are needed every poll); null when it does not exist.
    */
-  dirs?(path: string): Promise<string[] | null>;
+  dirs?(path: string): Promise<DirListing<string> | null>;
   /**
    * Call `onChange` soon after anything in these folders changes (a hint to poll now; the poll
    * itself reads what changed). Replaces the previous set; returns nothing — `unwatch` stops it.

@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, watch, type BigIntStats, type Dirent, type FSWatcher } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileReadError, notRegularMessage, type DirEntry, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
+import { hostName } from './file-names';
+import { FileReadError, notRegularMessage, type DirEntry, type DirListing, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
@@ -168,15 +169,10 @@ export class LocalSource implements FileSource {
     }
   }
 
-  async list(path: string): Promise<DirEntry[] | null> {
-    let names: string[];
-    try {
-      names = await readdir(path);
-    } catch (err) {
-      if (isMissing(err)) return null;
-      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
-      throw err;
-    }
+  async list(path: string): Promise<DirListing<DirEntry> | null> {
+    const raw = await this.readNames(path);
+    if (raw === null) return null;
+    const { names, refused } = splitNames(raw);
     // One entry that cannot be stat-ed is that entry's problem (its follower says so), not the folder's.
     const stats = await Promise.all(
       names.map((name) =>
@@ -186,29 +182,64 @@ export class LocalSource implements FileSource {
         }),
       ),
     );
-    const out: DirEntry[] = [];
+    const entries: DirEntry[] = [];
     names.forEach((name, i) => {
       const st = stats[i];
-      if (st) out.push({ name, isDirectory: st.isDirectory, stat: st });
+      if (st) entries.push({ name, isDirectory: st.isDirectory, stat: st });
     });
-    return out;
+    return { entries, refused };
   }
 
-  async dirs(path: string): Promise<string[] | null> {
-    let entries: Dirent[];
+  /** A folder's names as bytes (a name that is not UTF-8 must not decode lossily); null when it does not exist. */
+  private async readNames(path: string): Promise<Buffer[] | null> {
     try {
-      entries = await readdir(path, { withFileTypes: true });
+      return await readdir(path, { encoding: 'buffer' });
     } catch (err) {
       if (isMissing(err)) return null;
       if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
       throw err;
     }
-    const out: string[] = [];
-    for (const e of entries) {
-      if (e.isDirectory()) out.push(e.name);
-      // A symlink may point at a folder (stat follows it, as list does).
-      else if (e.isSymbolicLink() && (await this.stat(join(path, e.name)).catch(() => null))?.isDirectory) out.push(e.name);
-    }
-    return out;
   }
+
+  async dirs(path: string): Promise<DirListing<string> | null> {
+    let entries: Dirent<Buffer>[];
+    try {
+      entries = await readdir(path, { withFileTypes: true, encoding: 'buffer' });
+    } catch (err) {
+      if (isMissing(err)) return null;
+      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
+      throw err;
+    }
+    const names: string[] = [];
+    const refused: Buffer[] = [];
+    for (const e of entries) {
+      // A symlink may point at a folder (stat follows it, as list does); by bytes, whatever the name.
+      if (!e.isDirectory() && !(e.isSymbolicLink() && isFolder(Buffer.concat([Buffer.from(`${path}/`), e.name])))) continue;
+      const got = hostName(e.name);
+      if (got.kind === 'name') names.push(got.name);
+      else refused.push(e.name);
+    }
+    return { entries: names, refused };
+  }
+}
+
+/** Whether a path (as bytes) leads to a folder; false when it cannot be stat-ed. */
+function isFolder(path: Buffer): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** Split a folder's names into those followed (decoded) and those refused (their bytes). */
+function splitNames(raw: readonly Buffer[]): { names: string[]; refused: Buffer[] } {
+  const names: string[] = [];
+  const refused: Buffer[] = [];
+  for (const bytes of raw) {
+    const got = hostName(bytes);
+    if (got.kind === 'name') names.push(got.name);
+    else refused.push(bytes);
+  }
+  return { names, refused };
 }

@@ -11,8 +11,19 @@ export function shellQuote(value: string): string {
  * Symbolic links are followed (`-L`), as on a local host: a link to a named pipe is a named pipe.
  */
 export const STAT_FN =
-  "if stat -c %i / >/dev/null 2>&1; then st() { stat -L -c '%i|%s|%Y|%W|%F|%n' -- \"$@\"; }; " +
-  "else st() { stat -L -f '%i|%z|%m|%B|%HT|%N' -- \"$@\"; }; fi";
+  "if stat -c %i / >/dev/null 2>&1; then st() { stat -L -c '%i|%s|%Y|%W|%F|%n' -- \"$@\"; }; sn() { stat -L -c '%i|%s|%Y|%W|%F|' -- \"$1\"; }; " +
+  "else st() { stat -L -f '%i|%z|%m|%B|%HT|%N' -- \"$@\"; }; sn() { stat -L -f '%i|%z|%m|%B|%HT|' -- \"$1\"; }; fi";
+
+/**
+ * How names cross the link unambiguously (see file-names.ts): the C locale, so `[:print:]` means
+ * printable ASCII byte by byte (and stat's type names are not translated), and `hx`, a name's
+ * bytes in hex. A name of printable ASCII only is sent as it is; any other name (a newline in it
+ * could forge a line of another file) is sent as `hx` gives it, and decided on this side.
+ */
+export const NAMES_FN = "LC_ALL=C; export LC_ALL; hx() { printf %s \"$1\" | od -An -v -tx1 | tr -d ' \\n'; }";
+
+/** The `case` pattern of a name that is not printable ASCII only (in the C locale NAMES_FN sets). */
+export const ODD_NAME = '*[![:print:]]*';
 
 /**
  * The kind of file from GNU `%F` ("regular file", "regular empty file", "fifo", "character special
@@ -27,6 +38,19 @@ export function parseFileType(type: string): FileKind {
   if (/^(character|block) (special file|device)$/.test(t)) return 'device';
   if (t === 'symbolic link') return 'broken-link';
   return 'other';
+}
+
+/**
+ * Parse one line of a listing: an `st` line of a plain name, or `=` + an `sn` line + the name's
+ * hex for any other name (the stat part empty when it could not be stat-ed). Null when it is
+ * neither; the name's bytes for an encoded one, so the caller can decide it.
+ */
+export function parseListingLine(line: string): { name: string; stat: FileStat } | { bytes: Buffer; stat: FileStat | null } | null {
+  if (!line.startsWith('=')) return parseStatLine(line);
+  const cut = line.lastIndexOf('|');
+  const hex = line.slice(cut < 0 ? 1 : cut + 1);
+  if (!/^(?:[0-9a-f]{2})+$/.test(hex)) return null;
+  return { bytes: Buffer.from(hex, 'hex'), stat: cut < 0 ? null : (parseStatLine(`${line.slice(1, cut + 1)}x`)?.stat ?? null) };
 }
 
 /** Parse one `st` line; null when it is not one. */

@@ -11,6 +11,8 @@ import { Store } from '../store/store';
 import { connectTestHost } from '../../../testing/ssh-fixture';
 import { parseFileType, parseStatLine } from './remote-shell';
 import { SshSource } from './ssh-source';
+import { LocalSource } from './local-source';
+import { hostileNames, writeNamed } from '../../../testing/hostile-names';
 
 describe('parseFileType', () => {
   it.each([
@@ -65,9 +67,36 @@ describe('SshSource over a real OpenSSH sshd', () => {
     mkdirSync(join(day, 'sub'));
     expect((await source.stat(join(day, 'deliver.log')))?.kind).toBe('fifo');
     expect((await source.stat(join(day, 'audit.log')))?.kind).toBe('file');
-    const kinds = Object.fromEntries(((await source.list(day)) ?? []).map((e) => [e.name, e.stat.kind]));
+    const kinds = Object.fromEntries(((await source.list(day))?.entries ?? []).map((e) => [e.name, e.stat.kind]));
     expect(kinds).toEqual({ 'audit.status': 'file', 'audit.log': 'file', 'deliver.log': 'fifo', sub: 'directory' });
   });
+
+  it('lists names of every byte 1-255 as the local source does: the followed ones by name, the others refused by their bytes', async () => {
+    const day = join(dir, 'names');
+    mkdirSync(day);
+    const names = hostileNames();
+    for (const n of names) {
+      writeNamed(day, n.bytes, 'x\n');
+      writeNamed(day, Buffer.concat([n.bytes, Buffer.from('.d')]), null);
+    }
+    const local = new LocalSource('runner');
+    const sorted = <T>(xs: readonly T[], key: (x: T) => string): T[] => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
+    const listed = await source.list(day);
+    const localListed = await local.list(day);
+    const entry = (e: { name: string; stat: { kind: string; size: number } }): string => `${e.name}|${e.stat.kind}|${e.stat.size}`;
+    expect(sorted(listed?.entries ?? [], entry).map(entry)).toEqual(sorted(localListed?.entries ?? [], entry).map(entry));
+    const hex = (b: Buffer): string => b.toString('hex');
+    expect(sorted(listed?.refused ?? [], hex).map(hex)).toEqual(sorted(localListed?.refused ?? [], hex).map(hex));
+    // Every name is one or the other, and exactly the followable ones are followed.
+    const followed = names.filter((n) => n.followed);
+    expect(listed?.entries.filter((e) => !e.isDirectory).map((e) => e.name).sort()).toEqual(followed.map((n) => n.text).sort());
+    expect(listed?.refused.length).toBe(2 * (names.length - followed.length));
+    // Folders alike, through dirs().
+    const dirs = await source.dirs(day);
+    expect([...(dirs?.entries ?? [])].sort()).toEqual([...((await local.dirs(day))?.entries ?? [])].sort());
+    expect(dirs?.entries.length).toBe(followed.length);
+    expect(dirs?.refused.map(hex).sort()).toEqual(((await local.dirs(day))?.refused ?? []).map(hex).sort());
+  }, 30_000);
 
   it('refuses a named pipe as a problem naming it instead of blocking the poll', async () => {
     const path = join(dir, 'remediate.status');

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { SshConnection } from '../ssh/connection';
-import { FileReadError, type DirEntry, type FileSource, type FileStat, type WatchHint } from './file-source';
-import { parseStatLine, shellQuote, STAT_FN } from './remote-shell';
+import { hostName } from './file-names';
+import { FileReadError, type DirEntry, type DirListing, type FileSource, type FileStat, type WatchHint } from './file-source';
+import { NAMES_FN, ODD_NAME, parseListingLine, parseStatLine, shellQuote, STAT_FN } from './remote-shell';
 import { StreamedBytes } from './streamed-bytes';
 import { parseWatchLine } from './watch-frames';
 import { watcherCommand } from './watcher-perl';
@@ -138,28 +139,55 @@ export class SshSource implements FileSource {
     return out.stdout.subarray(0, length);
   }
 
-  async dirs(path: string): Promise<string[] | null> {
-    // Shell builtins only: no stat per entry, one request whatever the folder holds.
-    const script = `cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; for f in *; do [ -d "$f" ] && printf '%s\\n' "$f"; done; exit 0`;
+  async dirs(path: string): Promise<DirListing<string> | null> {
+    // Shell builtins only (and `hx` for a name that is not plain): no stat per entry, one request
+    // whatever the folder holds. `p` starts a plain name, `x` one in hex (see NAMES_FN).
+    const script = `${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; for f in *; do [ -d "$f" ] || continue; case $f in ${ODD_NAME}) printf 'x%s\\n' "$(hx "$f")" ;; *) printf 'p%s\\n' "$f" ;; esac; done; exit 0`;
     const out = await this.connection.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
-    return out.stdout.toString('utf8').split('\n').filter((n) => n !== '');
+    const entries: string[] = [];
+    const refused: Buffer[] = [];
+    for (const line of out.stdout.toString('latin1').split('\n')) {
+      if (line.startsWith('p')) entries.push(line.slice(1));
+      else if (line.startsWith('x') && /^x(?:[0-9a-f]{2})+$/.test(line)) {
+        const got = hostName(Buffer.from(line.slice(1), 'hex'));
+        if (got.kind === 'name') entries.push(got.name);
+        else refused.push(got.bytes);
+      }
+    }
+    return { entries, refused };
   }
 
-  async list(path: string): Promise<DirEntry[] | null> {
-    const script = `${STAT_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set -- *; [ -e "$1" ] || exit 0; st "$@" 2>/dev/null; exit 0`;
+  async list(path: string): Promise<DirListing<DirEntry> | null> {
+    // Plain names are stat-ed in one batch; any other name alone, and sent in hex (see NAMES_FN).
+    const script =
+      `${STAT_FN}; ${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set --; ` +
+      `for f in *; do [ -e "$f" ] || [ -L "$f" ] || continue; case $f in ${ODD_NAME}) printf '=%s%s\\n' "$(sn "$f" 2>/dev/null)" "$(hx "$f")" ;; *) set -- "$@" "$f" ;; esac; done; ` +
+      `[ $# -gt 0 ] && st "$@" 2>/dev/null; exit 0`;
     const out = await this.connection.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: DirEntry[] = [];
-    for (const line of out.stdout.toString('utf8').split('\n')) {
-      const parsed = parseStatLine(line);
-      if (parsed) {
-        entries.push({ name: parsed.name, isDirectory: parsed.stat.isDirectory, stat: parsed.stat });
-        this.streamed.saw(posix.join(path, parsed.name), parsed.stat);
-      }
+    const refused: Buffer[] = [];
+    // Every byte of a line is ASCII (plain names, digits, hex), so latin1 decodes it as sent.
+    for (const line of out.stdout.toString('latin1').split('\n')) {
+      const parsed = parseListingLine(line);
+      if (!parsed) continue;
+      let name: string;
+      if ('bytes' in parsed) {
+        const got = hostName(parsed.bytes);
+        if (got.kind === 'refused') {
+          refused.push(got.bytes);
+          continue;
+        }
+        if (!parsed.stat) continue;
+        name = got.name;
+      } else name = parsed.name;
+      const stat = parsed.stat as FileStat;
+      entries.push({ name, isDirectory: stat.isDirectory, stat });
+      this.streamed.saw(posix.join(path, name), stat);
     }
-    return entries;
+    return { entries, refused };
   }
 }

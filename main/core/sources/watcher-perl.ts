@@ -8,7 +8,8 @@ import { FALLBACK_STAT_MS, FRAME_OVERLAP, MAX_FRAME_BYTES, watcherScript } from 
  * drained and dropped, and the files are read by the watcher itself at the offsets its listing
  * saw. Listing (readdir and stat), reading and encoding are system calls in one process, so an
  * appended line reaches the link in about the time `tail -F` takes, even on a busy host where
- * every new process waits for a core. Only modules of perl-base (POSIX) are required; base64
+ * every new process waits for a core. Only a name of printable ASCII travels in a line (see
+ * NAMES_FN): a file with any other name that came, went or changed is sent as `changed`. Only modules of perl-base (POSIX) are required; base64
  * comes from MIME::Base64 where it is installed, else the bytes go as hex (`h:`).
  *
  * Arguments: the listing interval, the fallback interval (ms), the frame cap, the overlap, then
@@ -40,14 +41,20 @@ sub kind {
   return [$s[1], $s[7], $s[9], $t];
 }
 sub listing {
-  my (%files, %seen);
+  my (%files, %seen, @odd);
   for my $d (@dirs) {
     opendir(my $h, $d) or next;
     $seen{$d} = 1;
-    for my $n (grep { !/^\./ } readdir $h) { my $k = kind("$d/$n"); $files{"$d/$n"} = $k if $k; }
+    for my $n (grep { !/^\./ } readdir $h) {
+      my $k = kind("$d/$n");
+      next unless $k;
+      # Only a plain name travels in a line; any other only says that something changed.
+      if ($n =~ /[^\x20-\x7e]/) { push @odd, "$d/" . unpack('H*', $n) . "|" . join('|', @$k); next; }
+      $files{"$d/$n"} = $k;
+    }
     closedir $h;
   }
-  return (\%files, \%seen);
+  return (\%files, \%seen, join("\0", sort @odd));
 }
 sub read_range {
   my ($p, $from, $len) = @_;
@@ -61,10 +68,11 @@ sub read_range {
   }
   return length($buf) == $len ? $buf : undef;
 }
-my ($prev, $prev_dirs, $first) = ({}, {}, 1);
+my ($prev, $prev_dirs, $prev_odd, $first) = ({}, {}, '', 1);
 sub check {
-  my ($cur, $dirs) = listing();
-  my ($big, @out) = ($first);
+  my ($cur, $dirs, $odd) = listing();
+  my ($big, @out) = ($first || $odd ne $prev_odd);
+  $prev_odd = $odd;
   $first = 0;
   for my $p (sort keys %$cur) {
     my ($c, $o) = ($cur->{$p}, $prev->{$p});

@@ -1,4 +1,4 @@
-import { shellQuote, STAT_FN } from './remote-shell';
+import { NAMES_FN, ODD_NAME, shellQuote, STAT_FN } from './remote-shell';
 
 /** How often the watcher lists the folders when `tail -F` cannot wake it (ms). */
 export const FALLBACK_STAT_MS = 50;
@@ -22,6 +22,8 @@ export const FRAME_OVERLAP = 64;
 const DIFF_AWK = [
   '{ s = $0 }',
   's ~ /^D / { d = substr(s, 3); if (t == "P") pd[d] = 1; else cd[d] = 1; next }',
+  // A file whose name is not plain (its name in hex, and its stat): came, went or changed.
+  's ~ /^O / { if (t == "P") po[s] = 1; else co[s] = 1; next }',
   '{',
   '  key = s; for (i = 1; i <= 5; i++) sub(/^[^|]*[|]/, "", key)',
   '  split(s, a, "|"); ty = a[5]; if (ty == "regular empty file") ty = "regular file"',
@@ -39,6 +41,8 @@ const DIFF_AWK = [
   '  for (k in pk) if (!(k in ck)) big = 1',
   '  for (x in pd) if (!(x in cd)) big = 1',
   '  for (x in cd) if (!(x in pd)) big = 1',
+  '  for (x in po) if (!(x in co)) big = 1',
+  '  for (x in co) if (!(x in po)) big = 1',
   '  if (big) print "changed"',
   '}',
 ].join('\n');
@@ -82,6 +86,7 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
   const tail = shellQuote('echo $$ >"$0/tp" && [ -e "$0/go" ] && exec tail -n0 -q -F -- "$@"');
   return [
     STAT_FN,
+    NAMES_FN,
     "trap '' PIPE",
     'me=$$',
     'w=$(mktemp -d 2>/dev/null) || { w="${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1',
@@ -112,7 +117,8 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     // Woken: list again FALLBACK_STAT_MS later too, for what came while the next tail was starting.
     '  if [ -e "$w/wake" ]; then rm -f "$w/wake"; woke=1; else woke=0; fi',
     // One stat for every entry of every folder, by full path (no subshell, no cd).
-    `  cur=$(set --; for d in ${each}; do [ -d "$d" ] && echo "D $d" && for f in "$d"/*; do [ -e "$f" ] && set -- "$@" "$f"; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
+    // Only a plain name travels in a line (see NAMES_FN); any other, as `O <dir>/<hex> <stat>`, only says that something changed.
+    `  cur=$(set --; for d in ${each}; do [ -d "$d" ] && echo "D $d" && for f in "$d"/*; do [ -e "$f" ] || continue; case \${f##*/} in ${ODD_NAME}) echo "O $d/$(hx "\${f##*/}") $(sn "$f" 2>/dev/null)" ;; *) set -- "$@" "$f" ;; esac; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
     '  if [ "$cur" != "$prev" ]; then',
     `    acts=$(printf '%s\\n' "$cur" | awk -v b64=$b64 -v cap=${MAX_FRAME_BYTES} -v overlap=${FRAME_OVERLAP} ${shellQuote(DIFF_AWK)} t=P "$w/prev" t=C -)`,
     `    printf '%s\\n' "$cur" >"$w/prev"; prev=$cur`,

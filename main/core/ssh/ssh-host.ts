@@ -26,6 +26,8 @@ export interface SshHostEnv {
   readonly userKnownHosts?: string;
   /** The ssh-agent socket; `SSH_AUTH_SOCK` by default. */
   readonly agentSocket?: string | null;
+  /** Which watcher the host's file source runs (see SshSourceOptions; tests of hosts without perl take `sh`). */
+  readonly watcher?: 'perl' | 'sh';
   /** Overrides for keepalive, timeouts and backoff (tests make them short). */
   readonly tuning?: Partial<Pick<SshConnectionOptions, 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'readyTimeoutMs' | 'maxSessions' | 'backoffBaseMs' | 'backoffMaxMs'>>;
 }
