@@ -16,7 +16,7 @@ import {
   TaskSchema,
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
-import { LedgerPageInputSchema, LedgerPageSchema, SummarySchema } from './ledger-slice';
+import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 
 /** How the console reached its configuration: loaded, absent (first run) or invalid. */
 export const ConfigStatusSchema = z.discriminatedUnion('state', [
@@ -57,8 +57,11 @@ export const commands = {
   'state.snapshot': { input: Empty, output: SnapshotSchema },
   /** The state without the ledgers' rows: the renderer's first load, bounded whatever the history. */
   'state.summary': { input: Empty, output: SummarySchema },
-  /** The ledgers' rows a page at a time, from one frozen copy (`cursor: null` opens one). */
-  'ledgers.page': { input: LedgerPageInputSchema, output: LedgerPageSchema },
+  /**
+   * The ledgers' rows a page at a time, from one frozen copy (`cursor: null` opens one); `ready:
+   * false` while the first read after a start has not caught up (there are no rows yet).
+   */
+  'ledgers.page': { input: LedgerPageInputSchema, output: LedgerPageAnswerSchema },
   'demo.start': { input: Empty, output: z.object({ configPath: z.string() }) },
   /** Trust the host key a host presented; the fingerprint must be the one the operator saw. */
   'hosts.trust': {

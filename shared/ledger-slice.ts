@@ -97,6 +97,7 @@ export const LedgerPageInputSchema = z
 
 /** One page: the rows from `offset` of the lists laid end to end (findings, backlog, tasks, lessons, audits). */
 export const LedgerPageSchema = z.object({
+  ready: z.literal(true),
   cursor: z.string(),
   offset: z.number().int().min(0),
   /** Where the next page starts; null after the last. */
@@ -114,6 +115,20 @@ export const LedgerPageSchema = z.object({
 /** One page of ledger rows. */
 export type LedgerPage = z.infer<typeof LedgerPageSchema>;
 
+/**
+ * The answer while the first read after a start has not caught up (the summary answered is the
+ * saved one, or marked reading): there are no rows to page yet, which is not the same as none.
+ * `state.reset` follows once they are read; ask again then.
+ */
+export const LedgerNotReadySchema = z.object({ ready: z.literal(false), reason: z.string() });
+/** The ledgers' rows are not read yet. */
+export type LedgerNotReady = z.infer<typeof LedgerNotReadySchema>;
+
+/** What `ledgers.page` answers: a page, or that the rows are not read yet. */
+export const LedgerPageAnswerSchema = z.discriminatedUnion('ready', [LedgerPageSchema, LedgerNotReadySchema]);
+/** A page, or not ready. */
+export type LedgerPageAnswer = z.infer<typeof LedgerPageAnswerSchema>;
+
 /** The rows `[offset, offset + limit)` of the lists laid end to end, as a page of `cursor`. */
 export function pageOf(rows: LedgerRows, cursor: string, offset: number, limit: number): LedgerPage {
   const total = LEDGER_KINDS.reduce((n, k) => n + rows[k].length, 0);
@@ -127,7 +142,7 @@ export function pageOf(rows: LedgerRows, cursor: string, offset: number, limit: 
     if (to > from) out[k] = list.slice(from - start, to - start);
     start += list.length;
   }
-  return { cursor, offset, next: end < total ? end : null, total, rows: out as unknown as LedgerPage['rows'] };
+  return { ready: true, cursor, offset, next: end < total ? end : null, total, rows: out as unknown as LedgerPage['rows'] };
 }
 
 /** Append a page's rows to what earlier pages gave. */

@@ -139,7 +139,12 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       if (keeper?.pending) firstRead.soon();
       return engine && keeper ? keeper.answer(engine) : summaryOf(snapshot());
     },
-    'ledgers.page': (input) => cursors.page(input, () => ledgerRowsOf(snapshot())),
+    'ledgers.page': (input) => {
+      // Not "no rows": none are read yet. The console waits for the `state.reset` that follows.
+      const pending = keeper?.rowsPending;
+      if (pending && input.cursor === null) return { ready: false, reason: `The ledgers' rows are not read yet: ${pending}; a state.reset follows once they are.` };
+      return cursors.page(input, () => ledgerRowsOf(snapshot()));
+    },
     'hosts.trust': ({ host, fingerprint }) => {
       requireEngine().hosts.sshHost(host).trust(fingerprint);
       return { trusted: true } as const;

@@ -28,6 +28,7 @@ async function allPages(bridge: LoopdeckBridge, limit: number, between: () => Pr
     const r = await bridge.invoke('ledgers.page', input);
     if (!r.ok) throw new Error(r.error.message);
     const page = commands['ledgers.page'].output.parse(r.output);
+    if (!page.ready) throw new Error(`not ready: ${page.reason}`);
     rows = appendPage(rows, page);
     if (page.next === null) return { rows, pages };
     if (pages === 1) await between();

@@ -51,7 +51,11 @@ describe('the summary kept across restarts', () => {
     const first = await summaryOfCore(core);
     expect(first.restored).toBe(true);
     expect(first.loops[0]?.cycles[0]?.phases[1]?.status).not.toBe('running');
+    // The rows are not read yet, which is not "there are none".
+    const page = (): unknown => core?.handlers['ledgers.page']({ cursor: null, offset: 0, limit: 10 });
+    expect(page()).toEqual({ ready: false, reason: expect.stringMatching(/^The ledgers' rows are not read yet: the state shown is the one saved at the last run/) });
     await until(() => events.includes('state.reset'), 10_000, 'state.reset');
+    expect(page()).toMatchObject({ ready: true, total: 0, next: null });
     const fresh = await summaryOfCore(core);
     expect(fresh.restored).toBeUndefined();
     expect(fresh.loops[0]?.cycles[0]?.phases[1]?.status).toBe('running');

@@ -97,6 +97,14 @@ export class SummaryKeeper {
     return this.restored;
   }
 
+  /** Why there are no ledger rows to page yet (the first read has not caught up), or null once there are. */
+  get rowsPending(): string | null {
+    if (this.caughtUp) return null;
+    return this.restored
+      ? 'the state shown is the one saved at the last run, and the first read since the start has not caught up yet'
+      : 'the first read since the start has not caught up yet';
+  }
+
   /** What `state.summary` answers: the saved summary, or the live one, marked while the first read runs. */
   answer(source: SummarySource): Summary {
     if (this.restored) return { ...this.restored, restored: true };

@@ -86,6 +86,21 @@ describe('deck store', () => {
     expect(s.connection).toBe('open');
   });
 
+  it('shows the state as reading, not as having no rows, when main has not read the rows yet, and loads them after its state.reset', async () => {
+    let ready = false;
+    const main = mainOf(() => snapshot());
+    const h = harness(async (name, input) =>
+      name === 'ledgers.page' && !ready ? { ok: true, output: { ready: false, reason: 'the first read since the start has not caught up yet' } } : main(name, input),
+    );
+    await flush();
+    expect(h.store.getState()).toMatchObject({ reading: true, ledgersLoaded: false, ledgerRows: null });
+    ready = true;
+    h.emit('state.reset', {});
+    await flush();
+    expect(h.store.getState()).toMatchObject({ reading: false, ledgersLoaded: true });
+    expect(h.store.getState().findings.length).toBe(snapshot().findings.length);
+  });
+
   it('waits for the connection, and re-fetches after every reconnect', async () => {
     const h = harness(standard, 'connecting');
     await flush();

@@ -3,7 +3,7 @@ import type { CommandInput, CommandOutput, EventName, EventPayload } from '../..
 import { events } from '../../../shared/contract';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
-import { loadLedgerRows } from './ledger-loader';
+import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
 import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
@@ -92,6 +92,8 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
         // The views have painted; now the rows, a page at a time.
         const rows = await loadLedgerRows(client, () => mine === generation);
         if (rows === null || mine !== generation) return;
+        // Main restarted in between and is reading again: shown as reading until its `state.reset`.
+        if (rows === ROWS_NOT_READY) return set({ reading: true, ledgerRows: null });
         let withRows = withLedgers(get(), rows);
         for (const [event, payload] of buffer ?? []) {
           if (event === 'ledgers.changed') withRows = reduceEvent(withRows, event, payload, withRows.updatedAt ?? summary.output.takenAt).data;
