@@ -225,6 +225,48 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     expect(hosts.find((x) => x.host === a.target)).toMatchObject({ inflight: 3, queued: 2 });
   }, 90_000);
 
+  it('`snapshot --now` runs the queries at the pinned time, and an empty answer says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-now-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, `proxies:\n  fleet: { kind: prometheus, url: "${prom.url}", selector: '{job="llama"}' }\n`);
+    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const snapshotAt = (now: string) =>
+      new Promise<{ capacity: Capacity[] }>((resolve, reject) => {
+        execFile(process.execPath, [bin, 'snapshot', '--json', '--now', now, '--config', configPath, '--data', join(dir, `data-${now}`)], { timeout: 60_000 }, (err, out, errText) => {
+          try {
+            resolve(JSON.parse(out) as { capacity: Capacity[] });
+          } catch {
+            reject(new Error(`${err?.message ?? 'no JSON'}\n${errText}`, { cause: err }));
+          }
+        });
+      });
+    // Long before Prometheus started: nothing then.
+    const before = await snapshotAt('2020-01-01T00:00:00Z');
+    const fleetBefore = before.capacity.filter((x) => x.proxy === 'fleet');
+    expect(fleetBefore.map((x) => x.host)).toEqual(['fleet']);
+    expect(fleetBefore[0]?.error).toBe(
+      `proxy "fleet" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="llama"})\` matched no series at 2020-01-01T00:00:00Z (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics, and matched by selector {job="llama"}?)`,
+    );
+    // Pinned at a time Prometheus has data for: the servers, as they were then.
+    const recent = await snapshotAt(new Date().toISOString());
+    expect(recent.capacity.filter((x) => x.proxy === 'fleet').map((x) => x.host)).toContain(a.target);
+  }, 90_000);
+
+  it('without a pinned time, an empty answer asks whether the servers are scraped', async () => {
+    const store = Store.open(':memory:');
+    const svc = new CapacityService({ proxies: { none: { kind: 'prometheus', url: prom.url, every: 60_000, selector: '{job="nobody"}' } }, getFor: () => null, store, onChange: () => undefined });
+    services.push(svc);
+    await svc.pollOnce();
+    expect(svc.current()).toMatchObject([
+      {
+        host: 'none',
+        up: true,
+        error: `proxy "none" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="nobody"})\` matched no series (are the llama.cpp servers scraped, started with --metrics, and matched by selector {job="nobody"}?)`,
+      },
+    ]);
+    store.close();
+  }, 60_000);
+
   it('a server that stops answering shows down, from `up`', async () => {
     core ??= await startCore();
     const c = core;

@@ -153,8 +153,16 @@ function safeSeries<T extends { readonly metric: Readonly<Record<string, string>
 
 const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b);
 
-/** A live poll of a prometheus proxy: each scraped instance becomes a capacity host. Never throws. */
-export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, base: string, selector: string | undefined): Promise<PollResult> {
+/** `2026-11-29T12:00:00Z`: a time as an operator types it for `--now`. */
+const isoSeconds = (t: Date): string => t.toISOString().replace(/\.000Z$/, 'Z');
+
+/** How a poll is asked: `pinned` when `now` is a pinned clock's (`--now`) rather than the present. */
+export interface PollOptions {
+  readonly pinned?: boolean;
+}
+
+/** A live poll of a prometheus proxy at `now` (its instant queries' time): each scraped instance becomes a capacity host. Never throws. */
+export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, base: string, selector: string | undefined, options: PollOptions = {}): Promise<PollResult> {
   const label = promLabel(proxy, base);
   const q = prometheusQueries(selector);
   const time = String(now.getTime() / 1000);
@@ -200,7 +208,12 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
   // A refused value leaves the sum of the rest, which is not the instance's figure either.
   for (const i of instances.values()) for (const f of FIELDS) if (i.refused.has(f)) i.total[f] = null;
   if (instances.size === 0) {
-    const none = `${label}: no inference servers: \`${q.up}\` matched no series (are the llama.cpp servers scraped, started with --metrics${selector ? `, and matched by selector ${selector}` : ''}?)`;
+    const matched = selector ? `, and matched by selector ${selector}` : '';
+    // Pinned, the queries ran at that time: the likely reason is the time, not the scrape config.
+    const why = options.pinned
+      ? ` at ${isoSeconds(now)} (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics${matched}?)`
+      : ` (are the llama.cpp servers scraped, started with --metrics${matched}?)`;
+    const none = `${label}: no inference servers: \`${q.up}\` matched no series${why}`;
     const down = downResult(proxy, 'prometheus', now, [...notes, none].join('; '));
     return { capacity: down.capacity.map((c) => ({ ...c, up: true })), samples: [], usage: [] };
   }
