@@ -5,11 +5,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGetRaw, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toolPath } from '../scripts/system-tools.mjs';
 import { freePort } from './sshd';
 import { until } from './until';
 
-/** The Prometheus binary (Debian's package); override with LOOPDECK_PROMETHEUS. */
-export const PROMETHEUS = process.env.LOOPDECK_PROMETHEUS ?? '/usr/bin/prometheus';
+/** The Prometheus binary: LOOPDECK_PROMETHEUS, else Debian's (the rule is in scripts/system-tools.mjs). */
+export const PROMETHEUS = toolPath('prometheus');
+/** promtool, from the same package: LOOPDECK_PROMTOOL, else Debian's. */
+export const PROMTOOL = toolPath('promtool');
 
 /** A running test Prometheus. */
 export interface TestPrometheus {

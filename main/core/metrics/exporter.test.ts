@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useLogger } from '../logging/log';
 import { stderrLogger } from '../logging/logger';
 import { until } from '../../../testing/until';
-import { startPrometheus } from '../../../testing/prometheus';
+import { PROMTOOL, startPrometheus } from '../../../testing/prometheus';
 import { createAppCore, type AppCore } from '../app-core';
 import { MAX_METRICS_CONNECTIONS, METRICS_HEADERS_TIMEOUT_MS, METRICS_KEEP_ALIVE_MS } from './exporter';
 
@@ -227,7 +227,7 @@ describe('the /metrics exporter', () => {
     const port = await freePort();
     await startCore(`127.0.0.1:${port}`);
     const { body } = await fetchHttp(port, '/metrics');
-    const check = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: body, encoding: 'utf8' });
     expect({ status: check.status, out: check.stdout + check.stderr }).toEqual({ status: 0, out: '' });
   });
 
