@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { toolPath } from './scripts/system-tools.mjs';
 
 /**
  * The e2e suite runs in the system's Chromium (Debian's /usr/bin/chromium): Playwright's own
@@ -16,7 +17,8 @@ export default defineConfig({
     browserName: 'chromium',
     viewport: { width: 1360, height: 860 },
     launchOptions: {
-      executablePath: process.env.LOOPDECK_CHROMIUM ?? '/usr/bin/chromium',
+      // LOOPDECK_CHROMIUM, else /usr/bin/chromium: the rule `npm test` checks first (scripts/system-tools.mjs).
+      executablePath: toolPath('chromium'),
       args: [
         '--no-sandbox',
         '--disable-gpu',

@@ -4,6 +4,7 @@ import type { EventPayload } from '../shared/contract';
 import { defaultConfigPath, loadConfig } from './core/config/load-config';
 import { startDemo } from './core/demo/demo-runner';
 import { Engine } from './core/engine';
+import { pinnedClock } from './core/clock';
 import { databasePath, defaultDataDir } from './core/config/paths';
 import { Store } from './core/store/store';
 import { VERSION } from './core/config/version';
@@ -84,7 +85,7 @@ function clockOf(flags: Flags): () => Date {
   if (flags.now === undefined) return () => new Date();
   const pinned = new Date(flags.now);
   if (Number.isNaN(pinned.getTime())) throw new CliError(`--now: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(flags.now)}`);
-  return () => pinned;
+  return pinnedClock(pinned);
 }
 
 async function loadedConfig(flags: Flags) {

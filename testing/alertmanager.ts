@@ -4,10 +4,11 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toolPath } from '../scripts/system-tools.mjs';
 import { holdsWithin } from './until';
 
-/** Debian's Alertmanager binary (package prometheus-alertmanager; `.ci/run` installs it). */
-export const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
+/** The Alertmanager binary: LOOPDECK_ALERTMANAGER, else Debian's (package prometheus-alertmanager; the rule is in scripts/system-tools.mjs). */
+export const ALERTMANAGER = toolPath('prometheus-alertmanager');
 
 /** An alert as Alertmanager's `GET /api/v2/alerts` lists it (the fields the tests read). */
 export interface ListedAlert {

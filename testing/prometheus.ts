@@ -5,11 +5,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGetRaw, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toolPath } from '../scripts/system-tools.mjs';
 import { freePort } from './sshd';
 import { until } from './until';
 
-/** The Prometheus binary (Debian's package); override with LOOPDECK_PROMETHEUS. */
-export const PROMETHEUS = process.env.LOOPDECK_PROMETHEUS ?? '/usr/bin/prometheus';
+/** The Prometheus binary: LOOPDECK_PROMETHEUS, else Debian's (the rule is in scripts/system-tools.mjs). */
+export const PROMETHEUS = toolPath('prometheus');
+/** promtool, from the same package: LOOPDECK_PROMTOOL, else Debian's. */
+export const PROMTOOL = toolPath('promtool');
 
 /** A running test Prometheus. */
 export interface TestPrometheus {
@@ -36,6 +39,8 @@ export interface PrometheusOptions {
   readonly scrapeInterval?: string;
   /** More prometheus.yml text appended after the scrape config (e.g. `rule_files:`). */
   readonly extraYaml?: string;
+  /** Keep the `instance` and `job` labels a target exposes (`honor_labels: true`), as a relabelling exporter would. */
+  readonly honorLabels?: boolean;
 }
 
 function getJson(url: string): Promise<{ status: number; body: unknown }> {
@@ -78,6 +83,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<TestP
     `  evaluation_interval: ${interval}`,
     'scrape_configs:',
     `  - job_name: ${JSON.stringify(options.job ?? 'llama')}`,
+    ...(options.honorLabels ? ['    honor_labels: true'] : []),
     '    static_configs:',
     `      - targets: ${JSON.stringify(options.targets)}`,
     options.extraYaml ?? '',
@@ -207,4 +213,38 @@ export async function startLlamaMetricsServer(init: { processing?: number; defer
         server.close(() => resolve());
       }),
   });
+}
+
+/** A `/metrics` server answering whatever exposition text the test gives it. */
+export interface TextMetricsServer {
+  /** `127.0.0.1:PORT`, as a scrape target. */
+  readonly target: string;
+  /** How many times it has been scraped. */
+  scrapes(): number;
+  close(): Promise<void>;
+}
+
+/** Start a server answering `/metrics` with `body(n)` on its n-th scrape (from 1): any labels and values, NaN and ±Inf included. */
+export async function startTextMetricsServer(body: (n: number) => string): Promise<TextMetricsServer> {
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(body(++n));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    target: `127.0.0.1:${port}`,
+    scrapes: () => n,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

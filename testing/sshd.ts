@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { toolPath } from '../scripts/system-tools.mjs';
 
-/** Where OpenSSH's server is on Debian (and most Linux). */
-export const SSHD = process.env.LOOPDECK_SSHD ?? '/usr/sbin/sshd';
+/** OpenSSH's server: LOOPDECK_SSHD, else Debian's /usr/sbin/sshd (the rule is in scripts/system-tools.mjs). */
+export const SSHD = toolPath('sshd');
 
 /** A real OpenSSH sshd on 127.0.0.1 with throwaway keys, for integration tests. */
 export interface TestSshd {

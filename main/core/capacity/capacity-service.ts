@@ -1,5 +1,6 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Capacity } from '../../../shared/domain';
+import { pinnedAt } from '../clock';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
@@ -41,6 +42,7 @@ export interface CapacityServiceOptions {
   /** How to reach a host; null while it is not reachable (SSH down). */
   readonly getFor: (hostName: string) => HostFetch | null;
   readonly store: Store;
+  /** The clock; one pinned by `pinnedClock` (`--now`) makes Prometheus's queries run at that time, and its empty answers say so. */
   readonly now?: () => Date;
   readonly onChange: (capacity: Capacity[]) => void;
   /** How often to prune the history, ms (default hourly; also on start). */
@@ -181,7 +183,7 @@ export class CapacityService {
     if (cfg.kind === 'prometheus') {
       const get = this.promGetter(name, cfg, cfg.timeoutMs ?? Math.min(Math.max(cfg.every, 1000), 10_000));
       const result = get
-        ? await pollPrometheus(get, name, now, cfg.url, cfg.selector)
+        ? await pollPrometheus(get, name, now, cfg.url, cfg.selector, { pinned: pinnedAt(this.opts.now) !== null })
         : downResult(name, cfg.kind, now, `proxy "${name}": host "${cfg.host ?? ''}" is not reachable (its connection is down); capacity is unknown until it reconnects.`);
       if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);
       return;

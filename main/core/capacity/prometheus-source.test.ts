@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
 import { dispatch } from '../../rpc/dispatch';
-import { startLlamaMetricsServer, startPrometheus, type LlamaMetricsServer, type TestPrometheus } from '../../../testing/prometheus';
+import { startLlamaMetricsServer, startPrometheus, startTextMetricsServer, type LlamaMetricsServer, type TestPrometheus, type TextMetricsServer } from '../../../testing/prometheus';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
@@ -225,6 +225,48 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     expect(hosts.find((x) => x.host === a.target)).toMatchObject({ inflight: 3, queued: 2 });
   }, 90_000);
 
+  it('`snapshot --now` runs the queries at the pinned time, and an empty answer says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-now-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, `proxies:\n  fleet: { kind: prometheus, url: "${prom.url}", selector: '{job="llama"}' }\n`);
+    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const snapshotAt = (now: string) =>
+      new Promise<{ capacity: Capacity[] }>((resolve, reject) => {
+        execFile(process.execPath, [bin, 'snapshot', '--json', '--now', now, '--config', configPath, '--data', join(dir, `data-${now}`)], { timeout: 60_000 }, (err, out, errText) => {
+          try {
+            resolve(JSON.parse(out) as { capacity: Capacity[] });
+          } catch {
+            reject(new Error(`${err?.message ?? 'no JSON'}\n${errText}`, { cause: err }));
+          }
+        });
+      });
+    // Long before Prometheus started: nothing then.
+    const before = await snapshotAt('2020-01-01T00:00:00Z');
+    const fleetBefore = before.capacity.filter((x) => x.proxy === 'fleet');
+    expect(fleetBefore.map((x) => x.host)).toEqual(['fleet']);
+    expect(fleetBefore[0]?.error).toBe(
+      `proxy "fleet" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="llama"})\` matched no series at 2020-01-01T00:00:00Z (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics, and matched by selector {job="llama"}?)`,
+    );
+    // Pinned at a time Prometheus has data for: the servers, as they were then.
+    const recent = await snapshotAt(new Date().toISOString());
+    expect(recent.capacity.filter((x) => x.proxy === 'fleet').map((x) => x.host)).toContain(a.target);
+  }, 90_000);
+
+  it('without a pinned time, an empty answer asks whether the servers are scraped', async () => {
+    const store = Store.open(':memory:');
+    const svc = new CapacityService({ proxies: { none: { kind: 'prometheus', url: prom.url, every: 60_000, selector: '{job="nobody"}' } }, getFor: () => null, store, onChange: () => undefined });
+    services.push(svc);
+    await svc.pollOnce();
+    expect(svc.current()).toMatchObject([
+      {
+        host: 'none',
+        up: true,
+        error: `proxy "none" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="nobody"})\` matched no series (are the llama.cpp servers scraped, started with --metrics, and matched by selector {job="nobody"}?)`,
+      },
+    ]);
+    store.close();
+  }, 60_000);
+
   it('a server that stops answering shows down, from `up`', async () => {
     core ??= await startCore();
     const c = core;
@@ -233,5 +275,119 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     const hb = fleet(c).find((x) => x.host === b.target);
     expect(hb).toMatchObject({ up: false, inflight: null, queued: null, tokensPerSecond: null });
     expect(fleet(c).find((x) => x.host === a.target)?.up).toBe(true);
+  }, 60_000);
+});
+
+describe('a real Prometheus scraping an exporter with hostile labels and values', () => {
+  // What a relabelling exporter (honor_labels) can hand Prometheus, which stores it as it is: the
+  // exposition format escapes only `\n`, `"` and `\`; ESC, NUL, DEL, C1 and bidi controls go raw.
+  let prom: TestPrometheus;
+  let labels: TextMetricsServer;
+  const values: Record<'nan' | 'inf' | 'huge' | 'negative', TextMetricsServer> = {} as never;
+  let store: Store;
+  let svc: CapacityService;
+  const gauge = (name: string, lines: readonly string[]): string => `# TYPE llamacpp:${name} gauge\n${lines.map((l) => `llamacpp:${name}${l}\n`).join('')}`;
+  const counter = (value: number): string => `# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total ${value}\n`;
+
+  beforeAll(async () => {
+    labels = await startTextMetricsServer(() =>
+      gauge('requests_processing', [
+        '{instance="gpu\x1b[31m"} 1',
+        '{instance="nul\x00host"} 1',
+        '{instance="two\\nlines"} 1',
+        '{instance="evil\u202etxt.exe"} 1',
+        '{instance="gpu-ok",model="qwen3"} 2',
+        '{instance="gpu-ok",model="bad\u2066model"} 5',
+      ]) +
+        gauge('requests_deferred', ['{instance="c1\u0085host"} 1', '{instance="lrm\u200ehost"} 1', '{instance="del\x7fhost"} 1', '{instance="gpu-ok",model="qwen3"} 1']) +
+        '# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total{instance="gpu-ok",model="qwen3"} 100\n',
+    );
+    values.nan = await startTextMetricsServer(() => gauge('requests_processing', [' NaN']) + gauge('requests_deferred', [' 0']) + counter(10));
+    values.inf = await startTextMetricsServer(() => gauge('requests_processing', [' +Inf']) + gauge('requests_deferred', [' -Inf']) + counter(10));
+    // A request count no server holds, and a counter growing by 1e300 a scrape.
+    values.huge = await startTextMetricsServer((n) => gauge('requests_processing', [' 1e308']) + gauge('requests_deferred', [' 0']) + counter(n * 1e300));
+    values.negative = await startTextMetricsServer(() => gauge('requests_processing', [' 1']) + gauge('requests_deferred', [' -3']) + counter(10));
+    const targets = [labels, ...Object.values(values)].map((x) => x.target);
+    prom = await startPrometheus({ targets, job: 'hostile', honorLabels: true });
+    await prom.targetsUp(targets.length);
+    store = Store.open(':memory:');
+    svc = new CapacityService({ proxies: { fleet: { kind: 'prometheus', url: prom.url, every: 60_000, selector: '{job="hostile"}' } }, getFor: () => null, store, onChange: () => undefined });
+  }, 60_000);
+
+  afterAll(async () => {
+    svc?.stop();
+    store?.close();
+    await prom?.stop();
+    for (const x of [labels, ...Object.values(values)]) await x?.close();
+  });
+
+  /** Poll until `cond` holds of the proxy's hosts (irate needs two scrapes of the counters). */
+  const pollUntil = async (cond: (hosts: Capacity[]) => boolean, what: string): Promise<Capacity[]> => {
+    let hosts: Capacity[] = [];
+    await until(
+      async () => {
+        await svc.pollOnce();
+        hosts = svc.current().filter((x) => x.proxy === 'fleet');
+        return cond(hosts);
+      },
+      30_000,
+      what,
+      200,
+    );
+    return hosts;
+  };
+
+  it('leaves out a series whose instance or model label holds a control or bidi character, naming the query and the label escaped', async () => {
+    const hosts = await pollUntil((h) => h.some((x) => x.host === 'gpu-ok' && x.queued !== null), 'gpu-ok with its figures');
+    // Only the names that can be shown: the targets' own and gpu-ok.
+    expect(hosts.map((x) => x.host).sort()).toEqual(['gpu-ok', labels.target, ...Object.values(values).map((x) => x.target)].sort());
+    const ok = hosts.find((x) => x.host === 'gpu-ok');
+    // The series with the bidi model is left out: neither its model nor its 5 requests count.
+    expect(ok).toMatchObject({ inflight: 2, queued: 1, models: [{ id: 'qwen3', inflight: 2, queued: 1 }] });
+    // A problem of the proxy: on every host of it, naming the query and each label escaped.
+    for (const x of hosts) {
+      expect(x.error).toContain(`proxy "fleet" (Prometheus ${prom.url}): query \`sum by (instance, model) (llamacpp:requests_processing{job="hostile"})\`: left out 5 series whose labels hold a control or bidi character`);
+      for (const name of ['instance "gpu\\x1b[31m"', 'instance "nul\\x00host"', 'instance "two\\nlines"', 'instance "evil\\u202etxt.exe"', 'model "bad\\u2066model"']) expect(x.error).toContain(name);
+      expect(x.error).toContain('query `sum by (instance, model) (llamacpp:requests_deferred{job="hostile"})`: left out 3 series');
+      for (const name of ['instance "c1\\x85host"', 'instance "lrm\\u200ehost"', 'instance "del\\x7fhost"']) expect(x.error).toContain(name);
+    }
+    // No control or bidi character anywhere in what the console is handed.
+    const shown = hosts.flatMap((x) => [x.host, x.error ?? '', ...x.models.map((m) => m.id)]).join('');
+    const unsafe = [...shown].filter((ch) => {
+      const c = ch.codePointAt(0) as number;
+      return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    });
+    expect(unsafe).toEqual([]);
+
+    const hist = await svc.history({ range: '1h', proxy: 'fleet' });
+    // (The labels' own target has only `up`, which the charts do not read.)
+    expect(hist.series.map((x) => x.host).sort()).toEqual(['gpu-ok', ...Object.values(values).map((x) => x.target)].sort());
+    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\)`: left out 4 series .*instance "gpu\\x1b\[31m"/));
+  }, 60_000);
+
+  it('treats NaN, ±Inf, a negative count and 1e308 requests as missing, and says so', async () => {
+    const host = (hosts: Capacity[], k: keyof typeof values): Capacity | undefined => hosts.find((x) => x.host === values[k].target);
+    const rated = (h: Capacity[]): boolean =>
+      (host(h, 'huge')?.error ?? '').includes('irate(llamacpp:tokens_predicted_total) = ') && (['nan', 'inf', 'negative'] as const).every((k) => host(h, k)?.tokensPerSecond === 0);
+    const hosts = await pollUntil(rated, 'two scrapes of every counter');
+    const at = (k: keyof typeof values): string => `proxy "fleet" (Prometheus ${prom.url}): instance "${values[k].target}": `;
+    expect(host(hosts, 'nan')).toMatchObject({ up: true, inflight: null, slotsBusy: null, queued: 0, missing: ['llamacpp:requests_processing'] });
+    expect(host(hosts, 'nan')?.error).toContain(`${at('nan')}llamacpp:requests_processing = NaN is not a number: not a count of requests (treated as missing)`);
+    expect(host(hosts, 'inf')).toMatchObject({ up: true, inflight: null, queued: null, missing: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'] });
+    expect(host(hosts, 'inf')?.error).toContain(`${at('inf')}llamacpp:requests_processing = +Inf is not finite: not a count of requests; llamacpp:requests_deferred = -Inf is not finite: not a count of requests (treated as missing)`);
+    expect(host(hosts, 'huge')).toMatchObject({ up: true, inflight: null, queued: 0, tokensPerSecond: null, missing: ['llamacpp:requests_processing', 'llamacpp:tokens_predicted_total'] });
+    expect(host(hosts, 'huge')?.error).toContain(`${at('huge')}llamacpp:requests_processing = 1e+308 is past 100000: not a count of requests; irate(llamacpp:tokens_predicted_total) = `);
+    expect(host(hosts, 'huge')?.error).toMatch(/irate\(llamacpp:tokens_predicted_total\) = [0-9.e+]+ is past 1000000: not a rate of tokens a second \(treated as missing\)/);
+    expect(host(hosts, 'negative')).toMatchObject({ up: true, inflight: 1, queued: null, tokensPerSecond: 0, missing: ['llamacpp:requests_deferred'] });
+    expect(host(hosts, 'negative')?.error).toContain(`${at('negative')}llamacpp:requests_deferred = -3 is negative: not a count of requests (treated as missing)`);
+
+    // The charts: such points are gaps, said in a warning naming the query.
+    const hist = await svc.history({ range: '1h', proxy: 'fleet' });
+    const series = (k: keyof typeof values) => hist.series.find((x) => x.host === values[k].target);
+    for (const k of ['nan', 'inf', 'huge'] as const) expect(series(k)?.inflight.every((v) => v === null)).toBe(true);
+    expect(series('negative')?.queued.every((v) => v === null)).toBe(true);
+    expect(series('negative')?.inflight.some((v) => v === 1)).toBe(true);
+    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\)`: \d+ point\(s\) are not figures from 0 to 100000 \(e\.g\. instance "127\.0\.0\.1:\d+": .*\) and are charted as gaps/));
+    expect(hist.warnings).toContainEqual(expect.stringMatching(/llamacpp:requests_deferred.*: \d+ point\(s\) are not figures from 0 to 100000 .* and are charted as gaps/));
   }, 60_000);
 });

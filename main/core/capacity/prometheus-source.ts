@@ -7,6 +7,7 @@ import type { CommandOutput } from '../../../shared/contract';
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
 import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, parseJsonBounded, proxyKey } from './limits';
 import { blankCapacity, downResult, excerpt, type GetReply, type PollResult } from './poll-types';
+import { checkFigure, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND, quoteLabel, refusedLabel, refusedText } from './prom-checks';
 
 /** GET a path with its query string on the Prometheus server, reading at most `maxBytes`. */
 export type PromGetter = (pathAndQuery: string, maxBytes: number) => Promise<GetReply>;
@@ -112,19 +113,24 @@ async function allInOrder<T>(jobs: readonly (() => Promise<T>)[]): Promise<T[]> 
   return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
-/** A finite number from a Prometheus value string, else null (NaN, ±Inf). */
-function num(v: string): number | null {
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
-}
-
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
-type Figures = { inflight: number | null; queued: number | null; tokens: number | null };
+type Field = 'inflight' | 'queued' | 'tokens';
+type Figures = Record<Field, number | null>;
+const FIELDS = ['inflight', 'queued', 'tokens'] as const;
+/** What each figure is named in a host's `missing` list. */
+const FIELD_METRIC: Record<Field, string> = { inflight: 'llamacpp:requests_processing', queued: 'llamacpp:requests_deferred', tokens: 'llamacpp:tokens_predicted_total' };
+/** What each figure is named when its value is refused. */
+const FIELD_SERIES: Record<Field, string> = { inflight: 'llamacpp:requests_processing', queued: 'llamacpp:requests_deferred', tokens: 'irate(llamacpp:tokens_predicted_total)' };
+const FIELD_MAX: Record<Field, number> = { inflight: MAX_PROM_REQUESTS, queued: MAX_PROM_REQUESTS, tokens: MAX_PROM_TOKENS_PER_SECOND };
+const FIELD_WHAT: Record<Field, string> = { inflight: 'a count of requests', queued: 'a count of requests', tokens: 'a rate of tokens a second' };
+
 interface Instance {
   up: boolean | null;
   readonly total: Figures;
   readonly models: Map<string, Figures>;
+  /** Why a figure (or `up`) was refused: it is then missing for the whole instance. */
+  readonly refused: Map<Field | 'up', string>;
 }
 
 function decodeVector(label: string, query: string, result: unknown): z.infer<typeof PromVector> {
@@ -133,34 +139,63 @@ function decodeVector(label: string, query: string, result: unknown): z.infer<ty
   return parsed.data;
 }
 
+/** The series of an answer whose names can be shown; the others named in one note of the query. */
+function safeSeries<T extends { readonly metric: Readonly<Record<string, string>> }>(label: string, query: string, series: readonly T[], notes: string[]): T[] {
+  const refused: string[] = [];
+  const kept = series.filter((s) => {
+    const bad = refusedLabel(s.metric);
+    if (bad) refused.push(bad);
+    return bad === null;
+  });
+  if (refused.length) notes.push(`${label}: query \`${query}\`: ${refusedText(refused)}`);
+  return kept;
+}
+
 const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b);
 
-/** A live poll of a prometheus proxy: each scraped instance becomes a capacity host. Never throws. */
-export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, base: string, selector: string | undefined): Promise<PollResult> {
+/** `2026-11-29T12:00:00Z`: a time as an operator types it for `--now`. */
+const isoSeconds = (t: Date): string => t.toISOString().replace(/\.000Z$/, 'Z');
+
+/** How a poll is asked: `pinned` when `now` is a pinned clock's (`--now`) rather than the present. */
+export interface PollOptions {
+  readonly pinned?: boolean;
+}
+
+/** A live poll of a prometheus proxy at `now` (its instant queries' time): each scraped instance becomes a capacity host. Never throws. */
+export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, base: string, selector: string | undefined, options: PollOptions = {}): Promise<PollResult> {
   const label = promLabel(proxy, base);
   const q = prometheusQueries(selector);
   const time = String(now.getTime() / 1000);
+  const queries = [q.up, q.inflight, q.queued, q.tokens];
   let vectors: z.infer<typeof PromVector>[];
   try {
-    vectors = await allInOrder([q.up, q.inflight, q.queued, q.tokens].map((query) => async () => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))));
+    vectors = await allInOrder(queries.map((query) => async () => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))));
   } catch (e) {
     return { ...downResult(proxy, 'prometheus', now, (e as Error).message), samples: [] };
   }
-  const [upVec = [], ...figureVecs] = vectors;
+  const notes: string[] = [];
+  const [upVec = [], ...figureVecs] = vectors.map((vec, k) => safeSeries(label, queries[k] as string, vec, notes));
   const instances = new Map<string, Instance>();
   const entry = (name: string): Instance => {
     let i = instances.get(name);
-    if (!i) instances.set(name, (i = { up: null, total: { inflight: null, queued: null, tokens: null }, models: new Map() }));
+    if (!i) instances.set(name, (i = { up: null, total: { inflight: null, queued: null, tokens: null }, models: new Map(), refused: new Map() }));
     return i;
   };
-  for (const s of upVec) if (s.metric.instance) entry(clip(s.metric.instance)).up = (num(s.value[1]) ?? 0) >= 1;
-  const fields = ['inflight', 'queued', 'tokens'] as const;
+  for (const s of upVec) {
+    if (!s.metric.instance) continue;
+    const i = entry(clip(s.metric.instance));
+    const v = checkFigure(s.value[1], 1);
+    if (v.ok) i.up = v.value >= 1;
+    else i.refused.set('up', `up = ${v.why}, not 0 or 1`);
+  }
   figureVecs.forEach((vec, k) => {
-    const field = fields[k] as keyof Figures;
+    const field = FIELDS[k] as Field;
     for (const s of vec) {
       if (!s.metric.instance) continue;
       const i = entry(clip(s.metric.instance));
-      const v = num(s.value[1]);
+      const checked = checkFigure(s.value[1], FIELD_MAX[field]);
+      if (!checked.ok && !i.refused.has(field)) i.refused.set(field, `${FIELD_SERIES[field]} = ${checked.why}: not ${FIELD_WHAT[field]}`);
+      const v = checked.ok ? checked.value : null;
       i.total[field] = add(i.total[field], v);
       const model = s.metric.model;
       if (model) {
@@ -170,22 +205,28 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
       }
     }
   });
+  // A refused value leaves the sum of the rest, which is not the instance's figure either.
+  for (const i of instances.values()) for (const f of FIELDS) if (i.refused.has(f)) i.total[f] = null;
   if (instances.size === 0) {
-    const none = downResult(proxy, 'prometheus', now, `${label}: no inference servers: \`${q.up}\` matched no series (are the llama.cpp servers scraped, started with --metrics${selector ? `, and matched by selector ${selector}` : ''}?)`);
-    return { capacity: none.capacity.map((c) => ({ ...c, up: true })), samples: [], usage: [] };
+    const matched = selector ? `, and matched by selector ${selector}` : '';
+    // Pinned, the queries ran at that time: the likely reason is the time, not the scrape config.
+    const why = options.pinned
+      ? ` at ${isoSeconds(now)} (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics${matched}?)`
+      : ` (are the llama.cpp servers scraped, started with --metrics${matched}?)`;
+    const none = `${label}: no inference servers: \`${q.up}\` matched no series${why}`;
+    const down = downResult(proxy, 'prometheus', now, [...notes, none].join('; '));
+    return { capacity: down.capacity.map((c) => ({ ...c, up: true })), samples: [], usage: [] };
   }
   const names = [...instances.keys()].sort();
-  const notes: string[] = [];
   if (names.length > MAX_HOSTS_PER_PROXY) notes.push(`${proxyKey(proxy)}: Prometheus has ${names.length} inference servers; showing the first ${MAX_HOSTS_PER_PROXY}`);
   const capacity = names.slice(0, MAX_HOSTS_PER_PROXY).map((host): Capacity => {
     const i = instances.get(host) as Instance;
     const up = i.up ?? (i.total.inflight !== null || i.total.queued !== null);
     const missing: string[] = [];
     if (i.up === null) missing.push('up');
-    if (up && i.total.inflight === null) missing.push('llamacpp:requests_processing');
-    if (up && i.total.queued === null) missing.push('llamacpp:requests_deferred');
-    if (up && i.total.tokens === null) missing.push('llamacpp:tokens_predicted_total');
+    for (const f of FIELDS) if ((up || i.refused.has(f)) && i.total[f] === null) missing.push(FIELD_METRIC[f]);
     const hostNotes = [...notes];
+    if (i.refused.size) hostNotes.push(`${label}: instance ${quoteLabel(host)}: ${[...i.refused.values()].join('; ')} (treated as missing)`);
     if (i.models.size > MAX_MODELS_PER_HOST) hostNotes.push(`${proxyKey(proxy)}: instance "${host}" has ${i.models.size} models; showing the first ${MAX_MODELS_PER_HOST}`);
     const models = [...i.models.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
@@ -241,8 +282,13 @@ export async function prometheusHistory(
   }
   // Every value sits on the step grid, so one map per instance from time to the three figures.
   const byHost = new Map<string, Map<number, [number | null, number | null, number | null]>>();
+  const warnings: string[] = [];
+  const max = [MAX_PROM_REQUESTS, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND] as const;
   matrices.forEach((matrix, k) => {
-    for (const s of matrix) {
+    const query = q[fields[k] as (typeof fields)[number]];
+    let gaps = 0;
+    let example = '';
+    for (const s of safeSeries(label, query, matrix, warnings)) {
       const host = s.metric.instance;
       if (!host) continue;
       const points = byHost.get(host) ?? new Map<number, [number | null, number | null, number | null]>();
@@ -250,12 +296,14 @@ export async function prometheusHistory(
       for (const [ts, v] of s.values) {
         const t = Math.round(ts * 1000);
         const row = points.get(t) ?? [null, null, null];
-        row[k] = num(v) === null ? null : r3(num(v) as number);
+        const checked = checkFigure(v, max[k] as number);
+        if (!checked.ok && gaps++ === 0) example = `${quoteLabel(host)}: ${checked.why}`;
+        row[k] = checked.ok ? r3(checked.value) : null;
         points.set(t, row);
       }
     }
+    if (gaps) warnings.push(`${label}: query \`${query}\`: ${gaps} point(s) are not figures from 0 to ${max[k]} (e.g. instance ${example}) and are charted as gaps`);
   });
-  const warnings: string[] = [];
   const hosts = [...byHost.keys()].sort();
   if (hosts.length > MAX_HOSTS_PER_PROXY) warnings.push(`${proxyKey(proxy)}: Prometheus has history for ${hosts.length} inference servers; charting the first ${MAX_HOSTS_PER_PROXY}`);
   const series = hosts.slice(0, MAX_HOSTS_PER_PROXY).map((host): Series => {

@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useLogger } from '../logging/log';
 import { stderrLogger } from '../logging/logger';
 import { until } from '../../../testing/until';
-import { startPrometheus } from '../../../testing/prometheus';
+import { PROMTOOL, startPrometheus } from '../../../testing/prometheus';
 import { createAppCore, type AppCore } from '../app-core';
+import { MAX_METRICS_CONNECTIONS, METRICS_HEADERS_TIMEOUT_MS, METRICS_KEEP_ALIVE_MS } from './exporter';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 const SECRET = 'exit order placed without the halt check';
@@ -117,6 +118,22 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/**
+ * The connections the server side of `port` holds, as the kernel lists them: accepted sockets it
+ * has not closed (ESTABLISHED, or CLOSE_WAIT once the client gave up).
+ */
+function heldBy(port: number): number {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  let held = 0;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (local?.endsWith(`:${hex}`) && (state === '01' || state === '08')) held++;
+    }
+  }
+  return held;
+}
+
 describe('the /metrics exporter', () => {
   let core: AppCore | null = null;
   const servers: Server[] = [];
@@ -210,7 +227,7 @@ describe('the /metrics exporter', () => {
     const port = await freePort();
     await startCore(`127.0.0.1:${port}`);
     const { body } = await fetchHttp(port, '/metrics');
-    const check = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: body, encoding: 'utf8' });
     expect({ status: check.status, out: check.stdout + check.stderr }).toEqual({ status: 0, out: '' });
   });
 
@@ -244,6 +261,56 @@ describe('the /metrics exporter', () => {
     expect((await fetchHttp(port, '/metrics/extra')).status).toBe(404);
     expect((await fetchHttp(port, '/metrics', 'POST')).status).toBe(405);
   });
+
+  it('closes connections that stall mid-request, holds at most MAX_METRICS_CONNECTIONS, and answers a scrape during the flood', async () => {
+    const port = await freePort();
+    await startCore(`127.0.0.1:${port}`);
+    // Slow clients: nothing at all, half a request line, a request line and half the headers,
+    // and a keep-alive scrape that then sends half of its next request.
+    const stalls = ['', 'GET /metr', 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slo', 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /met'];
+    const flood = MAX_METRICS_CONNECTIONS + 16;
+    const sockets: Socket[] = [];
+    const closedAt = new Map<Socket, number>();
+    const started = Date.now();
+    let connected = 0;
+    try {
+      for (let i = 0; i < flood; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('data', () => undefined);
+        socket.on('close', () => closedAt.set(socket, Date.now() - started));
+        socket.on('connect', () => {
+          connected++;
+          socket.write(stalls[i % stalls.length] as string);
+        });
+        sockets.push(socket);
+      }
+      await until(() => connected + closedAt.size >= flood, 10_000, 'the flood connected');
+      // A scrape during the flood is answered; the server has accepted every earlier connection by then.
+      const scrape = await fetchHttp(port, '/metrics');
+      expect(scrape.status).toBe(200);
+      expect(scrape.body).toContain('loopdeck_prs_ready{loop="reliability"} 2');
+      const held: number[] = [heldBy(port)];
+      // Every stalled socket is closed soon after the header timeout (Node's default check every 30 s kept them that long).
+      const bound = METRICS_HEADERS_TIMEOUT_MS + METRICS_KEEP_ALIVE_MS + 5_000;
+      await until(
+        () => {
+          held.push(heldBy(port));
+          return closedAt.size === flood;
+        },
+        bound,
+        `all ${flood} slow connections closed`,
+        100,
+      );
+      expect(Math.max(...held)).toBeLessThanOrEqual(MAX_METRICS_CONNECTIONS);
+      expect(Math.max(...closedAt.values())).toBeLessThan(bound);
+      expect(heldBy(port)).toBe(0);
+      // And it still answers.
+      expect((await fetchHttp(port, '/metrics')).status).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  }, 60_000);
 
   it('a port in use is a problem naming metrics.listen; the app runs on without /metrics', async () => {
     const taken = createServer((_req, res) => res.end('someone else'));

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { log } from '../logging/log';
 import { loopMetricsRegistry } from './loop-metrics';
 import { parseListen, type MetricsConfig } from './metrics-config';
@@ -7,6 +7,27 @@ import type { MetricsSource } from './metrics-state';
 
 /** The key the exporter's problem is kept under (a space: no loop name can collide with it). */
 const PROBLEM_KEY = 'config metrics.listen';
+
+/**
+ * Sockets the exporter holds at once: a Prometheus or two and a person with curl need a few. At
+ * the limit a new connection closes the oldest socket that is not answering a request (one that
+ * stalled mid-request or sits idle between scrapes), so a flood of slow connections cannot lock
+ * the scrapers out; only when every socket is being answered is the new one closed.
+ */
+export const MAX_METRICS_CONNECTIONS = 32;
+/** A request's headers must arrive within this (a scraper sends them at once). */
+export const METRICS_HEADERS_TIMEOUT_MS = 5_000;
+/** A whole request, answer included, within this. */
+export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
+/** An idle keep-alive socket between scrapes is closed after this (Prometheus reconnects). */
+export const METRICS_KEEP_ALIVE_MS = 5_000;
+/** A socket with no traffic either way for this long is destroyed, whatever state it is in. */
+export const METRICS_SOCKET_IDLE_MS = 10_000;
+/**
+ * How often the server checks the header and request timeouts. Node checks every 30 s by
+ * default, which kept a socket that sent half a request line open 30 s past its 5 s timeout.
+ */
+const TIMEOUT_CHECK_MS = 1_000;
 
 /** A running exporter; `close` frees the port. */
 export interface MetricsExporter {
@@ -28,9 +49,11 @@ export async function startMetricsExporter(config: MetricsConfig, source: Metric
     log.warn(`metrics.listen is ${config.listen}, not loopback (metrics.exposed is set): anyone who can reach it can read /metrics — the loops' states and host and loop names.`);
   }
   const registry = loopMetricsRegistry(() => source.metricsState());
-  const server = createServer((req, res) => void answer(req, res, () => registry.metrics(), registry.contentType));
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 5_000;
+  const server = createServer(
+    { headersTimeout: METRICS_HEADERS_TIMEOUT_MS, requestTimeout: METRICS_REQUEST_TIMEOUT_MS, keepAliveTimeout: METRICS_KEEP_ALIVE_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    (req, res) => void answer(req, res, () => registry.metrics(), registry.contentType),
+  );
+  boundConnections(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -51,6 +74,46 @@ export async function startMetricsExporter(config: MetricsConfig, source: Metric
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
   log.info(`serving /metrics on http://${address}/metrics`);
   return { address, close: () => closeServer(server) };
+}
+
+/**
+ * Hold at most MAX_METRICS_CONNECTIONS sockets (see there) and destroy any socket idle for
+ * METRICS_SOCKET_IDLE_MS. `server.maxConnections` alone would refuse the scrapers once slow
+ * connections fill it; it stays one above the bound as a backstop.
+ */
+function boundConnections(server: Server): void {
+  const open = new Set<Socket>();
+  const answering = new Set<Socket>();
+  server.maxConnections = MAX_METRICS_CONNECTIONS + 1;
+  server.on('connection', (socket: Socket) => {
+    socket.setTimeout(METRICS_SOCKET_IDLE_MS, () => socket.destroy());
+    socket.once('close', () => {
+      open.delete(socket);
+      answering.delete(socket);
+    });
+    if (open.size >= MAX_METRICS_CONNECTIONS) {
+      // A Set iterates in insertion order: the oldest first.
+      let victim: Socket | undefined;
+      for (const s of open) {
+        if (!answering.has(s)) {
+          victim = s;
+          break;
+        }
+      }
+      if (!victim) {
+        socket.destroy();
+        return;
+      }
+      open.delete(victim);
+      victim.destroy();
+    }
+    open.add(socket);
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    answering.add(socket);
+    res.once('close', () => answering.delete(socket));
+  });
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, metrics: () => Promise<string>, contentType: string): Promise<void> {
