@@ -12,6 +12,7 @@ import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summa
 import { ask, confirm, printSnapshot } from './cli-terminal';
 import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
+import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
@@ -130,7 +131,7 @@ async function withState(flags: Flags, command: string, print: (snap: ReturnType
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
     print(engine.snapshot());
     const failures = engine.failures();
-    for (const f of failures) console.error(`loopdeck ${command}: ${f}`);
+    for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
     return failures.length > 0 ? 1 : 0;
   } finally {
     await engine.close();
@@ -365,7 +366,7 @@ main(process.argv.slice(2)).then(
     const message = err instanceof Error ? (known || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? err.message : err.stack) : String(err);
     // Once the command opened its log (the data folder is known), the file keeps the stack too.
     if (!known && log.file !== null) log.error('the command failed', err);
-    console.error(`loopdeck: ${message}`);
+    console.error(logSafe(`loopdeck: ${message}`));
     process.exitCode = known ? err.exitCode : 2;
   },
 );

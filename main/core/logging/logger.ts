@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { inspect } from 'node:util';
 import electronLog from 'electron-log/node';
+import { describeError, formatEntry, logSafe } from './log-text';
 import { rotateLogFiles } from './rotate';
 
 /** The levels Loopdeck logs at, most severe first; a logger at `info` writes error, warn and info. */
@@ -69,27 +69,6 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): { readonl
   };
 }
 
-/** An error as text: its stack (which starts with its message), then each `cause` in turn. */
-export function describeError(err: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = err;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (current instanceof Error) {
-      parts.push(current.stack ?? `${current.name}: ${current.message}`);
-      current = current.cause;
-    } else {
-      parts.push(typeof current === 'string' ? current : inspect(current, { depth: 3, breakLength: Infinity }));
-      current = undefined;
-    }
-  }
-  return parts.join('\nCaused by: ');
-}
-
-/** The text of one line: the message, and the error below it. */
-export function formatEntry(message: string, err?: unknown): string {
-  return err === undefined ? message : `${message}\n${describeError(err)}`;
-}
-
 const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
 let instances = 0;
@@ -110,7 +89,7 @@ export function createLogger(options: LoggerOptions): Logger {
   // send those to stderr, never stdout, and nothing else.
   backend.transports.console.level = false;
   backend.transports.console.writeFn = ({ message }) => {
-    process.stderr.write(`loopdeck: log: ${message.data.map((d) => (typeof d === 'string' ? d : describeError(d))).join(' ')}\n`);
+    process.stderr.write(`loopdeck: log: ${logSafe(message.data.map((d) => (typeof d === 'string' ? d : describeError(d))).join(' '))}\n`);
   };
   for (const other of ['ipc', 'remote'] as const) {
     const t = (backend.transports as Record<string, { level: unknown } | null | undefined>)[other];
@@ -131,7 +110,7 @@ export function createLogger(options: LoggerOptions): Logger {
       rotateLogFiles(old.path, files);
     } catch (err) {
       // Cannot rename (another process holds it open on Windows): start it afresh rather than grow.
-      process.stderr.write(`loopdeck: log: could not rotate ${old.path}, so it was emptied: ${describeError(err)}\n`);
+      process.stderr.write(`loopdeck: log: ${formatEntry(`could not rotate ${old.path}, so it was emptied`, err)}\n`);
       old.clear();
     }
   };
