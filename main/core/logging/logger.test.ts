@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountTmpfs, type Tmpfs } from '../../../testing/tmpfs';
 import { log, useLogger } from './log';
 import { createLogger, logFilePath, logLevelFromEnv } from './logger';
 import { archivePath } from './rotate';
@@ -100,8 +101,8 @@ describe('log', () => {
 const LOGGER_MODULE = fileURLToPath(new URL('./logger.ts', import.meta.url));
 
 /** Run `body` in a child process with `createLogger` and `stderrLogger` in scope; its stderr. */
-function runLogging(dir: string, body: string): string {
-  const script = join(dir, 'log.ts');
+function runLogging(body: string): string {
+  const script = join(dataDir(), 'log.ts');
   writeFileSync(script, `import { createLogger, stderrLogger } from ${JSON.stringify(LOGGER_MODULE)};\n${body}\n`);
   return spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 }).stderr;
 }
@@ -116,7 +117,6 @@ describe('what is logged escapes control characters', () => {
   it('in the file and on stderr, message and error alike, each line of an entry indented past its first', () => {
     const dir = dataDir();
     const stderr = runLogging(
-      dir,
       [
         `const logger = createLogger({ dataDir: ${JSON.stringify(dir)}, level: 'info', stderrLevel: 'warn' });`,
         `const err = new Error(${JSON.stringify(`read ${hostile}`)});`,
@@ -135,5 +135,33 @@ describe('what is logged escapes control characters', () => {
       expect(lines.filter((l) => entry.test(l)), where).toHaveLength(where === 'file' ? 2 : 3);
       expect(text, where).toMatch(/poll failed\n {4}Error: read host ev\\x1b\[2Jil\\x00 says\n {4}FAKE [^\n]*\n {8}at /);
     }
+  });
+});
+
+describe('a log file that cannot be written', () => {
+  let readOnly: Tmpfs;
+  beforeAll(() => {
+    readOnly = mountTmpfs(64 * 1024, { readOnly: true });
+  });
+  afterAll(() => readOnly?.unmount());
+
+  it('is said once on stderr, without a stack, and warnings and errors go there meanwhile', () => {
+    const stderr = runLogging(
+      [
+        `const logger = createLogger({ dataDir: ${JSON.stringify(readOnly.dir)}, level: 'info' });`,
+        `for (let i = 0; i < 5; i++) logger.info('routine ' + i);`,
+        `logger.warn('careful');`,
+        `logger.error('broken');`,
+      ].join('\n'),
+    );
+    const file = logFilePath(readOnly.dir);
+    expect(stderr).toBe(
+      [
+        `loopdeck: log: cannot write ${file}: EROFS: read-only file system, mkdir '${join(readOnly.dir, 'logs')}'; logging warnings and errors to stderr only, and trying the file again every 60 s.`,
+        'loopdeck: careful',
+        'loopdeck: broken',
+        '',
+      ].join('\n'),
+    );
   });
 });
