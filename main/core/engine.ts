@@ -229,7 +229,7 @@ export class Engine {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
         // poll after the reconnect resumes from the committed offsets.
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
-        this.errors.set(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
@@ -244,7 +244,7 @@ export class Engine {
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
-        this.errors.set(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
       this.firstReads.read(name);
     }
@@ -255,7 +255,7 @@ export class Engine {
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
     await this.drills.poll().then(
       () => this.errors.set('drills', null),
-      (err: unknown) => this.errors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
+      (err: unknown) => this.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     const caughtUp = !this.behind();
@@ -263,9 +263,23 @@ export class Engine {
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
       const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
-      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
+      try {
+        this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
+        this.errors.set('notices', null);
+      } catch (err) {
+        // Nothing of it is lost: the notifier derives the whole state again at its next update.
+        this.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
+      }
     }
     this.publishProblems();
+  }
+
+  /**
+   * A failure caught in a poll or a timer: the store's to say when it is the store's (a damaged
+   * database; see Store.noteFailure), else the problem of the source under `key`.
+   */
+  private failed(key: string, err: unknown, problem: () => Problem): void {
+    if (this.store.noteFailure(err) === null) this.errors.set(key, problem());
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
@@ -336,7 +350,7 @@ export class Engine {
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
   problems(): Problem[] {
-    return [...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
+    return [...this.store.healthProblems(), ...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
   }
 
   /**

@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
+import { log } from '../logging/log';
 import { MIGRATIONS } from './migrations';
+import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
 
 export type { FileCommit, FileRow, LineRecord } from './store-types';
@@ -64,7 +66,14 @@ export class Store {
   /** Writes the positions held only in memory (see `commit`), within POSITION_WRITE_MS of the first. */
   private positionTimer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly db: Database.Database) {
+  /** Why SQLite called the database damaged on a query of this run, or null (see noteFailure). */
+  private damage: string | null = null;
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** The database file (or ':memory:'). */
+    readonly dbPath: string,
+  ) {
     this.rows = new FileRowCache(db);
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
@@ -90,12 +99,55 @@ export class Store {
   static open(file: string, options: StoreOptions = {}): Store {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, options.migrateTo ?? MIGRATIONS.length);
-    return new Store(db);
+    try {
+      // The first read of the file: SQLite finds a truncated or overwritten one here (SQLITE_CORRUPT).
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, options.migrateTo ?? MIGRATIONS.length);
+    } catch (err) {
+      // Closed, so that a damaged file can be moved aside (openStore) with nothing holding it.
+      db.close();
+      throw err;
+    }
+    return new Store(db, file);
+  }
+
+  /**
+   * Take note of a failed query or write on this connection, wherever it was caught (a poll, a
+   * timer, a notice sink). A database SQLite calls damaged is said once in the log and left a
+   * marker beside it, so the next open moves it aside for a fresh one (openStore); `problem` says
+   * so meanwhile. Returns what the failure was, or null for any other.
+   */
+  noteFailure(err: unknown): 'damaged' | null {
+    if (!isDamaged(err)) return null;
+    if (this.damage === null) {
+      this.damage = (err as Error).message;
+      this.problemsVersion++;
+      // Info only: opening it next (at once, in the console and the CLI) says what was done, in one line.
+      log.info(`${this.dbPath} is damaged (${this.damage}): when Loopdeck opens it next, it is moved aside (and kept) for a fresh database, and the sources are read again.`);
+      if (this.dbPath !== ':memory:') {
+        try {
+          writeFileSync(damagedMarker(this.dbPath), `${this.damage}\n`);
+        } catch {
+          // The folder cannot take even this: the next open finds the damage itself, or this is said again.
+        }
+      }
+    }
+    return 'damaged';
+  }
+
+  /** SQLite called the database damaged on a query of this run (see noteFailure): it should be opened afresh. */
+  get damaged(): boolean {
+    return this.damage !== null;
+  }
+
+  /** The store's own trouble (a damaged database), as problems naming the file. */
+  healthProblems(): Problem[] {
+    return this.damage === null
+      ? []
+      : [{ source: this.dbPath, line: null, message: `The database is damaged (${this.damage}): Loopdeck opens a fresh one (keeping this one aside) and reads the sources again; if this stays, restart Loopdeck.` }];
   }
 
   /** The schema version (number of migrations applied). */
@@ -358,13 +410,22 @@ export class Store {
     return this.db;
   }
 
-  /** Close the database (writing the positions held in memory first). */
+  /**
+   * Close the database, writing the positions held in memory first. Should that fail (a full
+   * disk, a damaged file) the database is closed all the same: those positions belong to lines
+   * that made no record, read again from the stored ones at the next start.
+   */
   close(): void {
     if (this.positionTimer) clearTimeout(this.positionTimer);
     this.positionTimer = null;
-    if (this.db.open) this.flushPositions();
-    this.rows.close();
-    this.db.close();
+    try {
+      if (this.db.open) this.flushPositions();
+    } catch (err) {
+      if (this.noteFailure(err) === null) log.warn(`${this.dbPath}: the positions of lines that made no record were not written on closing; they are read again at the next start.`, err);
+    } finally {
+      this.rows.close();
+      if (this.db.open) this.db.close();
+    }
   }
 }
 
