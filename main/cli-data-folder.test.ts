@@ -139,3 +139,58 @@ describe('a read-only data folder', () => {
     expect([r.code, r.stderr]).toEqual([2, message(join(readOnly.dir, 'loopdeck'))]);
   });
 });
+
+describe('a full data folder', () => {
+  it('serve: keeps running, says the folder is full and how much room is left, and stores again, each record once, when there is room', async () => {
+    const fx = createRunnerFixture();
+    const disk = mountTmpfs(2 * 1024 * 1024, { dir: fx.dataDir });
+    const rc = join(fx.runs, DAY, 'audit.suite.rc');
+    const written: string[] = [];
+    const feed = (n: number): void => {
+      const names = Array.from({ length: n }, (_, i) => `step${written.length + i}`);
+      written.push(...names);
+      fx.append(DAY, 'audit.suite.rc', names.map((name) => `${name}_rc=0\n`).join(''));
+      // Transcript lines make no record: their position is written by the store's timer.
+      fx.append(DAY, 'audit.log', 'tool_use Read a\ntool_result ok\n'.repeat(20));
+    };
+    /** The steps the database holds for the rc file, read by another connection. */
+    const stored = (): string[] | null => {
+      const store = Store.open(join(fx.dataDir, 'loopdeck.db'));
+      try {
+        const row = store.sql.prepare('SELECT id FROM files WHERE path = ?').get(rc) as { id: number } | undefined;
+        return row ? store.records<{ name: string }>(row.id).map((r) => r.name) : null;
+      } finally {
+        store.close();
+      }
+    };
+    fx.write(DAY, 'audit.status', 'audit 2026-08-23T00:00:04-04:00 STARTED\n');
+    feed(20);
+    const child = spawn(process.execPath, [LOOPDECK_BIN, 'serve', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+    try {
+      // The first read has caught up once the summary is saved.
+      await until(() => existsSync(join(fx.dataDir, SUMMARY_CACHE_FILE)), 20_000, 'the first read');
+      expect(stored()).toEqual(written);
+      const unfill = disk.fill();
+      const full = new RegExp(`loopdeck: data folder full: \\d+ bytes free in ${fx.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Free some space there`);
+      for (let i = 0; i < 20 && !full.test(stderr); i++) {
+        feed(500);
+        await until(() => full.test(stderr) || child.exitCode !== null, 1500, 'a poll').catch(() => undefined);
+      }
+      expect(stderr).toMatch(full);
+      expect(child.exitCode).toBeNull();
+      unfill();
+      feed(10);
+      await until(() => stored()?.length === written.length, 20_000, 'every record stored once there is room');
+      expect(stored()).toEqual(written);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      disk.unmount();
+    }
+    expect(await exited).toBe(0);
+  });
+});

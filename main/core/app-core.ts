@@ -89,7 +89,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       store = made.store;
       engine = made.made;
       if (made.recovered) engine.setProblem('database', { source: store.dbPath, line: null, message: made.recovered });
-      keeper = new SummaryKeeper(dataDir);
+      keeper = new SummaryKeeper(dataDir, store.space);
       unsubscribe = engine.subscribe(emit);
       engine.onWake(wake);
       engine.notifier.consoleUrl = consoleUrl;

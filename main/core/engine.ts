@@ -145,9 +145,19 @@ export class Engine {
     }
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
     const tick = (): void => {
-      void this.notifier.tick().finally(() => {
-        if (this.started) this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
-      });
+      // From a timer: a failure (a full disk under a repeat's write) is noted, never thrown, and
+      // what it did not do is done by a later tick.
+      void this.notifier
+        .tick()
+        .then(
+          () => this.errors.set('notice tick', null),
+          (err: unknown) => this.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
+        )
+        .finally(() => {
+          if (!this.started) return;
+          this.publishProblems();
+          this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
+        });
     };
     this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
   }
@@ -271,15 +281,17 @@ export class Engine {
         this.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
       }
     }
+    // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
+    this.store.probeRoom();
     this.publishProblems();
   }
 
   /**
-   * A failure caught in a poll or a timer: the store's to say when it is the store's (a damaged
-   * database; see Store.noteFailure), else the problem of the source under `key`.
+   * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
+   * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
    */
   private failed(key: string, err: unknown, problem: () => Problem): void {
-    if (this.store.noteFailure(err) === null) this.errors.set(key, problem());
+    if (this.store.noteFailure(err, key) === null) this.errors.set(key, problem());
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
@@ -302,7 +314,7 @@ export class Engine {
 
   /** Problems are published when one was added or removed (the store counts its own). */
   private publishProblems(): void {
-    const revision = `${this.errors.revision}/${this.store.problemsRevision}`;
+    const revision = `${this.errors.revision}/${this.store.problemsRevision}/${this.store.healthRevision}`;
     if (revision === this.problemsPublished) return;
     this.problemsPublished = revision;
     this.emit('problems.changed', { problems: this.problems() });

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
+import { mountTmpfs } from '../../../testing/tmpfs';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
+import { DiskSpace } from '../store/disk-space';
 import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, SummaryKeeper, writeSummaryCache } from './summary-cache';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -150,6 +152,28 @@ describe('the summary kept across restarts', () => {
     expect(savedAt()).toBe('2026-11-29T01:00:00Z');
     keeper.afterPoll(source, 1000 + 15 * 60 * 1000);
     expect(savedAt()).toBe('2026-11-29T02:00:00Z');
+  });
+
+  it('on a full data folder: a save fails without a throw, keeps the saved one whole and leaves no half-written file, says the folder is full, and saves again once there is room', () => {
+    const disk = mountTmpfs(256 * 1024);
+    try {
+      const space = new DiskSpace(disk.dir);
+      const summaryAt = (takenAt: string): Summary => ({ schema: 1, takenAt, hosts: [], loops: [], problems: [], prs: [], capacity: [], notices: [], lastReviewedAt: null, drills: [], drillRuns: [], ledgerRows: { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 } });
+      const path = join(disk.dir, SUMMARY_CACHE_FILE);
+      writeSummaryCache(disk.dir, summaryAt('2026-11-28T00:00:00.000Z'), space);
+      const saved = readFileSync(path, 'utf8');
+      const unfill = disk.fill();
+      expect(() => writeSummaryCache(disk.dir, summaryAt('2026-11-29T00:00:00.000Z'), space)).not.toThrow();
+      expect(readFileSync(path, 'utf8')).toBe(saved);
+      expect(existsSync(`${path}.tmp`)).toBe(false);
+      expect(space.problem()).toMatchObject({ source: disk.dir, message: expect.stringMatching(/^data folder full: \d+ bytes free in /) });
+      unfill();
+      writeSummaryCache(disk.dir, summaryAt('2026-11-30T00:00:00.000Z'), space);
+      expect(readSummaryCache(disk.dir)?.takenAt).toBe('2026-11-30T00:00:00.000Z');
+      expect(space.problem()).toBeNull();
+    } finally {
+      disk.unmount();
+    }
   });
 
   it('begins the first read at once without a saved summary; with one, shortly after a console got it, or after the wait', () => {

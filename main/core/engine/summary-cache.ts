@@ -1,7 +1,8 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Summary } from '../../../shared/ledger-slice';
 import { log } from '../logging/log';
+import type { DiskSpace } from '../store/disk-space';
 
 /** The file in the data folder that keeps the summary between runs. */
 export const SUMMARY_CACHE_FILE = 'summary.json';
@@ -54,16 +55,22 @@ export function readSummaryCache(dataDir: string): Summary | null {
   return null;
 }
 
-/** Save the summary for the next start: written beside, then renamed, so a crash leaves the old one whole. */
-export function writeSummaryCache(dataDir: string, summary: Summary): void {
+/**
+ * Save the summary for the next start: written beside, then renamed, so a crash or a full disk
+ * leaves the old one whole (and the half-written one is removed, not left taking the room). A
+ * full disk is the data folder's problem (`space`); the next save tries again.
+ */
+export function writeSummaryCache(dataDir: string, summary: Summary, space?: DiskSpace): void {
   const path = join(dataDir, SUMMARY_CACHE_FILE);
   try {
     const { restored: _restored, reading: _reading, ...fresh } = summary;
     const saved: SavedSummary = { format: SUMMARY_FORMAT, summary: fresh };
     writeFileSync(`${path}.tmp`, JSON.stringify(saved));
     renameSync(`${path}.tmp`, path);
+    space?.wrote();
   } catch (err) {
-    log.warn(`${path}: could not be saved.`, err);
+    rmSync(`${path}.tmp`, { force: true });
+    if (!space?.failed(err, `saving ${path}`)) log.warn(`${path}: could not be saved.`, err);
   }
 }
 
@@ -88,7 +95,11 @@ export class SummaryKeeper {
   private caughtUp = false;
   private savedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly dataDir: string) {
+  constructor(
+    private readonly dataDir: string,
+    /** Where a save that failed for want of room is said (the store's). */
+    private readonly space?: DiskSpace,
+  ) {
     this.restored = readSummaryCache(dataDir);
   }
 
@@ -112,14 +123,14 @@ export class SummaryKeeper {
     this.restored = null;
     if (ended || nowMs - this.savedAt >= SUMMARY_SAVE_MS) {
       this.savedAt = nowMs;
-      writeSummaryCache(this.dataDir, source.summary());
+      writeSummaryCache(this.dataDir, source.summary(), this.space);
     }
     return ended;
   }
 
   /** Save for the next start, unless the first read never caught up (a saved one stays; a half-read state is not saved). */
   close(source: SummarySource): void {
-    if (this.caughtUp) writeSummaryCache(this.dataDir, source.summary());
+    if (this.caughtUp) writeSummaryCache(this.dataDir, source.summary(), this.space);
   }
 }
 

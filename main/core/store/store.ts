@@ -6,6 +6,7 @@ import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
 import { MIGRATIONS } from './migrations';
+import { DiskSpace } from './disk-space';
 import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
 
@@ -68,6 +69,11 @@ export class Store {
 
   /** Why SQLite called the database damaged on a query of this run, or null (see noteFailure). */
   private damage: string | null = null;
+  private healthVersion = 0;
+  /** The position timer's last write failed (said once, not once a second). */
+  private positionsFailing = false;
+  /** Whether the data folder is full (see DiskSpace): every failed write here is noted in it. */
+  readonly space: DiskSpace;
 
   private constructor(
     private readonly db: Database.Database,
@@ -75,6 +81,7 @@ export class Store {
     readonly dbPath: string,
   ) {
     this.rows = new FileRowCache(db);
+    this.space = new DiskSpace(dirname(dbPath));
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
@@ -116,15 +123,17 @@ export class Store {
 
   /**
    * Take note of a failed query or write on this connection, wherever it was caught (a poll, a
-   * timer, a notice sink). A database SQLite calls damaged is said once in the log and left a
-   * marker beside it, so the next open moves it aside for a fresh one (openStore); `problem` says
-   * so meanwhile. Returns what the failure was, or null for any other.
+   * timer, a notice sink; `what` says what failed). A full disk is the data folder's problem until
+   * a write succeeds again (`space`). A database SQLite calls damaged is left a marker beside it,
+   * so the next open moves it aside for a fresh one (openStore). `healthProblems` says either
+   * meanwhile. Returns what the failure was, or null for any other (the caller's to report).
    */
-  noteFailure(err: unknown): 'damaged' | null {
+  noteFailure(err: unknown, what = 'a write'): 'disk-full' | 'damaged' | null {
+    if (this.space.failed(err, what)) return 'disk-full';
     if (!isDamaged(err)) return null;
     if (this.damage === null) {
       this.damage = (err as Error).message;
-      this.problemsVersion++;
+      this.healthVersion++;
       // Info only: opening it next (at once, in the console and the CLI) says what was done, in one line.
       log.info(`${this.dbPath} is damaged (${this.damage}): when Loopdeck opens it next, it is moved aside (and kept) for a fresh database, and the sources are read again.`);
       if (this.dbPath !== ':memory:') {
@@ -143,11 +152,34 @@ export class Store {
     return this.damage !== null;
   }
 
-  /** The store's own trouble (a damaged database), as problems naming the file. */
+  /** The store's own trouble, as problems naming the folder or file: a full data folder, a damaged database. */
   healthProblems(): Problem[] {
-    return this.damage === null
-      ? []
-      : [{ source: this.dbPath, line: null, message: `The database is damaged (${this.damage}): Loopdeck opens a fresh one (keeping this one aside) and reads the sources again; if this stays, restart Loopdeck.` }];
+    const full = this.space.problem();
+    return [
+      ...(full ? [full] : []),
+      ...(this.damage === null
+        ? []
+        : [{ source: this.dbPath, line: null, message: `The database is damaged (${this.damage}): Loopdeck opens a fresh one (keeping this one aside) and reads the sources again; if this stays, restart Loopdeck.` }]),
+    ];
+  }
+
+  /** Moves whenever `healthProblems` changed. */
+  get healthRevision(): number {
+    return this.healthVersion + this.space.revision;
+  }
+
+  /**
+   * While the data folder is full, try a small write (a poll with nothing new to store makes none):
+   * when it succeeds the folder has room again, and the problem goes.
+   */
+  probeRoom(): void {
+    if (!this.space.isFull || !this.db.open) return;
+    try {
+      this.db.transaction(() => this.setMeta('room.checkedAt', new Date().toISOString()))();
+      this.space.wrote();
+    } catch (err) {
+      this.noteFailure(err, 'checking for room');
+    }
   }
 
   /** The schema version (number of migrations applied). */
@@ -182,28 +214,58 @@ export class Store {
       try {
         this.commitTx(fileId, c, state);
       } catch (err) {
+        // Rolled back: the file is read again from its stored position by the next poll, and the
+        // positions held in memory stay there, to be written with the next commit that succeeds.
+        const path = this.rows.raw(fileId)?.path ?? `file ${fileId}`;
         this.rows.forget(fileId);
+        this.noteFailure(err, `storing what was read from ${path}`);
         throw err;
       }
+      this.wrote();
     }
     this.rows.update(fileId, (r) => afterCommit(r, c, state));
     if (positionOnly) {
       this.rows.markUnwritten(fileId);
-      this.positionTimer ??= setTimeout(() => {
-        this.positionTimer = null;
-        this.flushPositions();
-      }, POSITION_WRITE_MS).unref();
+      this.writePositionsSoon();
     }
+  }
+
+  /**
+   * Write the positions held in memory within POSITION_WRITE_MS. From a timer, so nothing may
+   * escape it: a write that fails (a full disk, another process holding the database past its
+   * busy timeout) is noted, and tried again as long as there are positions to write.
+   */
+  private writePositionsSoon(): void {
+    this.positionTimer ??= setTimeout(() => {
+      this.positionTimer = null;
+      try {
+        this.flushPositions();
+        this.positionsFailing = false;
+      } catch (err) {
+        if (this.noteFailure(err, 'writing the positions of followed files') === null && !this.positionsFailing) {
+          log.warn(`${this.dbPath}: writing the positions of followed files failed; trying again every ${POSITION_WRITE_MS} ms.`, err);
+        }
+        this.positionsFailing = true;
+        if (this.db.open) this.writePositionsSoon();
+      }
+    }, POSITION_WRITE_MS).unref();
   }
 
   /** Write the positions held only in memory now (the timer does it within POSITION_WRITE_MS). */
   flushPositions(): void {
     if (!this.db.open || !this.rows.anyUnwritten()) return;
     this.db.transaction(() => this.writeUnwritten())();
+    this.wrote();
+  }
+
+  /** A write transaction committed: the positions it wrote are stored, and the folder has room. */
+  private wrote(): void {
+    this.rows.written();
+    this.space.wrote();
   }
 
   private writeUnwritten(): void {
-    const rows = this.rows.takeUnwritten();
+    const rows = this.rows.unwrittenRows();
     if (rows.length === 0) return;
     const update = this.statement(
       'UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?, first_time_ms = ? WHERE id = ?',
