@@ -1,6 +1,7 @@
 /** What the CLI asks and prints on the terminal (prompts, the plain snapshot). */
 import { createInterface } from 'node:readline/promises';
 import type { Snapshot } from '../shared/domain';
+import { logSafe } from './core/logging/log-text';
 
 /** Ask a question on the terminal; the answer, trimmed. */
 export async function ask(question: string): Promise<string> {
@@ -17,7 +18,7 @@ export async function confirm(question: string): Promise<boolean> {
   return /^y(es)?$/i.test(await ask(question));
 }
 
-/** `loopdeck snapshot` without --json: each loop's cycles and phases, then the problems. */
+/** `loopdeck snapshot` without --json: each loop's cycles and phases, then the problems (escaped as the log escapes them). */
 export function printSnapshot(snap: Snapshot): void {
   for (const loop of snap.loops) {
     console.log(`${loop.name} (host ${loop.host})`);
@@ -26,5 +27,5 @@ export function printSnapshot(snap: Snapshot): void {
       console.log(`  ${cycle.date}  ${cycle.status.padEnd(10)}  ${phases}`);
     }
   }
-  for (const p of snap.problems) console.log(`problem: ${p.source}${p.line === null ? '' : `:${p.line}`}: ${p.message}`);
+  for (const p of snap.problems) console.log(logSafe(`problem: ${p.source}${p.line === null ? '' : `:${p.line}`}: ${p.message}`));
 }

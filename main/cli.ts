@@ -5,14 +5,18 @@ import { defaultConfigPath, loadConfig } from './core/config/load-config';
 import { startDemo } from './core/demo/demo-runner';
 import { Engine } from './core/engine';
 import { pinnedClock } from './core/clock';
-import { databasePath, defaultDataDir } from './core/config/paths';
-import { Store } from './core/store/store';
+import { defaultDataDir } from './core/config/paths';
+import { DataFolderError } from './core/config/data-folder';
+import type { Config } from './core/config/schema';
+import { openWith } from './core/store/open-store';
+import type { Store } from './core/store/store';
 import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { ask, confirm, printSnapshot } from './cli-terminal';
 import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
+import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
@@ -96,15 +100,28 @@ async function loadedConfig(flags: Flags) {
   return loaded;
 }
 
-async function openEngine(flags: Flags, command: string): Promise<{ engine: Engine; store: Store }> {
+/**
+ * The store and an engine on it (not started), for a command. A database found damaged is moved
+ * aside for a fresh one (openWith), which is said on stderr as well as in the log.
+ */
+function openStoreAndEngine(config: Config, dataDir: string, now?: () => Date): { engine: Engine; store: Store } {
+  const { store, made: engine, recovered } = openWith(dataDir, {}, (s) => new Engine(config, { store: s, ...(now ? { now } : {}) }));
+  if (recovered) console.error(logSafe(`loopdeck: ${recovered}`));
+  return { engine, store };
+}
+
+/** The command's engine, started; `reopen` makes another on a fresh store (after the database was found damaged). */
+async function openEngine(flags: Flags, command: string): Promise<{ engine: Engine; store: Store; reopen: () => { engine: Engine; store: Store } }> {
   const loaded = await loadedConfig(flags);
   const dataDir = flags.data ?? defaultDataDir();
   // The log goes to the data folder, never stdout (which is this command's output).
   startLogging(dataDir, command);
-  const store = Store.open(databasePath(dataDir));
-  const engine = new Engine(loaded.config, { store, now: clockOf(flags) });
-  engine.start();
-  return { engine, store };
+  const reopen = (): { engine: Engine; store: Store } => {
+    const opened = openStoreAndEngine(loaded.config, dataDir, clockOf(flags));
+    opened.engine.start();
+    return opened;
+  };
+  return { ...reopen(), reopen };
 }
 
 async function check(flags: Flags): Promise<number> {
@@ -122,16 +139,26 @@ async function check(flags: Flags): Promise<number> {
  * report the sources that failed: exit 1 when any did, as `snapshot` and `review` do.
  */
 async function withState(flags: Flags, command: string, print: (snap: ReturnType<Engine['snapshot']>) => void): Promise<number> {
-  const { engine, store } = await openEngine(flags, command);
+  const opened = await openEngine(flags, command);
+  let { engine, store } = opened;
   try {
     await engine.hosts.settle(CONNECT_TIMEOUT_MS);
     await engine.capacity.pollOnce();
     // A large backlog is read in bounded chunks: poll until every follower has caught up.
     await engine.poll();
+    if (store.damaged) {
+      // The first read found the database damaged: read everything again into a fresh one.
+      await engine.close();
+      store.close();
+      ({ engine, store } = opened.reopen());
+      await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+      await engine.capacity.pollOnce();
+      await engine.poll();
+    }
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
     print(engine.snapshot());
     const failures = engine.failures();
-    for (const f of failures) console.error(`loopdeck ${command}: ${f}`);
+    for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
     return failures.length > 0 ? 1 : 0;
   } finally {
     await engine.close();
@@ -178,9 +205,8 @@ async function untrust(flags: Flags, hostName: string | undefined): Promise<numb
   const loaded = await loadedConfig(flags);
   const dataDir = flags.data ?? defaultDataDir();
   startLogging(dataDir, 'untrust');
-  const store = Store.open(databasePath(dataDir));
   // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
-  const engine = new Engine(loaded.config, { store });
+  const { engine, store } = openStoreAndEngine(loaded.config, dataDir);
   try {
     let host: ReturnType<Engine['hosts']['sshHost']>;
     try {
@@ -362,11 +388,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof CliError;
+    // A data folder that cannot be used is the operator's to fix, and its message says how.
+    const known = err instanceof CliError || err instanceof DataFolderError;
     const message = err instanceof Error ? (known || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? err.message : err.stack) : String(err);
     // Once the command opened its log (the data folder is known), the file keeps the stack too.
     if (!known && log.file !== null) log.error('the command failed', err);
-    console.error(`loopdeck: ${message}`);
-    process.exitCode = known ? err.exitCode : 2;
+    console.error(logSafe(`loopdeck: ${message}`));
+    process.exitCode = err instanceof CliError ? err.exitCode : 2;
   },
 );

@@ -4,8 +4,8 @@ import { emptySnapshot, type Snapshot } from '../../shared/domain';
 import { configStatusOf, loadConfig, type LoadedConfig } from './config/load-config';
 import { startDemo, type DemoRunner } from './demo/demo-runner';
 import { Engine, type EngineOptions } from './engine';
-import { databasePath } from './config/paths';
-import { Store } from './store/store';
+import { openWith } from './store/open-store';
+import type { Store } from './store/store';
 import { VERSION } from './config/version';
 import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './engine/poll-scheduler';
 import { FirstRead, SummaryKeeper } from './engine/summary-cache';
@@ -65,6 +65,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let metrics: MetricsExporter | null = null;
   // The state saved at the last run, answered until the first read after a start has caught up.
   let keeper: SummaryKeeper | null = null;
+  // What `open` opened last: a damaged database is opened afresh from the same.
+  let opened: { readonly configPath: string; readonly dataDir: string } | null = null;
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
     await metrics?.close();
@@ -77,10 +79,17 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     engine = null;
     store = null;
     loaded = await loadConfig(configPath);
+    opened = { configPath, dataDir };
     if (loaded.state === 'loaded') {
-      store = Store.open(databasePath(dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-      keeper = new SummaryKeeper(dataDir);
-      engine = new Engine(loaded.config, { store, ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) });
+      const config = loaded.config;
+      const storeOptions = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+      const engineOptions = { ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) };
+      // A damaged database (a cache of what the sources hold) is moved aside for a fresh one.
+      const made = openWith(dataDir, storeOptions, (s) => new Engine(config, { store: s, ...engineOptions }));
+      store = made.store;
+      engine = made.made;
+      if (made.recovered) engine.setProblem('database', { source: store.dbPath, line: null, message: made.recovered });
+      keeper = new SummaryKeeper(dataDir, store.space);
       unsubscribe = engine.subscribe(emit);
       engine.onWake(wake);
       engine.notifier.consoleUrl = consoleUrl;
@@ -97,7 +106,14 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   // Every poll goes through here, so the keeper sees the one that ends the first read.
   const pollEngine = async (e: Engine, reason?: 'timer' | 'wake'): Promise<void> => {
     await e.poll(reason ? { reason } : undefined);
-    if (e === engine && keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
+    if (e !== engine) return;
+    if (store?.damaged && opened) {
+      // A query found the database damaged: open afresh (it is moved aside) and read the sources again.
+      await open(opened.configPath, opened.dataDir);
+      emit('state.reset', {});
+      return;
+    }
+    if (keeper?.afterPoll(e, Date.now())) emit('state.reset', {});
   };
 
   const scheduler = new PollScheduler({

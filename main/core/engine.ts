@@ -145,9 +145,19 @@ export class Engine {
     }
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
     const tick = (): void => {
-      void this.notifier.tick().finally(() => {
-        if (this.started) this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
-      });
+      // From a timer: a failure (a full disk under a repeat's write) is noted, never thrown, and
+      // what it did not do is done by a later tick.
+      void this.notifier
+        .tick()
+        .then(
+          () => this.errors.set('notice tick', null),
+          (err: unknown) => this.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
+        )
+        .finally(() => {
+          if (!this.started) return;
+          this.publishProblems();
+          this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
+        });
     };
     this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
   }
@@ -229,7 +239,7 @@ export class Engine {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
         // poll after the reconnect resumes from the committed offsets.
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
-        this.errors.set(name, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
@@ -244,7 +254,7 @@ export class Engine {
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
-        this.errors.set(`${name} ledgers`, { source: `loops.${name}`, line: null, message: (err as Error).message });
+        this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
       this.firstReads.read(name);
     }
@@ -255,7 +265,7 @@ export class Engine {
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
     await this.drills.poll().then(
       () => this.errors.set('drills', null),
-      (err: unknown) => this.errors.set('drills', { source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` }),
+      (err: unknown) => this.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     const caughtUp = !this.behind();
@@ -263,9 +273,25 @@ export class Engine {
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
       const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
-      this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
+      try {
+        this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
+        this.errors.set('notices', null);
+      } catch (err) {
+        // Nothing of it is lost: the notifier derives the whole state again at its next update.
+        this.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
+      }
     }
+    // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
+    this.store.probeRoom();
     this.publishProblems();
+  }
+
+  /**
+   * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
+   * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
+   */
+  private failed(key: string, err: unknown, problem: () => Problem): void {
+    if (this.store.noteFailure(err, key) === null) this.errors.set(key, problem());
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
@@ -288,7 +314,7 @@ export class Engine {
 
   /** Problems are published when one was added or removed (the store counts its own). */
   private publishProblems(): void {
-    const revision = `${this.errors.revision}/${this.store.problemsRevision}`;
+    const revision = `${this.errors.revision}/${this.store.problemsRevision}/${this.store.healthRevision}`;
     if (revision === this.problemsPublished) return;
     this.problemsPublished = revision;
     this.emit('problems.changed', { problems: this.problems() });
@@ -336,7 +362,7 @@ export class Engine {
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
   problems(): Problem[] {
-    return [...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
+    return [...this.store.healthProblems(), ...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
   }
 
   /**

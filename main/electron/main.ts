@@ -3,8 +3,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
+import { app, dialog, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
 import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
+import { DataFolderError } from '../core/config/data-folder';
 import { log, startLogging } from '../core/logging/log';
 import { watchTrayState } from '../core/notices/tray-watch';
 import type { EventPayload } from '../../shared/contract';
@@ -133,6 +134,8 @@ function main(): void {
     })
     .catch((err: unknown) => {
       log.error('could not start', err);
+      // A data folder Loopdeck cannot write: its message names the folder and what to do.
+      if (err instanceof DataFolderError) dialog.showErrorBox('Loopdeck cannot start', err.message);
       app.exit(1);
     });
 }

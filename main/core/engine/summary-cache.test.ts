@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import type { EventName } from '../../../shared/contract';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
+import { mountTmpfs } from '../../../testing/tmpfs';
 import { until } from '../../../testing/until';
 import { createAppCore, type AppCore } from '../app-core';
+import { useLogger } from '../logging/log';
+import { createLogger, logFilePath } from '../logging/logger';
+import { DiskSpace } from '../store/disk-space';
 import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, SummaryKeeper, writeSummaryCache } from './summary-cache';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -124,6 +129,76 @@ describe('the summary kept across restarts', () => {
     expect((await summaryOfCore(core)).restored).toBeUndefined();
   });
 
+  describe('a saved summary of this format but the wrong shape', () => {
+    // A real one: a cycle with a stage and its steps, a notice, a problem.
+    let good: { format: string; summary: Record<string, unknown> };
+    let fx: ReturnType<typeof createRunnerFixture>;
+    beforeAll(async () => {
+      fx = createRunnerFixture('notify:\n  rules: { phase-failed: 0 }\n');
+      fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\n');
+      fx.write('2026-11-29', 'audit.suite.rc', 'build_rc=0\nsuite_rc=\nnot an rc line\n');
+      const c = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+      await c.start();
+      await c.pollOnce();
+      fx.append('2026-11-29', 'audit.status', 'audit 2026-11-29T00:10:00+00:00 FAILED 1\n');
+      await c.pollOnce();
+      await c.close();
+      good = JSON.parse(readFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), 'utf8')) as typeof good;
+      expect(good.format).toBe(SUMMARY_FORMAT);
+      expect(readSummaryCache(fx.dataDir)).toEqual(good.summary);
+    });
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed file, reached into to break it
+    type Mutable = Record<string, any>;
+    const wrong: [string, (s: Mutable) => void, string][] = [
+      ['schema', (s) => (s.schema = 2), 'summary.schema is not one of 1'],
+      ['takenAt', (s) => (s.takenAt = 1764400000000), 'summary.takenAt is not a string'],
+      ['hosts', (s) => (s.hosts = { runner: {} }), 'summary.hosts is not a list'],
+      ['loops', (s) => (s.loops = 'reliability'), 'summary.loops is not a list'],
+      ['problems', (s) => delete s.problems, 'summary.problems is not a list'],
+      ['prs', (s) => (s.prs = null), 'summary.prs is not a list'],
+      ['capacity', (s) => (s.capacity = 3), 'summary.capacity is not a list'],
+      ['notices', (s) => (s.notices = {}), 'summary.notices is not a list'],
+      ['lastReviewedAt', (s) => (s.lastReviewedAt = false), 'summary.lastReviewedAt is not a string'],
+      ['drills', (s) => (s.drills = [[]]), 'summary.drills[0] is not an object'],
+      ['drillRuns', (s) => (s.drillRuns = 'none'), 'summary.drillRuns is not a list'],
+      ['ledgerRows', (s) => (s.ledgerRows = [0, 0, 0, 0, 0]), 'summary.ledgerRows is not an object'],
+      ['a ledger count', (s) => (s.ledgerRows.findings = -1), 'summary.ledgerRows.findings is not a count'],
+      ["a loop's cycles", (s) => (s.loops[0].cycles = { '2026-11-29': s.loops[0].cycles[0] }), 'summary.loops[0].cycles is not a list'],
+      ['a cycle', (s) => (s.loops[0].cycles[0] = '2026-11-29'), 'summary.loops[0].cycles[0] is not an object'],
+      ["a cycle's status", (s) => (s.loops[0].cycles[0].status = 'exploded'), 'summary.loops[0].cycles[0].status is not one of "pending", "running", "ok", "no-op", "ready", "incomplete", "failed"'],
+      ["a phase's stages", (s) => (s.loops[0].cycles[0].phases[0].stages = null), 'summary.loops[0].cycles[0].phases[0].stages is not a list'],
+      ["a step's name", (s) => (s.loops[0].cycles[0].phases[0].stages[0].steps[1].name = 7), 'summary.loops[0].cycles[0].phases[0].stages[0].steps[1].name is not a string'],
+      ["a host's state", (s) => (s.hosts[0].state = 'asleep'), 'summary.hosts[0].state is not one of'],
+      ["a notice's priority", (s) => (s.notices[0].priority = 5), 'summary.notices[0].priority is not one of -2, -1, 0, 1, 2'],
+      ["a problem's line", (s) => (s.problems[0].line = '3'), 'summary.problems[0].line is not a number'],
+      ['the summary itself', (s) => (s.loops = undefined), 'summary.loops is not a list'],
+    ];
+
+    it.each(wrong)('%s: is not answered, and a warning names the file and the field', async (_what, breakIt, fault) => {
+      const broken = structuredClone(good);
+      breakIt(broken.summary);
+      const path = join(fx.dataDir, SUMMARY_CACHE_FILE);
+      writeFileSync(path, JSON.stringify(broken));
+      const logDir = mkdtempSync(join(tmpdir(), 'ld-summary-log-'));
+      const restore = useLogger(createLogger({ dataDir: logDir, level: 'info' }));
+      try {
+        expect(readSummaryCache(fx.dataDir)).toBeNull();
+        // A console asking at once is not answered it: it is told the first read is under way.
+        core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+        await core.start();
+        const first = await summaryOfCore(core);
+        expect(first.restored).toBeUndefined();
+        expect(first.reading).toBe(true);
+      } finally {
+        restore();
+      }
+      const warnings = readFileSync(logFilePath(logDir), 'utf8').split('\n').filter((l) => / WARN /.test(l));
+      expect(warnings).toHaveLength(2);
+      for (const w of warnings) expect(w).toContain(`WARN  ${path}: not a summary as this build saves it (${fault}`);
+    });
+  });
+
   it('knows the format of the summary it saves: a hash of the summary schema, so a changed schema never reads an old file', () => {
     const jsonSchema = JSON.stringify(z.toJSONSchema(SummarySchema, { unrepresentable: 'any', io: 'output' }));
     const format = createHash('sha256').update(jsonSchema).digest('hex').slice(0, 16);
@@ -154,6 +229,28 @@ describe('the summary kept across restarts', () => {
     expect(savedAt()).toBe('2026-11-29T01:00:00Z');
     keeper.afterPoll(source, 1000 + 15 * 60 * 1000);
     expect(savedAt()).toBe('2026-11-29T02:00:00Z');
+  });
+
+  it('on a full data folder: a save fails without a throw, keeps the saved one whole and leaves no half-written file, says the folder is full, and saves again once there is room', () => {
+    const disk = mountTmpfs(256 * 1024);
+    try {
+      const space = new DiskSpace(disk.dir);
+      const summaryAt = (takenAt: string): Summary => ({ schema: 1, takenAt, hosts: [], loops: [], problems: [], prs: [], capacity: [], notices: [], lastReviewedAt: null, drills: [], drillRuns: [], ledgerRows: { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 } });
+      const path = join(disk.dir, SUMMARY_CACHE_FILE);
+      writeSummaryCache(disk.dir, summaryAt('2026-11-28T00:00:00.000Z'), space);
+      const saved = readFileSync(path, 'utf8');
+      const unfill = disk.fill();
+      expect(() => writeSummaryCache(disk.dir, summaryAt('2026-11-29T00:00:00.000Z'), space)).not.toThrow();
+      expect(readFileSync(path, 'utf8')).toBe(saved);
+      expect(existsSync(`${path}.tmp`)).toBe(false);
+      expect(space.problem()).toMatchObject({ source: disk.dir, message: expect.stringMatching(/^data folder full: \d+ bytes free in /) });
+      unfill();
+      writeSummaryCache(disk.dir, summaryAt('2026-11-30T00:00:00.000Z'), space);
+      expect(readSummaryCache(disk.dir)?.takenAt).toBe('2026-11-30T00:00:00.000Z');
+      expect(space.problem()).toBeNull();
+    } finally {
+      disk.unmount();
+    }
   });
 
   it('begins the first read at once without a saved summary; with one, shortly after a console got it, or after the wait', () => {

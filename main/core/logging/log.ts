@@ -1,3 +1,4 @@
+import { prepareDataFolder } from '../config/data-folder';
 import { VERSION } from '../config/version';
 import { createLogger, logLevelFromEnv, stderrLogger, type Logger, type LogLevel } from './logger';
 
@@ -33,9 +34,12 @@ export function useLogger(logger: Logger): () => void {
 /**
  * Open this process's log in its data folder (`<dataDir>/logs/loopdeck.log`, at the level
  * `LOOPDECK_LOG_LEVEL` gives) and make it the one `log` writes to. `what` names the process in
- * the first line ("electron", "serve", "snapshot"), so runs can be told apart in the file.
+ * the first line ("electron", "serve", "snapshot"), so runs can be told apart in the file. Every
+ * shell starts here, so a data folder that cannot be written is refused here, before anything is
+ * written there: a DataFolderError naming it and saying what to do.
  */
 export function startLogging(dataDir: string, what: string, options: { readonly stderrLevel?: LogLevel | false } = {}): Logger {
+  prepareDataFolder(dataDir);
   const { level, problem } = logLevelFromEnv();
   const logger = createLogger({ dataDir, level, ...(options.stderrLevel !== undefined ? { stderrLevel: options.stderrLevel } : {}) });
   useLogger(logger);

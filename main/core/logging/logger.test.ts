@@ -1,7 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountTmpfs, type Tmpfs } from '../../../testing/tmpfs';
 import { log, useLogger } from './log';
 import { createLogger, logFilePath, logLevelFromEnv } from './logger';
 import { archivePath } from './rotate';
@@ -22,8 +25,9 @@ describe('createLogger', () => {
       logger.error('poll failed', err);
     }
     const text = readFileSync(logFilePath(dir), 'utf8');
-    expect(text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ERROR poll failed\nError: the store is locked\n\s+at failingStep /);
-    expect(text).toContain('Caused by: Error: SQLITE_BUSY');
+    expect(text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ERROR poll failed\n {4}Error: the store is locked\n {8}at failingStep /);
+    // Every line after the first is indented: only an entry's first line starts with its time.
+    expect(text).toContain('\n    Caused by: Error: SQLITE_BUSY');
   });
 
   it('writes each line before returning, so a crash right after still leaves it', () => {
@@ -91,5 +95,73 @@ describe('log', () => {
     expect(readFileSync(logFilePath(b), 'utf8')).toContain('to b');
     expect(readFileSync(logFilePath(a), 'utf8')).toContain('to a');
     expect(readFileSync(logFilePath(a), 'utf8')).not.toContain('to b');
+  });
+});
+
+const LOGGER_MODULE = fileURLToPath(new URL('./logger.ts', import.meta.url));
+
+/** Run `body` in a child process with `createLogger` and `stderrLogger` in scope; its stderr. */
+function runLogging(body: string): string {
+  const script = join(dataDir(), 'log.ts');
+  writeFileSync(script, `import { createLogger, stderrLogger } from ${JSON.stringify(LOGGER_MODULE)};\n${body}\n`);
+  return spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 }).stderr;
+}
+
+// Raw control characters (but the newline that ends a line) and bidi controls.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe('what is logged escapes control characters', () => {
+  const hostile = 'host ev\x1b[2Jil\x00 says\rFAKE 2026-01-01T00:00:00.000Z ERROR forged\u202Eoh\u009b31m';
+
+  it('in the file and on stderr, message and error alike, each line of an entry indented past its first', () => {
+    const dir = dataDir();
+    const stderr = runLogging(
+      [
+        `const logger = createLogger({ dataDir: ${JSON.stringify(dir)}, level: 'info', stderrLevel: 'warn' });`,
+        `const err = new Error(${JSON.stringify(`read ${hostile}`)});`,
+        `logger.warn(${JSON.stringify(hostile)});`,
+        `logger.error('poll failed', err);`,
+        `stderrLogger().error(${JSON.stringify(`before the log: ${hostile}`)});`,
+      ].join('\n'),
+    );
+    const file = readFileSync(logFilePath(dir), 'utf8');
+    for (const [where, text, entry] of [['file', file, /^\d{4}-\d\d-\d\dT[\d:.]+Z (WARN |ERROR|INFO ) /], ['stderr', stderr, /^loopdeck: /]] as const) {
+      expect(text, where).not.toMatch(RAW_CONTROL);
+      expect(text, where).toContain('ev\\x1b[2Jil\\x00 says\n    FAKE 2026-01-01T00:00:00.000Z ERROR forged\\u202eoh\\x9b31m');
+      const lines = text.trimEnd().split('\n');
+      // No line passes for an entry of its own: each is an entry's first line, or indented.
+      expect(lines.filter((l) => !entry.test(l) && !l.startsWith('    ')), where).toEqual([]);
+      expect(lines.filter((l) => entry.test(l)), where).toHaveLength(where === 'file' ? 2 : 3);
+      expect(text, where).toMatch(/poll failed\n {4}Error: read host ev\\x1b\[2Jil\\x00 says\n {4}FAKE [^\n]*\n {8}at /);
+    }
+  });
+});
+
+describe('a log file that cannot be written', () => {
+  let readOnly: Tmpfs;
+  beforeAll(() => {
+    readOnly = mountTmpfs(64 * 1024, { readOnly: true });
+  });
+  afterAll(() => readOnly?.unmount());
+
+  it('is said once on stderr, without a stack, and warnings and errors go there meanwhile', () => {
+    const stderr = runLogging(
+      [
+        `const logger = createLogger({ dataDir: ${JSON.stringify(readOnly.dir)}, level: 'info' });`,
+        `for (let i = 0; i < 5; i++) logger.info('routine ' + i);`,
+        `logger.warn('careful');`,
+        `logger.error('broken');`,
+      ].join('\n'),
+    );
+    const file = logFilePath(readOnly.dir);
+    expect(stderr).toBe(
+      [
+        `loopdeck: log: cannot write ${file}: EROFS: read-only file system, mkdir '${join(readOnly.dir, 'logs')}'; logging warnings and errors to stderr only, and trying the file again every 60 s.`,
+        'loopdeck: careful',
+        'loopdeck: broken',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { inspect } from 'node:util';
-import electronLog from 'electron-log/node';
-import { rotateLogFiles } from './rotate';
+import { LogFile } from './log-file';
+import { formatEntry, logSafe } from './log-text';
 
 /** The levels Loopdeck logs at, most severe first; a logger at `info` writes error, warn and info. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -69,77 +68,30 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): { readonl
   };
 }
 
-/** An error as text: its stack (which starts with its message), then each `cause` in turn. */
-export function describeError(err: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = err;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (current instanceof Error) {
-      parts.push(current.stack ?? `${current.name}: ${current.message}`);
-      current = current.cause;
-    } else {
-      parts.push(typeof current === 'string' ? current : inspect(current, { depth: 3, breakLength: Infinity }));
-      current = undefined;
-    }
-  }
-  return parts.join('\nCaused by: ');
-}
-
-/** The text of one line: the message, and the error below it. */
-export function formatEntry(message: string, err?: unknown): string {
-  return err === undefined ? message : `${message}\n${describeError(err)}`;
-}
-
 const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
-let instances = 0;
-
 /**
- * A logger writing `<dataDir>/logs/loopdeck.log` through electron-log's file transport (plain
- * Node, no Electron needed): each line is written synchronously, so a crash still leaves the lines
- * before it, and past `maxBytes` the file rotates to loopdeck.1.log … keeping `files` files.
+ * A logger writing `<dataDir>/logs/loopdeck.log`: each line is written synchronously, so a crash
+ * still leaves the lines before it, and past `maxBytes` the file rotates to loopdeck.1.log …
+ * keeping `files` files. A file that cannot be written (a read-only or full data folder) is said
+ * once on stderr, its warnings and errors go to stderr meanwhile, and it is tried again every
+ * LOG_RETRY_MS (see LogFile); writing it never throws.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const file = logFilePath(options.dataDir);
   const level = options.level ?? logLevelFromEnv().level;
-  const files = Math.max(1, options.files ?? DEFAULT_LOG_FILES);
   const stderrLevel = options.stderrLevel ?? false;
-
-  const backend = electronLog.create({ logId: `loopdeck-${process.pid}-${++instances}` });
-  // electron-log reports its own failures (an unwritable folder) through the console transport:
-  // send those to stderr, never stdout, and nothing else.
-  backend.transports.console.level = false;
-  backend.transports.console.writeFn = ({ message }) => {
-    process.stderr.write(`loopdeck: log: ${message.data.map((d) => (typeof d === 'string' ? d : describeError(d))).join(' ')}\n`);
-  };
-  for (const other of ['ipc', 'remote'] as const) {
-    const t = (backend.transports as Record<string, { level: unknown } | null | undefined>)[other];
-    if (t) t.level = false;
-  }
-  const fileTransport = backend.transports.file;
-  // Its default path needs an app name; ours is explicit, but the name is read first.
-  fileTransport.setAppName('Loopdeck');
-  fileTransport.resolvePathFn = () => file;
-  fileTransport.level = level;
-  fileTransport.sync = true;
-  fileTransport.maxSize = options.maxBytes ?? DEFAULT_LOG_MAX_BYTES;
-  fileTransport.format = ({ data, level: lineLevel, message }) => [
-    `${message.date.toISOString()} ${lineLevel.toUpperCase().padEnd(5)} ${data.map(String).join(' ')}`,
-  ];
-  fileTransport.archiveLogFn = (old) => {
-    try {
-      rotateLogFiles(old.path, files);
-    } catch (err) {
-      // Cannot rename (another process holds it open on Windows): start it afresh rather than grow.
-      process.stderr.write(`loopdeck: log: could not rotate ${old.path}, so it was emptied: ${describeError(err)}\n`);
-      old.clear();
-    }
-  };
-
+  const logFile = new LogFile(file, {
+    maxBytes: options.maxBytes ?? DEFAULT_LOG_MAX_BYTES,
+    files: Math.max(1, options.files ?? DEFAULT_LOG_FILES),
+    report: (line) => process.stderr.write(`loopdeck: log: ${logSafe(line)}\n`),
+  });
   const write = (at: LogLevel) => (message: string, err?: unknown): void => {
     const text = formatEntry(message, err);
-    if (severity(at) <= severity(level)) backend[at](text);
-    if (stderrLevel !== false && severity(at) <= severity(stderrLevel)) process.stderr.write(`loopdeck: ${text}\n`);
+    const written = severity(at) > severity(level) || logFile.append(`${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${text}\n`);
+    // Serve mode's terminal gets warnings and errors anyway; while the file cannot be written, so does any command's.
+    const copied = stderrLevel !== false && severity(at) <= severity(stderrLevel);
+    if (copied || (!written && severity(at) <= severity('warn'))) process.stderr.write(`loopdeck: ${text}\n`);
   };
   return { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug'), file, level };
 }

@@ -10,7 +10,7 @@ export function archivePath(file: string, n: number): string {
 /**
  * Shift a full log file into its archives, keeping `files` files in all (the live one included):
  * the oldest archive is deleted, each other moves up one, and the live file becomes `.1`.
- * Synchronous, because the logger writes the next line right after (electron-log's archive hook).
+ * Synchronous, because the logger writes the next line right after (see LogFile).
  */
 export function rotateLogFiles(file: string, files: number): void {
   const archives = Math.max(files - 1, 0);

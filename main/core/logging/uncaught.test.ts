@@ -29,13 +29,13 @@ describe('startLogging', () => {
     const r = await dieOf(dir, "setTimeout(() => { throw new Error('the engine broke'); }, 0);");
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
-    expect(readFileSync(logFilePath(dir), 'utf8')).toMatch(/ERROR an uncaught exception ends the process\nError: the engine broke\n\s+at /);
+    expect(readFileSync(logFilePath(dir), 'utf8')).toMatch(/ERROR an uncaught exception ends the process\n {4}Error: the engine broke\n {8}at /);
   });
 
   it('and of an unhandled rejection', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-uncaught-'));
     const r = await dieOf(dir, "void Promise.reject(new Error('no one awaited me'));");
     expect(r.code).not.toBe(0);
-    expect(readFileSync(logFilePath(dir), 'utf8')).toMatch(/ERROR an unhandled rejection ends the process\nError: no one awaited me/);
+    expect(readFileSync(logFilePath(dir), 'utf8')).toMatch(/ERROR an unhandled rejection ends the process\n {4}Error: no one awaited me/);
   });
 });

@@ -273,7 +273,21 @@ export class AlertmanagerSink implements NoticeSink {
       const why = err instanceof Error ? err.message : String(err);
       this.log(`Alertmanager post to ${endpoint} failed (${why}); ${this.resolving.size} resolves and ${this.firing.size} firing alerts are retried in ${Math.round(wait / 1000)} s. Check notify.alertmanager.url in the config.`);
     } finally {
+      this.keepPosted();
+    }
+  }
+
+  /**
+   * Keep what Alertmanager holds for the next run. Never throws: a round runs from `void` calls,
+   * and a failed write (a full disk, the data folder's problem then) is made good by the next round.
+   */
+  private keepPosted(): void {
+    try {
       this.store.setMeta(POSTED_META, JSON.stringify([...this.posted.values()]));
+    } catch (err) {
+      if (this.store.noteFailure(err, 'keeping the alerts posted to Alertmanager') === null) {
+        this.log(`Alertmanager: could not keep the alerts posted (${err instanceof Error ? err.message : String(err)}); kept again after the next post.`);
+      }
     }
   }
 }

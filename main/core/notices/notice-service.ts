@@ -100,7 +100,14 @@ export class NoticeService {
       }
       return out;
     })();
-    for (const n of raised) this.send(n, false);
+    for (const n of raised) {
+      try {
+        this.send(n, false);
+      } catch (err) {
+        // Stored, but its send could not be recorded (a full disk): the tick sends it later.
+        if (this.store.noteFailure(err, 'recording a notice sent') === null) throw err;
+      }
+    }
     if (raised.length > 0) this.onChange(raised);
     return raised;
   }
@@ -143,7 +150,9 @@ export class NoticeService {
   /**
    * Periodic work, every few seconds: repeat due emergencies, remind snoozed notices whose snooze
    * ended, deliver any notice stored but never handed to the sinks (a crash between the two), and
-   * let the sinks retry owed sends and poll for acknowledgements made on their side. Never rejects.
+   * let the sinks retry owed sends and poll for acknowledgements made on their side. A sink's
+   * failure is logged; a failed write of its own (a full disk) rejects, and what it did not do is
+   * still due at the next tick: a notice is handed to the sinks only once its send is recorded.
    */
   async tick(): Promise<void> {
     const now = this.now();
@@ -196,7 +205,8 @@ export class NoticeService {
           if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt);
         }
       } catch (err) {
-        this.log(`a notice sink's tick failed: ${err instanceof Error ? err.message : String(err)}`);
+        // A full disk is the data folder's problem, said once there, not every few seconds here.
+        if (this.store.noteFailure(err, "a notice sink's tick") === null) this.log(`a notice sink's tick failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     if (changed.length > 0) this.onChange(changed);
@@ -218,14 +228,18 @@ export class NoticeService {
     return row;
   }
 
-  /** Hand a notice to every sink (never for −2), recording the send; a failing sink is logged. */
+  /**
+   * Hand a notice to every sink (never for −2), the send recorded first: a send that cannot be
+   * recorded (a full disk) throws before any sink has it, and the tick that finds it unsent (or
+   * its repeat due) sends it then, once, instead of every tick while the disk stays full.
+   */
   private send(n: Notice, repeat: boolean): void {
     if (n.priority === -2) return;
     const quiet = n.priority === -1 || (n.priority <= 0 && inQuietHours(this.notify.quietHours, this.now()));
+    this.store.statement('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
     for (const sink of this.sinks) {
       this.guard(() => sink.deliver(n, { repeat, quiet }));
     }
-    this.store.statement('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
   }
 
   private withdraw(n: Notice): void {
@@ -235,7 +249,9 @@ export class NoticeService {
   }
 
   private guard(fn: () => Promise<void> | void): void {
-    const fail = (err: unknown): void => this.log(`a notice sink failed: ${err instanceof Error ? err.message : String(err)}`);
+    const fail = (err: unknown): void => {
+      if (this.store.noteFailure(err, 'a notice sink') === null) this.log(`a notice sink failed: ${err instanceof Error ? err.message : String(err)}`);
+    };
     try {
       const r = fn();
       if (r) r.catch(fail);

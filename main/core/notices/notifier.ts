@@ -86,14 +86,26 @@ export class Notifier {
   update(caughtUp: boolean, changed: NoticeState, full: () => NoticeState = () => changed): void {
     const seeded = this.options.store.getMeta(SEEDED) !== null;
     if (!seeded && !caughtUp) return;
+    try {
+      this.derive(seeded, changed, full);
+    } catch (err) {
+      // A write failed (a full disk): what this update held may not be stored, so the next one
+      // derives from the whole state again, and a notice that was not stored is raised then.
+      this.sawAll = false;
+      this.derivedPrs = null;
+      throw err;
+    }
+  }
+
+  private derive(seeded: boolean, changed: NoticeState, full: () => NoticeState): void {
     const wholeState = !this.sawAll;
     const state = wholeState ? full() : changed;
     this.sawAll = true;
     const now = this.options.now();
     const tracked = trackDownSince(this.tracked, state.hosts, state.capacity, now);
     if (!sameRecord(tracked, this.tracked)) {
-      this.tracked = tracked;
       this.options.store.setMeta(DOWN_SINCE, JSON.stringify(tracked));
+      this.tracked = tracked;
     }
     const prsDerived = wholeState || state.prs !== this.derivedPrs;
     this.derivedPrs = state.prs;
@@ -121,7 +133,7 @@ export class Notifier {
     for (const d of fresh) if (d.requires === undefined) this.offered.add(d.key);
   }
 
-  /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls. */
+  /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls; rejects when a write failed (done by a later tick). */
   tick(): Promise<void> {
     return this.service.tick();
   }

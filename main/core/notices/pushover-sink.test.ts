@@ -8,6 +8,7 @@ import type { NoticeDraft } from './notice-draft';
 import type { NotifyConfig } from './notify-config';
 import { PushoverSink } from './pushover-sink';
 import { startPushoverTestServer, type PushoverTestServer } from '../../../testing/pushover-test-server';
+import { mountTmpfs, type Tmpfs } from '../../../testing/tmpfs';
 
 const TOKEN = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
 const USER = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
@@ -188,5 +189,46 @@ describe('PushoverSink against the local Pushover server', () => {
     svc.update([PR]);
     await settle(svc, sink);
     expect(server.messages).toHaveLength(0);
+  });
+});
+
+describe('PushoverSink on a full data folder', () => {
+  let disk: Tmpfs;
+  let onDisk: Store;
+  beforeEach(() => {
+    disk = mountTmpfs(1024 * 1024);
+    onDisk = Store.open(join(disk.dir, 'loopdeck.db'));
+  });
+  afterEach(() => {
+    onDisk.close();
+    disk.unmount();
+  });
+
+  it('sends an owed notice once although its row cannot say so, and records it once there is room', async () => {
+    const logs: string[] = [];
+    const notify: NotifyConfig = { pushover: { user: USER, token: TOKEN, baseUrl: server.url }, retry: 60_000, expire: 3_600_000 };
+    const sink = new PushoverSink({ store: onDisk, notify, now, log: (m) => logs.push(m), pollMs: 10_000, backoffMs: 15_000, random: () => 0.5 });
+    const svc = new NoticeService({ store: onDisk, notify, now, sinks: [sink], log: (m) => logs.push(m) });
+    const stored = (): Record<string, unknown> => onDisk.sql.prepare('SELECT * FROM notices WHERE key = ?').get(PR.key) as Record<string, unknown>;
+    // Pushover is down at first: the send stays owed.
+    server.failNext(503);
+    svc.update([PR]);
+    await settle(svc, sink);
+    expect(stored()).toMatchObject({ pushover_owed: 'alert' });
+    const unfill = disk.fill();
+    // Pushover answers now; the row cannot take its answer.
+    for (let i = 0; i < 5; i++) {
+      advance(30_000);
+      await settle(svc, sink);
+    }
+    expect(server.messages).toHaveLength(1);
+    expect(stored()).toMatchObject({ pushover_owed: 'alert' });
+    expect(onDisk.space.problem()?.message).toMatch(/^data folder full: \d+ bytes free in /);
+    expect(logs.filter((l) => /full/.test(l))).toEqual([]);
+    unfill();
+    advance(30_000);
+    await settle(svc, sink);
+    expect(stored()).toMatchObject({ pushover_owed: null, pushover_error: null });
+    expect(server.messages).toHaveLength(1);
   });
 });

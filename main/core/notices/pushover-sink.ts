@@ -23,6 +23,9 @@ export interface PushoverSinkOptions extends RemoteSinkOptions {
 }
 
 
+/** The columns of a notice's row this sink writes. */
+type RowFields = Partial<Pick<NoticeRow, 'pushover_owed' | 'pushover_receipt' | 'pushover_receipt_state' | 'pushover_error'>>;
+
 interface ApiAnswer {
   status?: number;
   receipt?: string;
@@ -57,6 +60,12 @@ export class PushoverSink implements NoticeSink {
   private readonly pending = new Set<Promise<void>>();
   private lastPollAt = Number.NEGATIVE_INFINITY;
   private retryAt = Number.NEGATIVE_INFINITY;
+  /**
+   * What a notice's row should say but could not be written (a full disk), by key: read over the
+   * row, so a message Pushover accepted is not sent again every tick while the disk stays full,
+   * and written at the next tick that can.
+   */
+  private readonly unrecorded = new Map<string, RowFields>();
 
   constructor(opts: PushoverSinkOptions) {
     const p = opts.notify.pushover;
@@ -81,7 +90,7 @@ export class PushoverSink implements NoticeSink {
     const row = this.row(notice.key);
     if (!row) return;
     if (opts.repeat && notice.priority === 2 && (row.pushover_receipt_state === 'open' || row.pushover_error?.startsWith(REJECTED))) return;
-    this.store.statement('UPDATE notices SET pushover_owed = ? WHERE key = ?').run(opts.quiet ? 'quiet' : 'alert', notice.key);
+    this.set(notice.key, { pushover_owed: opts.quiet ? 'quiet' : 'alert' });
     await this.track(this.send(notice.key));
   }
 
@@ -100,12 +109,16 @@ export class PushoverSink implements NoticeSink {
   async tick(): Promise<RemoteAck[]> {
     if (!this.cfg) return [];
     const now = this.now();
+    for (const [key, fields] of [...this.unrecorded]) this.set(key, fields);
     if (now.getTime() >= this.retryAt) {
-      const owed = this.store.statement('SELECT key FROM notices WHERE pushover_owed IS NOT NULL ORDER BY created_at').all() as { key: string }[];
-      for (const { key } of owed) await this.send(key);
+      const stored = this.store.statement('SELECT key FROM notices WHERE pushover_owed IS NOT NULL ORDER BY created_at').pluck().all() as string[];
+      const owed = new Set([...stored, ...[...this.unrecorded].filter(([, f]) => f.pushover_owed).map(([key]) => key)]);
+      for (const key of owed) await this.send(key);
     }
     const acks: RemoteAck[] = [];
-    const open = this.store.statement("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[];
+    const open = (this.store.statement("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[])
+      .map((r) => ({ ...r, ...this.unrecorded.get(r.key) }))
+      .filter((r) => r.pushover_receipt_state === 'open');
     const poll = now.getTime() - this.lastPollAt >= this.pollMs;
     if (poll) this.lastPollAt = now.getTime();
     for (const row of open) {
@@ -128,15 +141,32 @@ export class PushoverSink implements NoticeSink {
     }
   }
 
+  /** A notice's row, with what could not be written yet over it. */
   private row(key: string): NoticeRow | undefined {
-    return this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const row = this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const pending = this.unrecorded.get(key);
+    return row && pending ? { ...row, ...pending } : row;
   }
 
-  private set(key: string, fields: Partial<Pick<NoticeRow, 'pushover_owed' | 'pushover_receipt' | 'pushover_receipt_state' | 'pushover_error'>>): void {
-    const names = Object.keys(fields);
+  /**
+   * Write fields of a notice's row (with any still unwritten). Never throws: what cannot be written
+   * (a full disk: the data folder's problem) is kept in memory, read over the row, and written by
+   * a later tick.
+   */
+  private set(key: string, fields: RowFields): void {
+    const all: RowFields = { ...this.unrecorded.get(key), ...fields };
+    const names = Object.keys(all);
     if (names.length === 0) return;
-    const sql = `UPDATE notices SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE key = ?`;
-    this.store.sql.prepare(sql).run(...names.map((n) => fields[n as keyof typeof fields] ?? null), key);
+    try {
+      const sql = `UPDATE notices SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE key = ?`;
+      this.store.sql.prepare(sql).run(...names.map((n) => all[n as keyof RowFields] ?? null), key);
+      this.unrecorded.delete(key);
+    } catch (err) {
+      this.unrecorded.set(key, all);
+      if (this.store.noteFailure(err, `recording Pushover's answer for notice ${key}`) === null) {
+        this.log(`Pushover: could not record the state of notice ${key} (${err instanceof Error ? err.message : String(err)}); kept in memory and recorded later.`);
+      }
+    }
   }
 
   private form(row: NoticeRow): URLSearchParams {

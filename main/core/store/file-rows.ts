@@ -156,7 +156,7 @@ export class FileRowCache {
     hit.row = null;
   }
 
-  /** Say that a cached row's position is ahead of the one stored (written by `takeUnwritten`). */
+  /** Say that a cached row's position is ahead of the one stored (see `unwrittenRows`). */
   markUnwritten(id: number): void {
     if (this.keyOf.has(id)) this.unwritten.add(id);
   }
@@ -166,15 +166,19 @@ export class FileRowCache {
     return this.unwritten.size > 0;
   }
 
-  /** The rows whose position is ahead of the stored one, now considered written. */
-  takeUnwritten(): RawFileRow[] {
+  /** The rows whose position is ahead of the stored one (still so until `written`). */
+  unwrittenRows(): RawFileRow[] {
     const out: RawFileRow[] = [];
     for (const id of this.unwritten) {
       const r = this.raw(id);
       if (r) out.push(r);
     }
-    this.unwritten.clear();
     return out;
+  }
+
+  /** The transaction that wrote `unwrittenRows` committed: they are stored now. */
+  written(): void {
+    this.unwritten.clear();
   }
 
   /** Drop a row whose new values this process does not know (it is read again from SQLite). */

@@ -1,10 +1,13 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
+import { log } from '../logging/log';
 import { MIGRATIONS } from './migrations';
+import { DiskSpace } from './disk-space';
+import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
 
 export type { FileCommit, FileRow, LineRecord } from './store-types';
@@ -64,8 +67,21 @@ export class Store {
   /** Writes the positions held only in memory (see `commit`), within POSITION_WRITE_MS of the first. */
   private positionTimer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly db: Database.Database) {
+  /** Why SQLite called the database damaged on a query of this run, or null (see noteFailure). */
+  private damage: string | null = null;
+  private healthVersion = 0;
+  /** The position timer's last write failed (said once, not once a second). */
+  private positionsFailing = false;
+  /** Whether the data folder is full (see DiskSpace): every failed write here is noted in it. */
+  readonly space: DiskSpace;
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** The database file (or ':memory:'). */
+    readonly dbPath: string,
+  ) {
     this.rows = new FileRowCache(db);
+    this.space = new DiskSpace(dirname(dbPath));
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
@@ -90,12 +106,80 @@ export class Store {
   static open(file: string, options: StoreOptions = {}): Store {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, options.migrateTo ?? MIGRATIONS.length);
-    return new Store(db);
+    try {
+      // The first read of the file: SQLite finds a truncated or overwritten one here (SQLITE_CORRUPT).
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, options.migrateTo ?? MIGRATIONS.length);
+    } catch (err) {
+      // Closed, so that a damaged file can be moved aside (openStore) with nothing holding it.
+      db.close();
+      throw err;
+    }
+    return new Store(db, file);
+  }
+
+  /**
+   * Take note of a failed query or write on this connection, wherever it was caught (a poll, a
+   * timer, a notice sink; `what` says what failed). A full disk is the data folder's problem until
+   * a write succeeds again (`space`). A database SQLite calls damaged is left a marker beside it,
+   * so the next open moves it aside for a fresh one (openStore). `healthProblems` says either
+   * meanwhile. Returns what the failure was, or null for any other (the caller's to report).
+   */
+  noteFailure(err: unknown, what = 'a write'): 'disk-full' | 'damaged' | null {
+    if (this.space.failed(err, what)) return 'disk-full';
+    if (!isDamaged(err)) return null;
+    if (this.damage === null) {
+      this.damage = (err as Error).message;
+      this.healthVersion++;
+      // Info only: opening it next (at once, in the console and the CLI) says what was done, in one line.
+      log.info(`${this.dbPath} is damaged (${this.damage}): when Loopdeck opens it next, it is moved aside (and kept) for a fresh database, and the sources are read again.`);
+      if (this.dbPath !== ':memory:') {
+        try {
+          writeFileSync(damagedMarker(this.dbPath), `${this.damage}\n`);
+        } catch {
+          // The folder cannot take even this: the next open finds the damage itself, or this is said again.
+        }
+      }
+    }
+    return 'damaged';
+  }
+
+  /** SQLite called the database damaged on a query of this run (see noteFailure): it should be opened afresh. */
+  get damaged(): boolean {
+    return this.damage !== null;
+  }
+
+  /** The store's own trouble, as problems naming the folder or file: a full data folder, a damaged database. */
+  healthProblems(): Problem[] {
+    const full = this.space.problem();
+    return [
+      ...(full ? [full] : []),
+      ...(this.damage === null
+        ? []
+        : [{ source: this.dbPath, line: null, message: `The database is damaged (${this.damage}): Loopdeck opens a fresh one (keeping this one aside) and reads the sources again; if this stays, restart Loopdeck.` }]),
+    ];
+  }
+
+  /** Moves whenever `healthProblems` changed. */
+  get healthRevision(): number {
+    return this.healthVersion + this.space.revision;
+  }
+
+  /**
+   * While the data folder is full, try a small write (a poll with nothing new to store makes none):
+   * when it succeeds the folder has room again, and the problem goes.
+   */
+  probeRoom(): void {
+    if (!this.space.isFull || !this.db.open) return;
+    try {
+      this.db.transaction(() => this.setMeta('room.checkedAt', new Date().toISOString()))();
+      this.space.wrote();
+    } catch (err) {
+      this.noteFailure(err, 'checking for room');
+    }
   }
 
   /** The schema version (number of migrations applied). */
@@ -130,28 +214,58 @@ export class Store {
       try {
         this.commitTx(fileId, c, state);
       } catch (err) {
+        // Rolled back: the file is read again from its stored position by the next poll, and the
+        // positions held in memory stay there, to be written with the next commit that succeeds.
+        const path = this.rows.raw(fileId)?.path ?? `file ${fileId}`;
         this.rows.forget(fileId);
+        this.noteFailure(err, `storing what was read from ${path}`);
         throw err;
       }
+      this.wrote();
     }
     this.rows.update(fileId, (r) => afterCommit(r, c, state));
     if (positionOnly) {
       this.rows.markUnwritten(fileId);
-      this.positionTimer ??= setTimeout(() => {
-        this.positionTimer = null;
-        this.flushPositions();
-      }, POSITION_WRITE_MS).unref();
+      this.writePositionsSoon();
     }
+  }
+
+  /**
+   * Write the positions held in memory within POSITION_WRITE_MS. From a timer, so nothing may
+   * escape it: a write that fails (a full disk, another process holding the database past its
+   * busy timeout) is noted, and tried again as long as there are positions to write.
+   */
+  private writePositionsSoon(): void {
+    this.positionTimer ??= setTimeout(() => {
+      this.positionTimer = null;
+      try {
+        this.flushPositions();
+        this.positionsFailing = false;
+      } catch (err) {
+        if (this.noteFailure(err, 'writing the positions of followed files') === null && !this.positionsFailing) {
+          log.warn(`${this.dbPath}: writing the positions of followed files failed; trying again every ${POSITION_WRITE_MS} ms.`, err);
+        }
+        this.positionsFailing = true;
+        if (this.db.open) this.writePositionsSoon();
+      }
+    }, POSITION_WRITE_MS).unref();
   }
 
   /** Write the positions held only in memory now (the timer does it within POSITION_WRITE_MS). */
   flushPositions(): void {
     if (!this.db.open || !this.rows.anyUnwritten()) return;
     this.db.transaction(() => this.writeUnwritten())();
+    this.wrote();
+  }
+
+  /** A write transaction committed: the positions it wrote are stored, and the folder has room. */
+  private wrote(): void {
+    this.rows.written();
+    this.space.wrote();
   }
 
   private writeUnwritten(): void {
-    const rows = this.rows.takeUnwritten();
+    const rows = this.rows.unwrittenRows();
     if (rows.length === 0) return;
     const update = this.statement(
       'UPDATE files SET ino = ?, offset = ?, line_no = ?, parser_state = ?, size = ?, mtime_ms = ?, tail = ?, read_to = ?, long_line = ?, first_time_ms = ? WHERE id = ?',
@@ -358,13 +472,22 @@ export class Store {
     return this.db;
   }
 
-  /** Close the database (writing the positions held in memory first). */
+  /**
+   * Close the database, writing the positions held in memory first. Should that fail (a full
+   * disk, a damaged file) the database is closed all the same: those positions belong to lines
+   * that made no record, read again from the stored ones at the next start.
+   */
   close(): void {
     if (this.positionTimer) clearTimeout(this.positionTimer);
     this.positionTimer = null;
-    if (this.db.open) this.flushPositions();
-    this.rows.close();
-    this.db.close();
+    try {
+      if (this.db.open) this.flushPositions();
+    } catch (err) {
+      if (this.noteFailure(err) === null) log.warn(`${this.dbPath}: the positions of lines that made no record were not written on closing; they are read again at the next start.`, err);
+    } finally {
+      this.rows.close();
+      if (this.db.open) this.db.close();
+    }
   }
 }
 
