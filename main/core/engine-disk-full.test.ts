@@ -10,6 +10,7 @@ import { loadConfig } from './config/load-config';
 import { Engine } from './engine';
 import { openStore } from './store/open-store';
 import { Store } from './store/store';
+import { startFleetServer, type FleetServer } from './demo/fleet-server';
 
 const DAY = '2026-11-29';
 const START = Date.parse('2026-11-29T12:00:00Z');
@@ -175,6 +176,34 @@ describe('a full data folder', () => {
       expect(records.map((r) => r.line)).toEqual(written.map((_, i) => i + 1));
     } finally {
       stored.close();
+    }
+  });
+
+  it("the fleet's capacity history: a poll or a prune that cannot write is the folder's problem, the live figures go on, and history is written again once there is room", async () => {
+    const fleet: FleetServer = await startFleetServer();
+    try {
+      const t = await engineOnTmpfs(`proxies:\n  xb: { host: runner, kind: crossbar, url: "${fleet.url}", every: 250ms }\n`);
+      await until(() => (t.engine.snapshot().capacity.length > 0), 10_000, 'the first capacity poll');
+      const samples = (): number => (t.store.sql.prepare('SELECT COUNT(*) AS n FROM capacity_samples').get() as { n: number }).n;
+      const up = (host: string): boolean | undefined => t.engine.snapshot().capacity.find((c) => c.host === host)?.up;
+      const host = t.engine.snapshot().capacity.find((c) => c.host !== 'xb')?.host ?? '';
+      const unfill = t.disk.fill();
+      await until(() => t.fullProblem() !== undefined || escaped.length > 0, 15_000, "a capacity write to fail");
+      expect(escaped).toEqual([]);
+      t.engine.capacity.prune(new Date());
+      // Still polled and shown while nothing can be stored: a host that goes down shows down.
+      fleet.setHostDown(host, true);
+      await until(() => up(host) === false, 10_000, 'a capacity poll while full');
+      expect(escaped).toEqual([]);
+      unfill();
+      const before = samples();
+      await t.engine.poll(); // a poll writes (or tries to): the folder has room again
+      // New samples, at a later time (the engine's clock is the test's).
+      await until(() => (t.advance(10_000), samples() > before), 10_000, 'capacity samples written again');
+      expect(t.fullProblem()).toBeUndefined();
+      expect(escaped).toEqual([]);
+    } finally {
+      await fleet.close();
     }
   });
 });

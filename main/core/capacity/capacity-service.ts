@@ -1,6 +1,7 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Capacity } from '../../../shared/domain';
 import { pinnedAt } from '../clock';
+import { log } from '../logging/log';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
@@ -161,7 +162,21 @@ export class CapacityService {
 
   /** Drop history past its retention at `now`. */
   prune(now: Date): void {
-    this.hist.prune(now.getTime());
+    this.write('pruning the fleet\'s capacity history', () => this.hist.prune(now.getTime()));
+  }
+
+  /**
+   * A write to the capacity history, which a full or damaged data folder must not turn into an
+   * uncaught error out of a timer: the store says so as the data folder's problem (noteFailure),
+   * the live figures go on, and the next poll writes again. Null when the write failed.
+   */
+  private write<T>(what: string, fn: () => T): T | null {
+    try {
+      return fn();
+    } catch (err) {
+      if (this.opts.store.noteFailure(err, what) === null) log.warn(`Capacity: ${what} failed.`, err);
+      return null;
+    }
   }
 
   private adapter(cfg: ProxyConfig): Adapter {
@@ -224,7 +239,7 @@ export class CapacityService {
   private apply(proxy: string, cfg: ProxyConfig, result: PollResult, now: Date): void {
     // A prometheus proxy's past is Prometheus's own: nothing of it is stored here.
     if (cfg.kind === 'prometheus') result = { ...result, samples: [], usage: [] };
-    const fresh = this.hist.addUsage(proxy, result.usage);
+    const fresh = this.write('storing the fleet\'s usage rows', () => this.hist.addUsage(proxy, result.usage)) ?? [];
     const usageKnown = cfg.kind === 'crossbar' && result.capacity.some((c) => !c.missing.includes('usage'));
     const stored: StoredSample[] = result.samples.map((s) => {
       const k = key(s.proxy, s.host);
@@ -242,7 +257,7 @@ export class CapacityService {
       if (s.counters || (s.up && usageKnown)) this.counters.set(k, { t: s.t, counters: s.counters });
       return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors: boundErrors(errors) };
     });
-    this.hist.record(stored);
+    this.write('storing the fleet\'s capacity samples', () => this.hist.record(stored));
 
     let changed = false;
     const seen = new Set<string>();

@@ -34,10 +34,10 @@ describe('quoteLabel', () => {
   it.each([
     ['gpu\x1b[31m', '"gpu\\x1b[31m"'],
     ['nul\x00x', '"nul\\x00x"'],
-    ['two\nlines', '"two\\nlines"'],
-    ['tab\there', '"tab\\there"'],
+    ['two\nlines', '"two\\x0alines"'],
+    ['tab\there', '"tab\\x09here"'],
     ['del\x7f', '"del\\x7f"'],
-    ['c1\u0085', '"c1\\x85"'],
+    ['c1\u0085', '"c1\\u0085"'],
     ['evil\u202etxt', '"evil\\u202etxt"'],
     ['iso\u2066x\u2069', '"iso\\u2066x\\u2069"'],
     ['say "hi" \\ bye', '"say \\"hi\\" \\\\ bye"'],

@@ -4,6 +4,7 @@
 // with a control character (a terminal escape, a newline) or a bidi control (which reorders what
 // the operator reads) is refused rather than shown, and named escaped in the proxy's error. A
 // value no server can report (NaN, ±Inf, a negative count, 1e308 requests) counts as missing.
+import { escapeUnsafe, hasUnsafe } from '../../../shared/unsafe-text';
 import { clip } from './limits';
 
 /**
@@ -16,33 +17,14 @@ export const MAX_PROM_TOKENS_PER_SECOND = 1_000_000;
 /** Refused label values named in one message; the rest are counted. */
 export const MAX_REFUSED_NAMED = 5;
 
-/**
- * Whether a code point is a control character (C0, DEL, C1) or a bidi control: the marks LRM,
- * RLM and ALM, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069.
- */
-function unsafeCode(c: number): boolean {
-  return c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
-}
-
-/** Whether a label value holds a character that must not reach a screen as it is. */
+/** Whether a label value holds a character that must not reach a screen as it is (shared/unsafe-text). */
 export function unsafeLabel(value: string): boolean {
-  for (let i = 0; i < value.length; i++) if (unsafeCode(value.charCodeAt(i))) return true;
-  return false;
+  return hasUnsafe(value);
 }
 
 /** A label value as a printable quoted literal (`"gpu\x1b[31m"`, `"a\u202eb"`), cut to MAX_TEXT characters first. */
 export function quoteLabel(value: string): string {
-  let out = '';
-  for (const ch of clip(value)) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (unsafeCode(c)) out += c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `"${out}"`;
+  return `"${escapeUnsafe(clip(value).replace(/["\\]/g, '\\$&'))}"`;
 }
 
 /** The first unsafe `instance` or `model` label of a series, as `instance "…"`, or null when both are fine. */

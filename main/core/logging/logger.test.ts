@@ -128,7 +128,7 @@ describe('what is logged escapes control characters', () => {
     const file = readFileSync(logFilePath(dir), 'utf8');
     for (const [where, text, entry] of [['file', file, /^\d{4}-\d\d-\d\dT[\d:.]+Z (WARN |ERROR|INFO ) /], ['stderr', stderr, /^loopdeck: /]] as const) {
       expect(text, where).not.toMatch(RAW_CONTROL);
-      expect(text, where).toContain('ev\\x1b[2Jil\\x00 says\n    FAKE 2026-01-01T00:00:00.000Z ERROR forged\\u202eoh\\x9b31m');
+      expect(text, where).toContain('ev\\x1b[2Jil\\x00 says\n    FAKE 2026-01-01T00:00:00.000Z ERROR forged\\u202eoh\\u009b31m');
       const lines = text.trimEnd().split('\n');
       // No line passes for an entry of its own: each is an entry's first line, or indented.
       expect(lines.filter((l) => !entry.test(l) && !l.startsWith('    ')), where).toEqual([]);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hasUnsafe } from '../../../shared/unsafe-text';
 import { escapeNameBytes, hostName, refusedNamesMessage } from './file-names';
 
 describe('which names are followed', () => {
@@ -41,8 +42,8 @@ describe('which names are followed', () => {
 describe('a refused name, as a person reads it', () => {
   it('shows control characters, bidi marks and stray bytes as escapes, the rest as it is', () => {
     expect(escapeNameBytes(Buffer.from('audit.status\n~1|1|1|0|regular file|zz'))).toBe('audit.status\\x0a~1|1|1|0|regular file|zz');
-    expect(escapeNameBytes(Buffer.from('a\u001b[31mb\u202ec\\é'))).toBe('a\\x1b[31mb\\u{202e}c\\\\é');
-    expect(escapeNameBytes(Buffer.from([0x66, 0xff, 0xc2, 0x85, 0x85]))).toBe('f\\xff\\u{85}\\x85');
+    expect(escapeNameBytes(Buffer.from('a\u001b[31mb\u202ec\\é'))).toBe('a\\x1b[31mb\\u202ec\\\\é');
+    expect(escapeNameBytes(Buffer.from([0x66, 0xff, 0xc2, 0x85, 0x85]))).toBe('f\\xff\\u0085\\x85');
   });
 
   it('holds no control character or bidi mark whatever the bytes, and tells two names apart', () => {
@@ -51,8 +52,7 @@ describe('a refused name, as a person reads it', () => {
         // Also the pair a stray byte and its character once escaped alike: 0x85 and U+0085.
         if (a.length === 0) [a, b] = [Uint8Array.from([0x85]), Uint8Array.from([0xc2, 0x85])];
         const ea = escapeNameBytes(Buffer.from(a));
-        // eslint-disable-next-line no-control-regex -- what must not be there
-        expect(ea).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffd]/u);
+        expect(hasUnsafe(ea) || ea.includes('\ufffd')).toBe(false);
         if (!Buffer.from(a).equals(Buffer.from(b))) expect(ea).not.toBe(escapeNameBytes(Buffer.from(b)));
       }),
     );

@@ -2,19 +2,17 @@
  * Which file names Loopdeck follows, and how a refused one is named in a problem. One rule for
  * every source, local and SSH alike, so a folder reads the same whichever way it is reached.
  *
- * A name is followed when it is valid UTF-8 without control characters (C0, DEL, C1) or bidi
- * formatting characters. Anything else cannot travel through a line-based host script without
+ * A name is followed when it is valid UTF-8 without an unsafe character (shared/unsafe-text:
+ * control characters, bidi formatting characters, line separators). Anything else cannot travel through a line-based host script without
  * becoming ambiguous (a newline in a name forged a stat line of another file), cannot round-trip
  * through a JavaScript string (invalid UTF-8 decodes lossily, so two names could collide), or
  * would show as something it is not (U+202E reverses the text after it).
  */
 
+import { escapeUnsafeChar, hasUnsafe } from '../../../shared/unsafe-text';
+
 // ignoreBOM keeps a leading U+FEFF in the name (by default it would be dropped, and the name changed).
 const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** C0 and DEL, C1, and the bidi marks, embeddings, overrides and isolates. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /** A name as the host gave it: followed as `name`, or refused (its bytes kept for the message). */
 export type HostName = { readonly kind: 'name'; readonly name: string } | { readonly kind: 'refused'; readonly bytes: Buffer };
@@ -27,13 +25,13 @@ export function hostName(bytes: Buffer): HostName {
   } catch {
     return { kind: 'refused', bytes };
   }
-  return UNSAFE.test(name) ? { kind: 'refused', bytes } : { kind: 'name', name };
+  return hasUnsafe(name) ? { kind: 'refused', bytes } : { kind: 'name', name };
 }
 
 /**
  * A name's bytes as text a person can read and nothing can hide in: printable characters as they
- * are, a backslash doubled, a control byte or one that is not UTF-8 as `\xNN`, any other character
- * that could hide or mislead as `\u{…}`: two names never read the same.
+ * are, a backslash doubled, a byte that is not UTF-8 as `\xNN`, an unsafe character as
+ * shared/unsafe-text escapes it (`\x1b`, `\u202e`): two names never read the same.
  */
 export function escapeNameBytes(bytes: Buffer): string {
   let out = '';
@@ -46,11 +44,8 @@ export function escapeNameBytes(bytes: Buffer): string {
       continue;
     }
     const ch = bytes.toString('utf8', i, i + len);
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === '\\') out += '\\\\';
-    // `\xNN` is one byte; a character past ASCII is `\u{…}`, so a stray byte 0x85 and U+0085 read apart.
-    else if (UNSAFE.test(ch)) out += cp < 0x80 ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u{${cp.toString(16)}}`;
-    else out += ch;
+    // A stray byte is `\xNN` above ASCII, a character `\uNNNN`: the byte 0x85 and U+0085 read apart.
+    out += ch === '\\' ? '\\\\' : hasUnsafe(ch) ? escapeUnsafeChar(ch) : ch;
     i += len;
   }
   return out;
