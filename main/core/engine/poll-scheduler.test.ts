@@ -29,6 +29,17 @@ describe('PollScheduler', () => {
     expect(polls).toHaveLength(1);
   });
 
+  it('runs a woken poll whose gap has passed in the same turn of the event loop as the wake, not in a timer\'s later turn', async () => {
+    const { s, polls } = make(0, 60_000, 50);
+    s.start();
+    await sleep(80); // the first poll is done and its gap has passed
+    expect(polls).toHaveLength(1);
+    s.wake();
+    // An immediate queued after the wake runs after the poll's (a timer of 0 ms would run only in the next turn).
+    await new Promise((r) => setImmediate(r));
+    expect(polls).toHaveLength(2);
+  });
+
   it('polls soon after a wake, and keeps a wake that came during a poll', async () => {
     const { s, polls } = make(100, 60_000, 0);
     s.start(); // a 100 ms poll is in flight
@@ -83,6 +94,33 @@ describe('PollScheduler', () => {
     const after = n;
     await sleep(100);
     expect(n).toBe(after);
+  });
+
+  it('keeps its idle timer through woken polls: no timer set or cleared per woken poll, and the idle poll an interval after the last', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const polls: { at: number; timer: boolean }[] = [];
+      const s = new PollScheduler({ intervalMs: 1000, minWakeGapMs: 50, poll: ({ timer }) => (polls.push({ at: performance.now(), timer }), Promise.resolve()) });
+      schedulers.push(s);
+      s.start();
+      await vi.advanceTimersByTimeAsync(10);
+      const set = vi.spyOn(globalThis, 'setTimeout');
+      const cleared = vi.spyOn(globalThis, 'clearTimeout');
+      for (let i = 0; i < 8; i++) {
+        s.wake(); // a line every 125 ms: each a woken poll of its own
+        await vi.advanceTimersByTimeAsync(125);
+      }
+      expect(polls.filter((p) => !p.timer)).toHaveLength(8);
+      expect(set.mock.calls.length).toBeLessThanOrEqual(2); // the idle timer, set again once for the rest of its interval
+      expect(cleared).not.toHaveBeenCalled();
+      const last = polls.at(-1)?.at ?? 0;
+      await vi.advanceTimersByTimeAsync(1100);
+      const idle = polls.filter((p) => p.timer && p.at > last);
+      expect(idle).toHaveLength(1);
+      expect((idle[0]?.at ?? 0) - last).toBeGreaterThanOrEqual(1000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe('while changes stream', () => {

@@ -70,16 +70,25 @@ export interface PollSchedulerOptions {
 /**
  * Runs polls one at a time: every `intervalMs`, and soon after `wake()` (a watched folder
  * changed). A wake during a poll is kept for right after it; wakes are coalesced.
+ *
+ * Two slots: the woken poll's (an immediate, or a timer for the rest of its gap) and the idle
+ * interval's. The idle timer is not moved by every woken poll: when it fires after one, it sets
+ * itself for the rest of the interval. A transcript line every 125 ms then costs one immediate,
+ * not a clearTimeout and a setTimeout besides (which, in a process woken for each line, were a
+ * fair part of what the line cost).
  */
 export class PollScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  /** The pending timer is a woken poll's (not the idle interval's): more wakes need not touch it. */
-  private timerWoken = false;
+  /** The woken poll scheduled next: an immediate, or a timer for the rest of its gap. */
+  private woke: { cancel(): void } | null = null;
+  /** The idle interval's timer (see the class comment). */
+  private idle: NodeJS.Timeout | null = null;
   private running = false;
   private polling: Promise<void> | null = null;
   private woken = false;
   /** When the last poll started by a wake began (ms, performance clock). */
   private lastWokenAt = -Infinity;
+  /** When the last poll ended (ms, performance clock): the idle interval runs from there. */
+  private lastPollEndedAt = -Infinity;
   /** Wakes in a row that came sooner than `streamAfterMs` after the woken poll before them. */
   private streak = 0;
 
@@ -95,8 +104,10 @@ export class PollScheduler {
   /** Stop polling; resolves once the poll in flight, if any, has finished. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.woke?.cancel();
+    this.woke = null;
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
     await this.polling;
   }
 
@@ -110,17 +121,37 @@ export class PollScheduler {
     }
     this.woken = true;
     // A poll in flight takes the wake right after it; a woken poll already due takes it too.
-    if (this.polling || (this.timer && this.timerWoken)) return;
-    this.schedule();
+    if (this.polling || this.woke) return;
+    this.scheduleWoken();
   }
 
-  private schedule(): void {
-    if (this.timer) clearTimeout(this.timer);
-    const woken = this.woken;
-    const gap = this.gap();
-    const delay = woken ? Math.max(0, this.lastWokenAt + gap - performance.now()) : this.options.intervalMs;
-    this.timerWoken = woken;
-    this.timer = setTimeout(() => this.run(woken), delay);
+  /** The woken poll: in this turn of the event loop once its gap has passed, else when it has. */
+  private scheduleWoken(): void {
+    const delay = Math.max(0, this.lastWokenAt + this.gap() - performance.now());
+    if (delay === 0) {
+      // In the same turn as the wake (a watcher's event), not in a timer's turn a millisecond later:
+      // an idle process woken once per line, not twice.
+      const immediate = setImmediate(() => this.run(true));
+      this.woke = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(() => this.run(true), delay);
+      this.woke = { cancel: () => clearTimeout(timeout) };
+    }
+  }
+
+  /** The idle timer, set for what is left of the interval since the last poll ended. */
+  private scheduleIdle(): void {
+    if (this.idle) return;
+    const delay = Math.max(0, this.lastPollEndedAt + this.options.intervalMs - performance.now());
+    this.idle = setTimeout(() => {
+      this.idle = null;
+      if (!this.running) return;
+      // A poll is running or due: its end sets the timer again. One ran since it was set: the
+      // interval runs from that one.
+      if (this.polling || this.woke) return;
+      if (performance.now() - this.lastPollEndedAt < this.options.intervalMs) return this.scheduleIdle();
+      this.run(false);
+    }, delay);
   }
 
   /** The wake gap for the current streak: the plain gap, the stream's, or the sustained stream's. */
@@ -131,8 +162,8 @@ export class PollScheduler {
   }
 
   private run(woken: boolean): void {
-    this.timer = null;
-    if (!this.running) return;
+    if (woken) this.woke = null;
+    if (!this.running || this.polling) return;
     if (woken) this.lastWokenAt = performance.now();
     this.woken = false;
     this.polling = this.options
@@ -140,7 +171,10 @@ export class PollScheduler {
       .catch((err: unknown) => this.options.onError?.(err))
       .finally(() => {
         this.polling = null;
-        if (this.running) this.schedule();
+        this.lastPollEndedAt = performance.now();
+        if (!this.running) return;
+        if (this.woken) this.scheduleWoken();
+        this.scheduleIdle();
       });
   }
 }
