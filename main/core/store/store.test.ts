@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../testing/until';
 import { MIGRATIONS } from './migrations';
-import { MAX_PROBLEMS_PER_FILE, RECORDS_PER_ROW, Store } from './store';
+import { MAX_PROBLEMS_PER_FILE, POSITION_WRITE_MS, RECORDS_PER_ROW, Store } from './store';
 
 describe('Store', () => {
   it('upgrades a database created by an earlier schema without losing what it holds', () => {
@@ -162,7 +162,7 @@ describe('Store', () => {
     again.close();
   });
 
-  it('keeps a record-less append\'s position in memory, writes it within a second and on close, and never repeats a record', async () => {
+  it('keeps a record-less append\'s position in memory, writes it within POSITION_WRITE_MS and on close, and never repeats a record', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
     const store = Store.open(file);
     const f = store.file('h', '/p');
@@ -180,7 +180,7 @@ describe('Store', () => {
     store.commit(f.id, { ...base, offset: 30, lineNo: 3, size: 30, records: [] });
     expect(store.file('h', '/p')).toMatchObject({ offset: 30, lineNo: 3 });
     expect(stored()).toEqual({ offset: 10, line_no: 1 });
-    await until(() => stored().offset === 30, 5000, 'the position written');
+    await until(() => stored().offset === 30, POSITION_WRITE_MS + 5000, 'the position written');
     store.commit(f.id, { ...base, offset: 40, lineNo: 4, size: 40, firstTimeMs: 800, records: [] });
     // A commit with records writes the position held in memory first, then its own, in one transaction.
     store.commit(f.id, { ...base, offset: 50, lineNo: 5, size: 50, records: [{ kind: 'done', line: 5 }] });

@@ -12,8 +12,13 @@ import type { FileCommit, FileRow } from './store-types';
 
 export type { FileCommit, FileRow, LineRecord } from './store-types';
 
-/** Positions moved by lines that made no record are written to SQLite within this long (ms). */
-export const POSITION_WRITE_MS = 1000;
+/**
+ * Positions moved by lines that made no record are written to SQLite within this long (ms): with
+ * a poll that comes this long after the last write, else by a timer. Five seconds: a restart reads
+ * at most that much again, and those lines make no record the second time either; a transaction
+ * a second was a seventh of what a line cost in a process woken for each one.
+ */
+export const POSITION_WRITE_MS = 5000;
 
 /**
  * The most records stored in one `records` row. A commit's records share rows (a JSON array), so
@@ -64,8 +69,10 @@ export class Store {
   private readonly rows: FileRowCache;
   /** One transaction function for every commit (building one per commit costs more than a small commit). */
   private readonly commitTx: (fileId: number, c: FileCommit, state: string) => void;
-  /** Writes the positions held only in memory (see `commit`), within POSITION_WRITE_MS of the first. */
+  /** Writes the positions held only in memory (see `commit`) when no poll does, within POSITION_WRITE_MS of the first. */
   private positionTimer: NodeJS.Timeout | null = null;
+  /** When a write transaction last committed (performance clock, ms). */
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   /** Why SQLite called the database damaged on a query of this run, or null (see noteFailure). */
   private damage: string | null = null;
@@ -200,8 +207,8 @@ export class Store {
   /**
    * Commit the records read from a file together with its new position, atomically. Lines that
    * made no record and no problem (most of a transcript) only move the position: that is kept in
-   * memory and written within POSITION_WRITE_MS (one small transaction a second for a busy
-   * transcript, not one per line), before any other commit, and on close. Exactly once still
+   * memory and written within POSITION_WRITE_MS (one small transaction every few seconds for a
+   * busy transcript, not one per line), before any other commit, and on close. Exactly once still
    * holds: after a crash those lines are read again from the stored position, and they make no
    * record the second time either.
    */
@@ -231,27 +238,41 @@ export class Store {
   }
 
   /**
-   * Write the positions held in memory within POSITION_WRITE_MS. From a timer, so nothing may
-   * escape it: a write that fails (a full disk, another process holding the database past its
-   * busy timeout) is noted, and tried again as long as there are positions to write.
+   * Write the positions held in memory within POSITION_WRITE_MS. While lines keep coming they go
+   * with the first of them at least POSITION_WRITE_MS after the last write, in the poll that read
+   * it; once they stop, a timer set at the first one left unwritten writes them (and is cleared by
+   * such a write, so while lines flow it never wakes the process). From a timer nothing may escape:
+   * a write that fails (a full disk, another process holding the database past its busy timeout)
+   * is noted, and tried again every POSITION_WRITE_MS while there is something to write.
    */
   private writePositionsSoon(): void {
+    if (!this.positionsFailing && performance.now() - this.lastWriteAt >= POSITION_WRITE_MS && this.tryWritePositions()) {
+      if (this.positionTimer) clearTimeout(this.positionTimer);
+      this.positionTimer = null;
+      return;
+    }
     this.positionTimer ??= setTimeout(() => {
       this.positionTimer = null;
-      try {
-        this.flushPositions();
-        this.positionsFailing = false;
-      } catch (err) {
-        if (this.noteFailure(err, 'writing the positions of followed files') === null && !this.positionsFailing) {
-          log.warn(`${this.dbPath}: writing the positions of followed files failed; trying again every ${POSITION_WRITE_MS} ms.`, err);
-        }
-        this.positionsFailing = true;
-        if (this.db.open) this.writePositionsSoon();
-      }
+      if (!this.tryWritePositions() && this.db.open) this.writePositionsSoon();
     }, POSITION_WRITE_MS).unref();
   }
 
-  /** Write the positions held only in memory now (the timer does it within POSITION_WRITE_MS). */
+  /** Write the positions held in memory; false (the failure noted, said once) when that failed. */
+  private tryWritePositions(): boolean {
+    try {
+      this.flushPositions();
+      this.positionsFailing = false;
+      return true;
+    } catch (err) {
+      if (this.noteFailure(err, 'writing the positions of followed files') === null && !this.positionsFailing) {
+        log.warn(`${this.dbPath}: writing the positions of followed files failed; trying again every ${POSITION_WRITE_MS} ms.`, err);
+      }
+      this.positionsFailing = true;
+      return false;
+    }
+  }
+
+  /** Write the positions held only in memory now (writePositionsSoon does it within POSITION_WRITE_MS). */
   flushPositions(): void {
     if (!this.db.open || !this.rows.anyUnwritten()) return;
     this.db.transaction(() => this.writeUnwritten())();
@@ -262,6 +283,7 @@ export class Store {
   private wrote(): void {
     this.rows.written();
     this.space.wrote();
+    this.lastWriteAt = performance.now();
   }
 
   private writeUnwritten(): void {
