@@ -221,8 +221,16 @@ export class Engine {
     const now = this.now();
     const scope = this.watches.begin(reason);
     const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
+    // Whether a follower read more than the files a watcher named: then the folders to watch may
+    // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
+    let readMore = reason !== 'wake';
     for (const follower of this.followers) {
-      await letRequestsIn();
+      const hostScope = scope(follower.host);
+      const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;
+      if (!named) readMore = true;
+      // A read of files a watcher named (a line or a few), or of nothing, is short: only a full read
+      // (a first one of a year of history is seconds of work) lets pending requests in between.
+      if (!named && !hostScope.quiet) await letRequestsIn();
       const name = follower.name;
       if (!this.config.loops[name]) continue;
       if (!this.hosts.reachable(follower.host)) {
@@ -232,7 +240,7 @@ export class Engine {
         continue;
       }
       try {
-        const read = await follower.poll(now, scope(follower.host));
+        const read = await follower.poll(now, hostScope);
         this.loops.apply(read, now, changed.loops);
         this.errors.set(name, null);
       } catch (err) {
@@ -247,9 +255,9 @@ export class Engine {
         this.firstReads.read(name);
         continue;
       }
-      await letRequestsIn();
+      if (!named && !hostScope.quiet) await letRequestsIn();
       try {
-        const read = await ledgers.poll(now, scope(follower.host));
+        const read = await ledgers.poll(now, hostScope);
         if (this.takeLedgers(name, ledgers, read)) changed.findings.push(...read.findings.upserted);
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
@@ -258,7 +266,9 @@ export class Engine {
       }
       this.firstReads.read(name);
     }
-    this.updateWatches();
+    // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
+    // poll its end woke or by the timer's: a woken poll that only read files needs neither.
+    if (readMore) this.updateWatches();
     this.publishPrs(now);
     // A host's state moves with its connection, whose status events publish it at once: a poll a
     // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
@@ -328,6 +338,7 @@ export class Engine {
 
   /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
   private publishPrs(now: Date): void {
+    if (!this.prTracker.pending) return;
     const loops = new Map(
       [...this.loops.all()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
     );

@@ -9,6 +9,9 @@ import type { Store } from '../store/store';
 import { cancelScript, launchScript, parseProbe, statusScript } from './drill-script';
 import type { HostShell } from './host-shell';
 
+/** With no drill in flight, how often a poll asks SQLite whether another process started one (ms). */
+export const RUNNING_RECHECK_MS = 1000;
+
 /** How the drills module reaches a host: a shell for its scripts and a source for the log. */
 export interface DrillHost {
   readonly shell: HostShell;
@@ -82,6 +85,8 @@ function completeText(buf: Buffer, final: boolean): Buffer {
  */
 export class DrillService {
   private readonly offsets = new Map<string, number>();
+  /** The runs in flight as last asked of SQLite, and when (see runningRows); null: ask again. */
+  private running: { readonly rows: RunRow[]; readonly at: number } | null = null;
   private readonly now: () => Date;
 
   constructor(private readonly options: DrillServiceOptions) {
@@ -139,6 +144,7 @@ export class DrillService {
       )
       .run(runId, input.name, drill.host, JSON.stringify(input.args), this.options.user ?? userInfo().username, this.now().toISOString(), running && input.overrideRunningPhase ? 1 : 0, dir);
     this.offsets.set(runId, 0);
+    this.running = null;
     this.options.onRunsChanged(this.runs());
     return runId;
   }
@@ -168,8 +174,7 @@ export class DrillService {
 
   /** Follow every running run: stream new output, and record the outcome once DONE is written. */
   async poll(): Promise<void> {
-    // Prepared once: this runs on every poll, and preparing costs more than an empty answer.
-    const running = this.options.store.statement("SELECT * FROM drill_runs WHERE status = 'running'").all() as RunRow[];
+    const running = this.runningRows();
     let changed = false;
     for (const run of running) {
       const host = this.options.hostFor(run.host);
@@ -191,6 +196,21 @@ export class DrillService {
       }
     }
     if (changed) this.options.onRunsChanged(this.runs());
+  }
+
+  /**
+   * The runs in flight. Asked of SQLite when this process started or ended one, while any runs,
+   * and otherwise at most every RUNNING_RECHECK_MS (for a run another process started, e.g. `loopdeck
+   * drill run` beside the console): this runs on every poll, up to twenty a second, and with no drill
+   * running the query was the largest part of a poll woken by one transcript line.
+   */
+  private runningRows(): RunRow[] {
+    const at = performance.now();
+    if (this.running === null || this.running.rows.length > 0 || at - this.running.at >= RUNNING_RECHECK_MS) {
+      // Prepared once (statement), since preparing costs more than an empty answer.
+      this.running = { rows: this.options.store.statement("SELECT * FROM drill_runs WHERE status = 'running'").all() as RunRow[], at };
+    }
+    return this.running.rows;
   }
 
   private finish(run: RunRow, probe: ReturnType<typeof parseProbe>): void {

@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import type { ReadScope } from '../loops/loop-poll';
 import type { FileSource, WatchHint } from '../sources/file-source';
 
@@ -19,8 +18,10 @@ export class WatchScope {
   /** Polls since the last one that read every hot file whatever the watchers said. */
   private quietPolls = 0;
   private watchKey = '';
-  /** The folders watched on each host. */
-  private watched = new Map<string, Set<string>>();
+  /** The folders watched on each host, as the list a source's `watching` is asked about. */
+  private watched = new Map<string, readonly string[]>();
+  /** Each host's source: fixed for the engine's life, so looked up once. */
+  private sourceMap: Map<string, FileSource | null> | null = null;
 
   constructor(
     private readonly sources: () => Iterable<readonly [string, FileSource | null]>,
@@ -33,7 +34,7 @@ export class WatchScope {
    * did not exist yet) is started again.
    */
   update(byHost: Map<string, Set<string>>): void {
-    const sources = new Map(this.sources());
+    const sources = this.sourcesByHost();
     const key = [...byHost].map(([host, dirs]) => `${host}\u0001${[...dirs].join('\u0001')}`).join('\u0002');
     const live = [...byHost].every(([host, dirs]) => sources.get(host)?.watching?.([...dirs]) !== false);
     if (key === this.watchKey && live) return;
@@ -44,7 +45,12 @@ export class WatchScope {
         this.wake();
       });
     }
-    this.watched = byHost;
+    this.watched = new Map([...byHost].map(([host, dirs]) => [host, [...dirs]]));
+  }
+
+  private sourcesByHost(): Map<string, FileSource | null> {
+    this.sourceMap ??= new Map(this.sources());
+    return this.sourceMap;
   }
 
   /** Remember what a watcher said changed on a host, for the next poll. */
@@ -53,7 +59,8 @@ export class WatchScope {
     if (known === 'all') return;
     if (!hint) return void this.reported.set(host, 'all');
     const changes = known ?? { files: new Set<string>(), dirs: new Set<string>() };
-    if (hint.kind === 'change' && hint.name !== null) changes.files.add(posix.join(hint.dir, hint.name));
+    // The folder as watched (already joined) and a bare name: no path.join on every appended line.
+    if (hint.kind === 'change' && hint.name !== null) changes.files.add(`${hint.dir}/${hint.name}`);
     else changes.dirs.add(hint.dir);
     this.reported.set(host, changes);
   }
@@ -70,11 +77,11 @@ export class WatchScope {
     let trusted = reason !== null;
     if (reason === 'timer' && ++this.quietPolls >= FULL_POLL_EVERY) trusted = false;
     if (!trusted) this.quietPolls = 0;
-    const sources = new Map(this.sources());
+    const sources = this.sourcesByHost();
     return (host) => {
       const dirs = this.watched.get(host);
       const seen = reported.get(host);
-      if (!trusted || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.([...dirs]) !== true) return {};
+      if (!trusted || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.(dirs) !== true) return {};
       return seen === undefined ? { quiet: true } : { only: seen };
     };
   }

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../config/load-config';
 import { FileReadError } from '../sources/file-source';
 import { LocalSource } from '../sources/local-source';
 import { Store } from '../store/store';
-import { LoopFollower } from './loop-follower';
+import { LoopFollower, TIMES_ONLY_MS } from './loop-follower';
 
 class CountingSource extends LocalSource {
   lists = 0;
@@ -46,6 +46,50 @@ describe('LoopFollower', () => {
     let late = next;
     for (let i = 0; i < 20 && status(late, '2026-11-26') !== 'ok'; i++) late = await follower.poll(new Date('2026-11-29T06:00:03Z'));
     expect(status(late, '2026-11-26')).toBe('ok');
+  });
+});
+
+describe('LoopFollower and lines that only move a file time', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('derives a running phase\'s cycle for none of them, and a finished one shown by file times at most every TIMES_ONLY_MS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-times-'));
+    const runs = join(dir, 'runs');
+    const day = join(runs, '2026-11-29');
+    mkdirSync(day, { recursive: true });
+    // audit runs (young); remediate started over 20 h before `now` without an outcome: past its cap.
+    writeFileSync(join(day, 'audit.status'), 'audit 2026-11-29T05:00:00+00:00 STARTED\n');
+    writeFileSync(join(day, 'audit.log'), 'tool_use Read a\n');
+    writeFileSync(join(day, 'remediate.status'), 'remediate 2026-11-28T08:00:00+00:00 STARTED\n');
+    writeFileSync(join(day, 'remediate.log'), 'tool_use Read a\n');
+    const at = (iso: string): Date => new Date(iso);
+    for (const f of ['remediate.status', 'remediate.log']) utimesSync(join(day, f), at('2026-11-29T04:00:00Z'), at('2026-11-29T04:00:00Z'));
+    const cfg = parseConfig(join(dir, 'c.yaml'), `hosts: { r: { local: true } }\nloops: { l: { host: r, runs: ${JSON.stringify(runs)}, phases: [audit, remediate], cap: 20h } }\n`);
+    const follower = new LoopFollower('l', cfg.loops.l!, new LocalSource('r'), Store.open(':memory:'));
+    let wall = 1_000_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => wall);
+    const now = at('2026-11-29T06:00:00Z');
+    const first = await follower.poll(now);
+    const phase = (p: typeof first, name: string) => p.cycles[0]?.phases.find((x) => x.name === name);
+    expect(phase(first, 'audit')?.status).toBe('running');
+    expect(phase(first, 'remediate')).toMatchObject({ status: 'incomplete', endedAt: '2026-11-29T04:00:00.000Z', timesFrom: 'files' });
+
+    // A line in the running audit: nothing it shows moved, nothing is derived or published.
+    appendFileSync(join(day, 'audit.log'), 'tool_use Read b\n');
+    expect((await follower.poll(now)).upserted).toEqual([]);
+    // Lines in the remediate past its cap: its end (the log's time) moves, shown at most every TIMES_ONLY_MS.
+    appendFileSync(join(day, 'remediate.log'), 'tool_use Read b\n');
+    utimesSync(join(day, 'remediate.log'), at('2026-11-29T05:00:00Z'), at('2026-11-29T05:00:00Z'));
+    wall += 100;
+    expect((await follower.poll(now)).upserted).toEqual([]);
+    wall += TIMES_ONLY_MS;
+    const later = await follower.poll(now);
+    expect(later.upserted.map((c) => c.date)).toEqual(['2026-11-29']);
+    expect(phase(later, 'remediate')?.endedAt).toBe('2026-11-29T05:00:00.000Z');
+    // A line that makes a record (a verdict) is derived at once, whatever the throttle.
+    appendFileSync(join(day, 'remediate.status'), 'remediate 2026-11-29T05:30:00+00:00 OK\n');
+    wall += 10;
+    expect(phase(await follower.poll(now), 'remediate')?.status).toBe('ok');
   });
 });
 

@@ -3,7 +3,7 @@ import type { Cycle, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import type { LoopConfig } from '../config/schema';
 import { followOnce, refuseFile } from '../follow/line-follower';
-import { derivePhase, deriveCycle, type PhaseEvidence } from './phase-status';
+import { derivePhase, deriveCycle, FINAL_STATUSES, type PhaseEvidence } from './phase-status';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
@@ -21,6 +21,13 @@ const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
 
 /** How many of the newest cycles are read on every poll. */
 export const HOT_CYCLES = 2;
+
+/**
+ * A cycle whose only change is the file time a finished phase shows as its end is derived again
+ * at most this often (ms): a phase past its cap that its agent still writes to moves that time on
+ * every line, and the end it shows need not move faster than this.
+ */
+export const TIMES_ONLY_MS = 5000;
 
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {
@@ -61,6 +68,10 @@ export class LoopFollower {
   private listedDates: readonly string[] = [];
   /** Dates whose files changed since they were last derived. */
   private readonly dirty = new Set<string>();
+  /** Dates where only a file time a finished phase shows moved: derived at most every TIMES_ONLY_MS. */
+  private readonly timesDirty = new Set<string>();
+  /** When each date was last derived (performance clock, ms), for TIMES_ONLY_MS. */
+  private readonly derivedAtWall = new Map<string, number>();
   /**
    * When the clock next changes a cycle's derived state (a running phase turning incomplete at
    * its cap), by date: such a cycle is derived again then, not on every poll.
@@ -191,6 +202,8 @@ export class LoopFollower {
       if (window.has(date)) continue;
       this.cycleFiles.delete(date);
       this.dirty.delete(date);
+      this.timesDirty.delete(date);
+      this.derivedAtWall.delete(date);
       this.namesJudged.delete(posix.join(this.config.runs, date));
       for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
       this.listingChanged = true;
@@ -205,7 +218,9 @@ export class LoopFollower {
     const nowMs = now.getTime();
     const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
     const underived = dates === this.derivedAll ? [] : dates.filter((d) => !this.derived.has(d));
-    const due = new Set([...this.dirty, ...timed, ...underived]);
+    const wall = performance.now();
+    const timesDue = this.timesDirty.size === 0 ? [] : [...this.timesDirty].filter((d) => wall - (this.derivedAtWall.get(d) ?? Number.NEGATIVE_INFINITY) >= TIMES_ONLY_MS);
+    const due = new Set([...this.dirty, ...timed, ...underived, ...timesDue]);
     const window = this.windowSet(dates);
     for (const date of [...due].sort().reverse()) {
       if (!window.has(date)) {
@@ -214,6 +229,8 @@ export class LoopFollower {
       }
       const before = this.derived.get(date);
       this.dirty.delete(date);
+      this.timesDirty.delete(date);
+      this.derivedAtWall.set(date, wall);
       const cycle = this.deriveCycleAt(date, now);
       const next = clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs) : Infinity;
       if (next < Infinity) this.clockDue.set(date, next);
@@ -268,7 +285,7 @@ export class LoopFollower {
           throw err;
         });
         if (stat === null || stat.kind !== 'file') return void gone.add(date);
-        if (await this.follow(path, file, stat, date)) this.dirty.add(date);
+        this.noteFollowed(date, await this.follow(path, file, stat, date));
       }),
     ]);
     // A named file that is gone, or no longer a file: its folder's listing says what happened.
@@ -342,7 +359,8 @@ export class LoopFollower {
     const before = this.cycleFiles.get(date);
     const relisted = !before || before.length !== files.length || before.some((f, i) => f.name !== files[i]?.name);
     if (relisted) this.listingChanged = true;
-    if (relisted || changed.some(Boolean)) this.dirty.add(date);
+    if (relisted || changed.includes('derive')) this.dirty.add(date);
+    else if (changed.includes('times')) this.timesDirty.add(date);
     this.cycleFiles.set(date, files);
   }
 
@@ -356,11 +374,13 @@ export class LoopFollower {
   }
 
   /**
-   * Follow one file; true when what it feeds may have changed. Lines that made no record (most
-   * of a transcript) move only the file's time, which the phase shows only when its times do not
-   * come from the wrapper's stamps: then there is nothing to derive.
+   * Follow one file: `derive` when what it feeds may have changed, `times` when only a file time
+   * moved that the phase shows, false when nothing it shows can have. Lines that made no record
+   * (most of a transcript) move only the file's time, and a phase shows that only as the end of a
+   * finished phase without an end stamp (e.g. one past its cap that is still written to): its
+   * cycle is then derived again at most every TIMES_ONLY_MS, not on every line.
    */
-  private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<boolean> {
+  private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<'derive' | 'times' | false> {
     const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
     this.behind ||= out.more;
     const cached = this.cache.get(path);
@@ -368,7 +388,7 @@ export class LoopFollower {
       // First sight in this process: what the store holds (a restart resumes, it does not re-read).
       const row = this.store.file(this.source.host, path);
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
-      return true;
+      return 'derive';
     }
     if (!out.changed) return false;
     const timesOnly = !out.reset && out.records.length === 0;
@@ -383,9 +403,19 @@ export class LoopFollower {
       cached.firstTimeMs = row.firstTimeMs;
       cached.mtimeMs = row.mtimeMs;
     }
+    if (!timesOnly) return 'derive';
     const phase = this.derived.get(date)?.phases.find((p) => p.name === file.phase);
-    const stampTimes = phase !== undefined && phase.timesFrom === 'stamps' && (phase.endedAt !== null || phase.status === 'running');
-    return !(timesOnly && stampTimes);
+    if (phase === undefined) return 'derive';
+    // An unfinished phase shows no end, and an append moves no start; a finished one shows the
+    // file's time as its end only without an end stamp.
+    if (!FINAL_STATUSES.has(phase.status) || phase.timesFrom === 'stamps') return false;
+    return 'times';
+  }
+
+  /** What following a cycle's file said: derive the cycle now, at most every TIMES_ONLY_MS, or not at all. */
+  private noteFollowed(date: string, outcome: 'derive' | 'times' | false): void {
+    if (outcome === 'derive') this.dirty.add(date);
+    else if (outcome === 'times') this.timesDirty.add(date);
   }
 
   private evidence(dir: string, phase: string, files: readonly PhaseFile[]): PhaseEvidence {

@@ -42,6 +42,11 @@ export class PrTracker {
    * Derive the PRs of the loops noted since the last call; the new list when it changed, else null.
    * `loops` gives every loop's name (in order), cycles and deliver record.
    */
+  /** Whether a loop's PR evidence changed since the last derive (else `derive` has nothing to do). */
+  get pending(): boolean {
+    return this.dirty.size > 0;
+  }
+
   derive(loops: ReadonlyMap<string, { cycles: readonly Cycle[]; deliverRecord: DeliverRecord | null }>, now: Date): readonly PullRequest[] | null {
     if (this.dirty.size === 0) return null;
     for (const name of this.dirty) {

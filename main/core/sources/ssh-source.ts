@@ -103,8 +103,13 @@ export class SshSource implements FileSource {
 
   watching(dirs: readonly string[]): boolean {
     // The watcher's channel is open (its stop is set once the exec is up) for exactly these folders.
-    return this.watcher?.stop != null && this.watcher.key === [...dirs].sort().join('\0');
+    // Asked on every poll with the same list: its key is made once per list.
+    if (this.askedKey?.dirs !== dirs) this.askedKey = { dirs, key: [...dirs].sort().join('\0') };
+    return this.watcher?.stop != null && this.watcher.key === this.askedKey.key;
   }
+
+  /** The key of the folder list `watching` was last asked about. */
+  private askedKey: { readonly dirs: readonly string[]; readonly key: string } | null = null;
 
   async stat(path: string): Promise<FileStat | null> {
     const streamed = this.streamed.takeStat(path);
