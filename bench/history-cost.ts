@@ -9,13 +9,19 @@ import { generateHistory, loaded, type HistoryFixture, type SnapshotLike } from 
 import { appendedSection } from './ledger-gen';
 import { figure, log, median, round, rssMb, sleep, stamp, startServe, tempDir, until, type Figure, type ServeProcess } from './lib';
 import { clockOf, cpuOver, cpuOverAll, settle, SETTLE_BAND_PCT, SETTLE_CAP_MS, SETTLE_MS, SETTLE_STEADY, type Clock, type CpuWindow, type Settled } from './serve-cpu';
+import { slowAppends, SLOW_LINES_PER_SECOND, SLOW_WINDOWS, type SlowAppends } from './append-floor';
 
 interface Size {
   readonly days: number;
   readonly findings: number;
   /** Transcript lines in each finished cycle (a year's cycles are shorter, as the issue has it). */
   readonly linesPerCycle: number;
+  /** The loop's cap (20h): a minute makes today's running remediate one past its cap (8g). */
+  readonly cap?: string;
 }
+
+/** Figure 8g's serve: the 30-day history, its running phase past the loop's cap. */
+const PAST_CAP: Size = { days: 30, findings: 5_000, linesPerCycle: 400, cap: '1m' };
 
 const SIZES: readonly Size[] = [
   { days: 30, findings: 5_000, linesPerCycle: 400 },
@@ -81,6 +87,8 @@ export interface HistoryResult {
   /** Which clock measured the idle and append windows (`ticks` only where a thread came or went). */
   readonly clocks: { readonly idle: Clock; readonly append: Clock };
   readonly rssAfterSectionMb: number | null;
+  /** Lines at SLOW_LINES_PER_SECOND against the bare follower's floor (8f). */
+  readonly slow: SlowAppends | null;
 }
 
 /** A serve that has read one size's history, with its counting client. */
@@ -97,7 +105,7 @@ interface Loaded {
 async function load(size: Size): Promise<Loaded> {
   const dir = tempDir(`history-${size.days}`);
   const g0 = performance.now();
-  const fx = generateHistory(dir, size.days, size.findings, size.linesPerCycle);
+  const fx = generateHistory(dir, size.days, size.findings, size.linesPerCycle, Date.now(), size.cap);
   const generateMs = performance.now() - g0;
   log(`figure 8: ${size.days} days (${fx.followed} followed), ${size.findings} findings, ${fx.transcriptLines} transcript lines generated in ${round(generateMs / 1000, 1)} s`);
 
@@ -190,7 +198,7 @@ async function idleAll(all: readonly Loaded[], idleS: number): Promise<Idle[]> {
 }
 
 /** Appended transcript lines and one ledger section on a loaded, idle-measured serve. */
-async function appendAndSection(l: Loaded, idle: Idle, appendS: number): Promise<HistoryResult> {
+async function appendAndSection(l: Loaded, idle: Idle, appendS: number, slowS: number): Promise<HistoryResult> {
   const { size, fx, served, client } = l;
   const perWindow = Math.round((LINES_PER_SECOND * appendS) / APPEND_WINDOWS);
   const lines = perWindow * APPEND_WINDOWS;
@@ -218,6 +226,9 @@ async function appendAndSection(l: Loaded, idle: Idle, appendS: number): Promise
   const cpuPerLineMs = median(netPerLine);
   const append = { wallMs: appendWindows.reduce((a, x) => a + x.wallMs, 0), cpuMs: appendWindows.reduce((a, x) => a + x.cpuMs, 0) };
   const rss = rssMb(served.pid);
+  // A line every 125 ms, against the floor of a bare follower of the same lines (8f).
+  const slow = await slowAppends(served.pid, fx.hotLog, slowS, `${size.days}d`);
+  log(`figure 8: ${size.days} days at ${SLOW_LINES_PER_SECOND} lines/s: ${slow.serveMsPerLine} ms a line, floor ${slow.floorMsPerLine} ms (${slow.ratio} ×)`);
 
   // One ledger section of 50 findings; count events until the last of them has been sent and
   // serve has been quiet for two seconds.
@@ -275,6 +286,7 @@ async function appendAndSection(l: Loaded, idle: Idle, appendS: number): Promise
     drops: { idle: idle.drops, append: appendDrops, section: sectionDrops },
     clocks: { idle: clockOf(idle.windows), append: clockOf(appendWindows) },
     rssAfterSectionMb: rssAfterSection === null ? null : round(rssAfterSection, 0),
+    slow,
   };
   log(
     `figure 8: ${size.days} days: idle ${r.idleCpuPct} % of a core, ${r.cpuPerLineMs} ms CPU and ${r.eventBytesPerLine} event bytes per line, RSS ${r.rssMb} MB, section ${r.sectionEventBytes} B for ${sectionFindingsJsonBytes} B of findings`,
@@ -289,6 +301,8 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
   // Six idle windows of 20 s, all sizes at once, and three append windows of 15 s each.
   const idleS = quick ? 6 : 120;
   const appendS = quick ? 9 : 45;
+  // Seven pairs of 8-s windows (idle, then 64 lines at 8 a second).
+  const slowS = quick ? 3 : 8;
   const results: HistoryResult[] = [];
   const failures: string[] = [];
   const fail = (size: Size, err: unknown): void => {
@@ -299,8 +313,9 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
   // Every size is loaded first and kept running, so their idle cost is measured together; then
   // each takes its appends in turn (the others idle beside it, ~0.1 % of a core each).
   const running: Loaded[] = [];
+  let pastCap: SlowAppends | null = null;
   try {
-    for (const size of SIZES) {
+    for (const size of [...SIZES, PAST_CAP]) {
       try {
         running.push(await load(size));
       } catch (err) {
@@ -312,7 +327,10 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
       const measured = idle[i];
       try {
         if (!measured) throw new Error('no idle measurement');
-        results.push(await appendAndSection(l, measured, appendS));
+        if (l.size === PAST_CAP) {
+          pastCap = await slowAppends(l.served.pid, l.fx.hotLog, slowS, 'past-cap');
+          log(`figure 8: past its cap at ${SLOW_LINES_PER_SECOND} lines/s: ${pastCap.serveMsPerLine} ms a line, floor ${pastCap.floorMsPerLine} ms (${pastCap.ratio} ×)`);
+        } else results.push(await appendAndSection(l, measured, appendS, slowS));
       } catch (err) {
         fail(l.size, err);
       }
@@ -372,6 +390,8 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
       `idle event bytes/s: ${per((r) => r.idleEventBytesPerS, 'B/s')}`,
     ]),
     row('8d', 'Serve RSS after the appends', 'MB', (r) => r.rssMb, 'info', null, [`after the ledger section: ${per((r) => r.rssAfterSectionMb, 'MB')}`]),
+    slowFigure('8f', `Serve CPU per transcript line at ${SLOW_LINES_PER_SECOND} lines/s (a poll a line), ${SIZES[SIZES.length - 1]?.days} d`, large?.slow ?? null, results, notes),
+    slowFigure('8g', `… with the running phase past its cap (${PAST_CAP.days} d, cap ${PAST_CAP.cap})`, pastCap, [], notes),
     figure({
       id: '8e',
       name: `Event bytes for one appended ledger section of ${SECTION_ROWS} findings (${SIZES[SIZES.length - 1]?.days} d)`,
@@ -389,4 +409,31 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
       ],
     }),
   ];
+}
+
+/**
+ * A figure of lines at SLOW_LINES_PER_SECOND against the bare follower's floor measured in the same
+ * windows (`slow` is the headline; `results` adds every size's in the notes).
+ */
+function slowFigure(id: string, name: string, slow: SlowAppends | null, results: readonly HistoryResult[], notes: readonly string[]): Figure {
+  const sized = results.filter((r) => r.slow !== null);
+  const all = [...sized.map((r) => r.slow), ...(sized.length === 0 ? [slow] : [])];
+  const kept = all.every((x) => x !== null && x.floorSaw >= x.lines);
+  return figure({
+    id,
+    name,
+    value: slow?.serveMsPerLine ?? null,
+    unit: 'ms',
+    baseline: slow?.floorMsPerLine ?? null,
+    baselineLabel: 'a bare fs.watch + stat + read of the same lines, same windows',
+    target: '≤ 1.5 × the floor',
+    pass: slow === null ? false : all.every((x) => x !== null && x.ratio !== null && x.ratio <= 1.5) && kept,
+    details: { slow, sizes: sized.map((r) => ({ days: r.days, ...r.slow })) },
+    notes: [
+      ...sized.map((r) => `${r.days} d: ${r.slow?.serveMsPerLine} ms against ${r.slow?.floorMsPerLine} ms (${r.slow?.ratio} ×)`),
+      ...(slow ? [`the median of ${SLOW_WINDOWS} append windows, each less the idle rate of an idle window just before it: serve ${slow.serveWindows.join(' / ')} ms, floor ${slow.floorWindows.join(' / ')} ms`] : []),
+      ...(kept ? [] : ['the floor did not see every line: its figure is not the floor of these lines']),
+      ...notes,
+    ],
+  });
 }

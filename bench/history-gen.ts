@@ -32,6 +32,8 @@ export interface HistoryFixture {
   /** Today's remediate transcript (the running phase). */
   readonly hotLog: string;
   readonly today: string;
+  /** The loop's cap is shorter than 20 h: today's remediate may read as past it (figure 8g). */
+  readonly pastCap: boolean;
 }
 
 type Outcome = 'ok' | 'ready' | 'no-op' | 'incomplete' | 'failed' | 'deliver-incomplete';
@@ -181,9 +183,10 @@ function reliabilityLog(sections: number, today: string): string {
 
 /**
  * Write a local loop with `days` cycle folders (`linesPerCycle` transcript lines in each finished
- * cycle) and a ledger of `findings` findings under `dir`, and a config following all of it.
+ * cycle) and a ledger of `findings` findings under `dir`, and a config following all of it. `cap` is
+ * the loop's (20h; a minute puts today's running remediate past it).
  */
-export function generateHistory(dir: string, days: number, findings: number, linesPerCycle: number, now = Date.now()): HistoryFixture {
+export function generateHistory(dir: string, days: number, findings: number, linesPerCycle: number, now = Date.now(), cap = '20h'): HistoryFixture {
   const runs = join(dir, 'runs');
   const clone = join(dir, 'clone');
   const home = join(dir, 'home');
@@ -196,7 +199,7 @@ export function generateHistory(dir: string, days: number, findings: number, lin
     '    schedule: "0 0 * * *"',
     '    timezone: UTC',
     '    grace: 2h',
-    '    cap: 20h',
+    `    cap: ${cap}`,
     '    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }',
     `    cycles: ${followed}`,
   ]);
@@ -213,7 +216,7 @@ export function generateHistory(dir: string, days: number, findings: number, lin
   const auditPath = join(clone, 'RELIABILITY_AUDIT.md');
   writeFileSync(auditPath, generateLedger(findings));
   writeFileSync(join(clone, 'RELIABILITY_LOG.md'), reliabilityLog(Math.ceil(findings / 1000), today));
-  return { dir, configPath, dataDir: join(dir, 'data'), home, days, followed, findings, transcriptLines: lines, runsBytes: bytes, auditPath, hotLog: hot.hotLog, today };
+  return { dir, configPath, dataDir: join(dir, 'data'), home, days, followed, findings, transcriptLines: lines, runsBytes: bytes, auditPath, hotLog: hot.hotLog, today, pastCap: cap !== '20h' };
 }
 
 /** What figure 8 reads of a snapshot. */
@@ -228,6 +231,8 @@ export function loaded(s: SnapshotLike, fx: HistoryFixture, findings: number): b
   if (!loop || s.findings.length !== findings || loop.cycles.length !== fx.followed) return false;
   const newest = loop.cycles.find((c) => c.date === fx.today);
   const oldest = loop.cycles[loop.cycles.length - 1];
-  const running = newest?.phases.find((p) => p.name === 'remediate')?.status === 'running';
+  // Today's remediate is running (or, with a cap shorter than its age, already past it).
+  const status = newest?.phases.find((p) => p.name === 'remediate')?.status;
+  const running = status === 'running' || (fx.pastCap && status === 'incomplete');
   return running && (oldest?.phases.every((p) => p.status !== 'pending') ?? false);
 }
