@@ -1,4 +1,4 @@
-import type { DirEntry, DirListing, FileSource, FileStat } from '../main/core/sources/file-source';
+import type { DirEntry, DirListing, FileSource, FileStat, WatchHint } from '../main/core/sources/file-source';
 
 /** Calls and bytes through a CountingSource so far. */
 export interface SourceCounts {
@@ -34,8 +34,12 @@ export class CountingSource implements FileSource {
     return this.inner.host;
   }
 
-  watch(dirs: readonly string[], onChange: () => void): void {
+  watch(dirs: readonly string[], onChange: (hint?: WatchHint) => void): void {
     this.inner.watch?.(dirs, onChange);
+  }
+
+  watching(dirs: readonly string[]): boolean {
+    return this.inner.watching?.(dirs) ?? false;
   }
 
   unwatch(): void {
@@ -61,6 +65,19 @@ export class CountingSource implements FileSource {
       return buf;
     } finally {
       this.readNs += process.hrtime.bigint() - t0;
+    }
+  }
+
+  /** A folder's subfolders (counted as a list: one exec round trip over SSH). */
+  async dirs(path: string): Promise<DirListing<string> | null> {
+    this.lists += 1;
+    const t0 = process.hrtime.bigint();
+    try {
+      if (this.inner.dirs) return await this.inner.dirs(path);
+      const listing = await this.inner.list(path);
+      return listing && { entries: listing.entries.filter((e) => e.isDirectory).map((e) => e.name), refused: listing.refused };
+    } finally {
+      this.listNs += process.hrtime.bigint() - t0;
     }
   }
 

@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, t
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
-import { SUMMARY_CACHE_FILE } from './core/engine/summary-cache';
+import { SUMMARY_CACHE_FILE } from './core/session/saved-summary';
 import { Store } from './core/store/store';
 import { LOOPDECK_BIN, loopdeck } from '../testing/cli-run';
 import { createRunnerFixture, type RunnerFixture } from '../testing/runner-fixture';

@@ -1,7 +1,6 @@
-import { createAppCore } from './core/app-core';
+import { createSession } from './core/session/session';
 import { startLogging } from './core/logging/log';
 import { startServer } from './serve/server';
-import { whenStarted } from './serve/starting-core';
 
 /** What `loopdeck serve` (and `demo`) run with. */
 export interface ServeModeOptions {
@@ -20,35 +19,32 @@ export interface ServeModeOptions {
 export const CORE_OPEN_LATEST_MS = 1000;
 
 /**
- * Serve mode until SIGINT/SIGTERM: the core behind the HTTP and WebSocket server. The server
- * listens and the URL is printed first. The core (the config, the store and the saved summary:
+ * Serve mode until SIGINT/SIGTERM: the session behind the HTTP and WebSocket server. The server
+ * listens and the URL is printed first. The session (the config, the store and the saved summary:
  * ~150 ms of the one thread at a year of history) opens once the page's scripts are sent, while
  * the browser compiles them; done at once, it delayed the page's first answer by as much. A
- * command before then opens it at once, and it opens CORE_OPEN_LATEST_MS after the URL whatever
- * happens. Commands wait for it.
+ * command before then opens it at once (the session's start gate), and it opens
+ * CORE_OPEN_LATEST_MS after the URL whatever happens.
  */
 export async function serveMode(o: ServeModeOptions): Promise<number> {
   // Warnings and errors also reach the terminal serve runs in; the file has them all.
   const logger = startLogging(o.dataDir, 'serve', { stderrLevel: 'warn' });
-  const core = createAppCore({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve' });
-  let begin: () => void = () => undefined;
-  const started = new Promise<void>((go) => (begin = go)).then(() => core.start());
-  // Awaited below, after the URL is out; until then a failure must not count as unhandled.
-  started.catch(() => undefined);
-  const served = await startServer({ core: whenStarted(core, started, begin), host: o.host, port: o.port, onPageSent: begin });
-  core.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
+  const session = createSession({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve' });
+  const open = (): void => void session.start();
+  const served = await startServer({ session, host: o.host, port: o.port, onPageSent: open });
+  session.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
   if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
     console.warn(`loopdeck: warning: listening on ${o.host}, not loopback: anyone who can reach it and has the token can use the console.`);
   }
   console.log(`${o.banner}\nLoopdeck is serving at ${served.url}`);
   console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
   console.log(`Log: ${logger.file}`);
-  const latest = setTimeout(begin, CORE_OPEN_LATEST_MS);
+  const latest = setTimeout(open, CORE_OPEN_LATEST_MS);
   try {
-    await started;
+    await session.started;
   } catch (err) {
     await served.close();
-    await core.close();
+    await session.close();
     throw err;
   } finally {
     clearTimeout(latest);
@@ -58,6 +54,6 @@ export async function serveMode(o: ServeModeOptions): Promise<number> {
     process.once('SIGTERM', ok);
   });
   await served.close();
-  await core.close();
+  await session.close();
   return 0;
 }

@@ -14,7 +14,6 @@ import { VERSION } from './core/config/version';
 import { formatDuration } from './core/config/duration';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { ask, confirm, printSnapshot } from './cli-terminal';
-import { IDLE_POLL_MS, PollScheduler, ENGINE_WAKE_GAPS } from './core/engine/poll-scheduler';
 import { log, startLogging } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
@@ -321,19 +320,13 @@ async function watch(flags: Flags): Promise<number> {
     process.once('SIGINT', ok);
     process.once('SIGTERM', ok);
   });
-  const scheduler = new PollScheduler({
-    poll: (why) => engine.poll({ reason: why.timer ? 'timer' : 'wake' }),
-    intervalMs: IDLE_POLL_MS,
-    ...ENGINE_WAKE_GAPS,
+  engine.run({
     onError: (err) => {
       log.error('poll failed', err);
       console.error(`loopdeck: poll failed: ${(err as Error).message}`);
     },
   });
-  engine.onWake(() => scheduler.wake());
-  scheduler.start();
   await finish;
-  await scheduler.stop();
   await engine.close();
   store.close();
   return 0;

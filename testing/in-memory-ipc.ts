@@ -17,7 +17,7 @@ export interface InMemoryIpcOptions {
 export interface InMemoryIpcPair {
   /** The bridge exactly as the preload builds it, over a fake `ipcRenderer`. */
   readonly bridge: LoopdeckBridge;
-  /** Publish an event from the main side, as the shell does for each app-core event. */
+  /** Publish an event of the session served (the server forwards it, as for every session event). */
   publish(event: EventName, payload: unknown): void;
   /** Remove the server's handler; later invokes reject at the transport like a dead channel. */
   close(): void;
@@ -75,8 +75,17 @@ export function createInMemoryIpcPair(handlers: Handlers, opts: InMemoryIpcOptio
     },
   };
 
-  const server = createIpcServer({
+  // The session the server serves: these handlers, and the events `publish` hands it.
+  const listeners = new Set<(event: EventName, payload: unknown) => void>();
+  const session = {
     handlers,
+    subscribe: (listener: (event: EventName, payload: unknown) => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const server = createIpcServer({
+    session,
     ipcMain,
     isTrustedSender,
     send(channel, frame) {
@@ -92,5 +101,11 @@ export function createInMemoryIpcPair(handlers: Handlers, opts: InMemoryIpcOptio
     },
   });
 
-  return { bridge: createIpcBridge(ipcRenderer), publish: server.publish, close: server.close };
+  return {
+    bridge: createIpcBridge(ipcRenderer),
+    publish: (event, payload) => {
+      for (const l of listeners) l(event, payload);
+    },
+    close: server.close,
+  };
 }

@@ -25,7 +25,7 @@ function probe(spec: string, how: 'import' | 'type' | 'export' | 'dynamic' | 're
   }
 }
 
-/** DESIGN.md's import rules, checked through the project's real ESLint config on a probe file per case. */
+/** The import rules (eslint.config.mjs's layer table, described in the README's "How it is built"), checked through the project's real ESLint config on a probe file per case. */
 describe('import rules', () => {
   it.each([
     // shared/ imports only shared/ and zod
@@ -98,7 +98,7 @@ describe('import rules', () => {
     ['preload/x.ts', 'electron', 'import'],
     ['preload/x.ts', '../shared/ipc-bridge', 'import'],
     ['main/electron/x.ts', 'electron', 'import'],
-    ['main/electron/x.ts', '../core/app-core', 'import'],
+    ['main/electron/x.ts', '../core/session/session', 'import'],
     ['main/core/x.ts', 'better-sqlite3', 'import'],
     ['main/core/x.ts', 'ssh2', 'dynamic'],
     ['main/core/x.ts', '../../shared/contract', 'type'],
@@ -106,7 +106,7 @@ describe('import rules', () => {
     ['main/core/loops/x.test.ts', '../../../testing/until', 'import'],
     ['main/core/x.test.ts', '../../testing/sshd', 'import'],
     ['main/core/x.test.ts', 'vitest', 'import'],
-    ['main/rpc/x.ts', '../core/app-core', 'import'],
+    ['main/rpc/x.ts', '../core/session/session', 'import'],
     ['main/serve/x.ts', '../rpc/dispatch', 'import'],
     ['main/serve/x.ts', 'ws', 'import'],
     ['main/cli.ts', './serve/server', 'import'],

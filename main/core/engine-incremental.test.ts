@@ -168,11 +168,9 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     again.store.close();
   });
 
-  it('an idle poll reads nothing from a host whose watchers cover the folders; a woken one reads the file they named, alone', async () => {
+  it('an idle poll reads nothing from a host whose watchers cover the folders; the poll a watcher wakes reads the file it named, alone', async () => {
     const fx = fixture();
     const { engine, of, seen } = open(fx.config, ':memory:');
-    let woken = 0;
-    engine.onWake(() => woken++);
     await engine.poll();
     const calls = { list: 0, dirs: 0, stat: 0, read: 0 };
     const proto = LocalSource.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -190,10 +188,12 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     try {
       for (let i = 0; i < 5; i++) await engine.poll({ reason: 'timer' });
       expect(calls).toEqual({ list: 0, dirs: 0, stat: 0, read: 0 });
+      // From now on the engine polls on its own: a timer poll (nothing read), then the one the watcher wakes.
+      engine.run({ intervalMs: 60_000 });
+      await until(() => calls.stat + calls.read + calls.list + calls.dirs === 0 && !engine.behind(), 1000, 'the first timer poll');
       seen.length = 0;
       appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
-      await until(() => woken > 0, 10_000, 'the watcher to report the append');
-      await engine.poll({ reason: 'wake' });
+      await until(() => of('loop.changed').length > 0, 10_000, 'the woken poll to show the append');
       // That file alone: one stat and one read, no folder listed.
       expect(calls).toEqual({ list: 0, dirs: 0, stat: 1, read: 1 });
       expect(of<{ upserted: unknown[] }>('loop.changed')[0]?.upserted).toHaveLength(1);

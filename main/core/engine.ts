@@ -3,8 +3,8 @@ import { emptySnapshot, type Capacity, type Finding, type LoopState, type Proble
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
-import { hostFetch, HostTable, isReachable } from './engine/hosts';
-import { FirstReads } from './engine/first-reads';
+import { hostFetch, HostTable, isReachable, type SourceTap } from './engine/hosts';
+import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
@@ -19,7 +19,10 @@ import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
 import type { SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
-import type { MetricsState } from './metrics/metrics-state';
+import type { LiveState } from './engine/live-state';
+import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
+import { ReviewMark } from './notices/review-mark';
+import type { CommandInput, CommandOutput } from '../../shared/contract';
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -35,6 +38,18 @@ export interface EngineOptions {
   readonly ssh?: Omit<SshHostEnv, 'store'>;
   /** Emergency repeats and receipt polls run this often (ms). */
   readonly noticeTickMs?: number;
+  /** Called after every poll, whoever asked for it (the session's saved summary watches for the first read's end). */
+  readonly afterPoll?: () => void;
+  /** Wraps each host's file source as it is made (figure 2 of the bench counts the bytes read). */
+  readonly tapSource?: SourceTap;
+}
+
+/** How the engine polls on its own (`run`). */
+export interface RunOptions {
+  /** Poll this often when nothing wakes a poll (IDLE_POLL_MS by default). */
+  readonly intervalMs?: number;
+  /** A poll that failed (the schedule goes on). */
+  readonly onError?: (err: unknown) => void;
 }
 
 /**
@@ -54,13 +69,16 @@ export class Engine {
   private readonly prTracker = new PrTracker();
   /** When the notices must be derived again (see NoticeGate). */
   private readonly noticeGate = new NoticeGate();
-  private readonly firstReads: FirstReads;
+  private readonly unread: UnreadLoops;
   /** The hosts' watchers, and how much of each host a poll reads. */
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
   private problemsPublished = '';
   private capacityNow: readonly Capacity[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
-  private wake: () => void = () => undefined;
+  /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
+  private scheduler: PollScheduler | null = null;
+  /** The review watermark: what is new on the Review is what came after it. */
+  private readonly reviewMark: ReviewMark;
   /** Each loop's cycles and dead-man as last published. */
   private readonly loops: LoopStates;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
@@ -85,17 +103,17 @@ export class Engine {
   ) {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
-    this.hosts = new HostTable(config.hosts, this.store, options.ssh);
+    this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
       this.followers.push(new LoopFollower(name, loop, source, this.store));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
-    this.firstReads = new FirstReads(this.followers.map((f) => f.name));
+    this.unread = new UnreadLoops(this.followers.map((f) => f.name));
     this.loops = new LoopStates({
       config,
-      firstReads: this.firstReads,
+      unread: this.unread,
       onChanged: (payload) => this.emit('loop.changed', payload),
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
     });
@@ -112,7 +130,8 @@ export class Engine {
         this.emit('capacity.changed', { capacity });
       },
     });
-    this.notifier = new Notifier({ store: this.store, notify: config.notify, now: this.now, emit: (e, p) => this.emit(e, p) });
+    this.reviewMark = new ReviewMark(this.store, this.now);
+    this.notifier = new Notifier({ store: this.store, notify: config.notify, now: this.now, emit: (e, p) => this.emit(e, p), lastReviewedAt: () => this.reviewMark.get() });
     this.drills = new DrillService({
       store: this.store,
       drills: config.drills,
@@ -163,11 +182,24 @@ export class Engine {
   }
 
   /**
-   * Ask to be woken when a watched folder changes (a loop's runs folder and hot cycles), so the
-   * next poll starts at once instead of on the next tick.
+   * Poll on its own schedule from now on: every `intervalMs`, and at once when a watcher sees a
+   * watched folder change (a loop's runs folder and hot cycles) or a host (re)connects, coalesced
+   * by the wake gaps (ENGINE_WAKE_GAPS). The first poll starts now.
    */
-  onWake(wake: () => void): void {
-    this.wake = wake;
+  run(options: RunOptions = {}): void {
+    if (this.scheduler) return;
+    this.scheduler = new PollScheduler({
+      poll: (why) => this.poll({ reason: why.timer ? 'timer' : 'wake' }),
+      intervalMs: options.intervalMs ?? IDLE_POLL_MS,
+      ...ENGINE_WAKE_GAPS,
+      onError: options.onError ?? (() => undefined),
+    });
+    this.scheduler.start();
+  }
+
+  /** A watcher saw a change, or a host connected: poll soon, if the engine runs on its own. */
+  private wake(): void {
+    this.scheduler?.wake();
   }
 
   private updateWatches(): void {
@@ -184,6 +216,7 @@ export class Engine {
 
   /** Close every connection (after the poll in flight, if any). */
   async close(): Promise<void> {
+    await this.scheduler?.stop();
     this.started = false;
     for (const h of this.hosts.all()) h.source?.unwatch?.();
     if (this.tickTimer) clearTimeout(this.tickTimer);
@@ -206,9 +239,11 @@ export class Engine {
    * a test, `snapshot`) everything is read.
    */
   poll(options: { reason?: 'wake' | 'timer' } = {}): Promise<void> {
-    this.polling ??= this.pollAll(options.reason ?? null).finally(() => {
-      this.polling = null;
-    });
+    this.polling ??= this.pollAll(options.reason ?? null)
+      .then(() => this.options.afterPoll?.())
+      .finally(() => {
+        this.polling = null;
+      });
     return this.polling;
   }
 
@@ -235,7 +270,7 @@ export class Engine {
       if (!this.config.loops[name]) continue;
       if (!this.hosts.reachable(follower.host)) {
         // Down since the start, and settled so: what the store holds from the last run, not nothing.
-        if (this.firstReads.never(name) && !this.firstReads.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
+        if (this.unread.never(name) && !this.unread.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
         this.loops.refreshDeadman(name, now, changed.loops);
         continue;
       }
@@ -252,7 +287,7 @@ export class Engine {
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) {
-        this.firstReads.read(name);
+        this.unread.read(name);
         continue;
       }
       if (!named && !hostScope.quiet) await letRequestsIn();
@@ -264,7 +299,7 @@ export class Engine {
         if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
         this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
-      this.firstReads.read(name);
+      this.unread.read(name);
     }
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
@@ -330,9 +365,9 @@ export class Engine {
     this.emit('problems.changed', { problems: this.problems() });
   }
 
-  /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (FirstReads). */
+  /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */
   behind(): boolean {
-    const due = (f: LoopFollower): boolean => f.behind || this.firstReads.pending(f.name, this.hosts.get(f.host));
+    const due = (f: LoopFollower): boolean => f.behind || this.unread.pending(f.name, this.hosts.get(f.host));
     return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind);
   }
 
@@ -353,8 +388,8 @@ export class Engine {
     return hosts !== null;
   }
 
-  /** What /metrics counts on a scrape: the live state, without copying findings or building a snapshot. */
-  metricsState(): MetricsState {
+  /** The live state, without copying findings or building a snapshot: what /metrics counts and the tray shows. */
+  liveState(): LiveState {
     return {
       loops: [...this.loops.all()],
       findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
@@ -395,8 +430,63 @@ export class Engine {
   summary(): Summary {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
     const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
-    const ops = { notices: this.notifier.list(), lastReviewedAt: this.notifier.lastReviewedAt(), drills: this.drills.list(), drillRuns: this.drills.runs() };
+    const ops = { notices: this.notifier.list(), lastReviewedAt: this.reviewMark.get(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     return { ...empty, ...live, ...ops, ledgerRows: this.ledgers.counts() };
+  }
+
+  // What the commands do, one step each: the command table (session/commands.ts) calls these and
+  // nothing deeper.
+
+  /** Trust the host key a host presented, if it is the one the operator saw. */
+  trustHost(host: string, fingerprint: string): void {
+    this.hosts.sshHost(host).trust(fingerprint);
+  }
+
+  /** Forget the keys trusted in Loopdeck for a host; how many were forgotten. */
+  untrustHost(host: string): number {
+    return this.hosts.sshHost(host).untrust();
+  }
+
+  /** Unlock a host's encrypted identity file with its passphrase (kept in memory only). */
+  unlockHost(host: string, passphrase: string): boolean {
+    return this.hosts.sshHost(host).unlock(passphrase);
+  }
+
+  /** The fleet's capacity history for the charts. */
+  capacityHistory(input: CommandInput<'capacity.history'>): Promise<CommandOutput<'capacity.history'>> | CommandOutput<'capacity.history'> {
+    return this.capacity.history(input);
+  }
+
+  /** Acknowledge a notice (its emergency repeats stop); when. */
+  acknowledgeNotice(key: string): string {
+    return this.notifier.acknowledge(key);
+  }
+
+  /** Snooze a notice for `minutes`; until when. */
+  snoozeNotice(key: string, minutes: number): string {
+    return this.notifier.snooze(key, minutes);
+  }
+
+  /** Run a drill declared in the config; its run id. */
+  runDrill(input: CommandInput<'drills.run'>): Promise<string> {
+    return this.drills.run(input);
+  }
+
+  /** Cancel a drill run; whether it was running. */
+  cancelDrill(runId: string): Promise<boolean> {
+    return this.drills.cancel(runId);
+  }
+
+  /** A drill run's output from byte `from`. */
+  drillOutput(runId: string, from: number): Promise<CommandOutput<'drills.output'>> {
+    return this.drills.output(runId, from);
+  }
+
+  /** Mark the review done now: the console gets the notices with the new watermark. */
+  markReviewed(): string {
+    const at = this.reviewMark.mark();
+    this.notifier.reviewed(at);
+    return at;
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../testing/ssh-fixture';
-import { createAppCore, type AppCore } from './app-core';
+import { createSession, type Session } from './session/session';
 import { holdsWithin, until } from '../../testing/until';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T06:00:00Z');
 
-function setup(hostYaml: string): { file: string; core: AppCore } {
+function setup(hostYaml: string): { file: string; core: Session } {
   const dir = mkdtempSync(join(tmpdir(), 'loopdeck-wake-'));
   const runs = join(dir, 'runs');
   mkdirSync(join(runs, DAY), { recursive: true });
@@ -19,7 +19,7 @@ function setup(hostYaml: string): { file: string; core: AppCore } {
   writeFileSync(file, 'audit 2026-11-29T00:00:04+00:00 STARTED\n');
   writeFileSync(join(dir, 'c.yaml'), `hosts:\n  runner: ${hostYaml}\nloops:\n  l: { host: runner, runs: ${JSON.stringify(runs)} }\n`);
   // A poll interval of a minute: only the watch can make the change show within seconds.
-  const core = createAppCore({ configPath: join(dir, 'c.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, now: NOW, ssh: isolatedSshEnv() });
+  const core = createSession({ configPath: join(dir, 'c.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, now: NOW, ssh: isolatedSshEnv() });
   return { file, core };
 }
 
@@ -29,7 +29,7 @@ function tailFollows(file: string): boolean {
   return out.split('\n').some((l) => l.startsWith('tail -n0 -q -F -- ') && l.includes(file));
 }
 
-async function changeShowsWithoutTheTimer(core: AppCore, file: string, armed: () => boolean): Promise<void> {
+async function changeShowsWithoutTheTimer(core: Session, file: string, armed: () => boolean): Promise<void> {
   const status = () => core.snapshot().loops[0]?.cycles[0]?.phases[0]?.status;
   await until(() => status() === 'running', 15_000, 'the first poll');
   await until(armed, 15_000, 'the watch to be armed'); // after the first poll

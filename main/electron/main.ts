@@ -1,10 +1,10 @@
-// The Electron shell: a thin, locked-down host around the app core. All behaviour lives in
-// main/core; this file only wires the core to one window, the tray and the IPC transport.
+// The Electron shell: a thin, locked-down host around the session. All behaviour lives in
+// main/core; this file only wires the session to one window, the tray and the IPC transport.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, dialog, ipcMain, session, type BrowserWindow, type Tray } from 'electron';
-import { createAppCore, defaultConfigPath, type AppCore } from '../core/app-core';
+import { createSession, defaultConfigPath, type Session } from '../core/session/session';
 import { DataFolderError } from '../core/config/data-folder';
 import { log, startLogging } from '../core/logging/log';
 import { watchTrayState } from '../core/notices/tray-watch';
@@ -34,7 +34,7 @@ let mainWindow: BrowserWindow | undefined;
 // Module-level so the tray is not garbage-collected (which would remove the icon).
 let tray: Tray | undefined;
 let stopTrayWatch: (() => void) | undefined;
-let core: AppCore | undefined;
+let core: Session | undefined;
 let ipc: IpcServer | undefined;
 let quitting = false;
 let closed = false;
@@ -58,26 +58,26 @@ function quit(): void {
   app.quit();
 }
 
-function startCore(): AppCore {
+function startSession(): Session {
   const bindingPath = nativeBindingPath({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
   // The log lives in the data folder: <userData>/logs/loopdeck.log.
   startLogging(app.getPath('userData'), 'electron');
-  const appCore = createAppCore({
+  const session = createSession({
     configPath: configPathFromArgv(process.argv) ?? defaultConfigPath(),
     dataDir: app.getPath('userData'),
     shell: 'electron',
     ...(existsSync(bindingPath) ? { nativeBinding: bindingPath } : {}),
   });
+  // The same start gate as serve: the window's commands wait until the session is open.
   ipc = createIpcServer({
-    handlers: appCore.handlers,
+    session,
     ipcMain,
     isTrustedSender: (url) => isTrustedSenderUrl(url, renderer),
     send: (channel, frame) => {
       if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(channel, frame);
     },
   });
-  appCore.subscribe((event, payload) => {
-    ipc?.publish(event, payload);
+  session.subscribe((event, payload) => {
     if (event === 'notice.raised') {
       showDesktopNotice(payload as EventPayload<'notice.raised'>, (hash) => {
         showWindow();
@@ -85,8 +85,8 @@ function startCore(): AppCore {
       });
     }
   });
-  appCore.start().catch((err: unknown) => log.error('the app core failed to start', err));
-  return appCore;
+  session.start().catch((err: unknown) => log.error('the session failed to start', err));
+  return session;
 }
 
 function main(): void {
@@ -110,13 +110,13 @@ function main(): void {
     tray?.destroy();
     tray = undefined;
     if (closed || !core) return;
-    // Let the core finish its store transaction and close SSH connections before exiting.
+    // Let the session finish its store transaction and close SSH connections before exiting.
     event.preventDefault();
     closed = true;
     ipc?.close();
     core
       .close()
-      .catch((err: unknown) => log.error('error while closing the app core', err))
+      .catch((err: unknown) => log.error('error while closing the session', err))
       .finally(() => app.quit());
   });
 
@@ -124,7 +124,7 @@ function main(): void {
     .whenReady()
     .then(() => {
       hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl));
-      core = startCore();
+      core = startSession();
       tray = createTray({ onShow: showWindow, onQuit: quit });
       // The worst current state and the waiting notices, redrawn only when they change.
       stopTrayWatch = watchTrayState(core, (state) => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, type LoopdeckBridge } from '../../shared/contract';
 import { appendPage, emptyLedgerRows, ledgerRowsOf, type LedgerRows } from '../../shared/ledger-slice';
-import { createAppCore, type AppCore } from '../core/app-core';
+import { createSession, type Session } from '../core/session/session';
 import { connectWsBridge } from '../../testing/ws-bridge';
 import { connectRendererWsBridge } from '../../testing/renderer-ws-bridge';
 import { startServer, type Served } from '../serve/server';
@@ -46,7 +46,7 @@ interface Transport {
  * IPC, serve mode's WebSocket from a Node client, and the same WebSocket from the renderer's own
  * client (the code the browser runs).
  */
-const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Transport>]> = [
+const transports: ReadonlyArray<readonly [string, (core: Session) => Promise<Transport>]> = [
   [
     'Electron IPC (in-memory pair)',
     async (core) => {
@@ -58,7 +58,7 @@ const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Tra
   [
     'WebSocket (serve mode)',
     async (core) => {
-      const served: Served = await startServer({ core, rendererDir: '/nonexistent' });
+      const served: Served = await startServer({ session: core, rendererDir: '/nonexistent' });
       const bridge = await connectWsBridge(served.url);
       return { bridge, close: async () => (bridge.close(), await served.close()) };
     },
@@ -66,7 +66,7 @@ const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Tra
   [
     "WebSocket (serve mode, the renderer's client)",
     async (core) => {
-      const served: Served = await startServer({ core, rendererDir: '/nonexistent' });
+      const served: Served = await startServer({ session: core, rendererDir: '/nonexistent' });
       const bridge = await connectRendererWsBridge(served.url);
       return { bridge, close: async () => (bridge.close(), await served.close()) };
     },
@@ -75,7 +75,7 @@ const transports: ReadonlyArray<readonly [string, (core: AppCore) => Promise<Tra
 
 describe.each(transports)('contract over %s', (_name, connect) => {
   let fx: RunnerFixture;
-  let core: AppCore;
+  let core: Session;
   let t: Transport;
 
   let audit: string;
@@ -86,7 +86,7 @@ describe.each(transports)('contract over %s', (_name, connect) => {
     writeFileSync(audit, `# Reliability audit\n\n${section('Delta audit 2026-11-28', 0, FINDINGS)}`);
     fx = createRunnerFixture(`    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md }\n`);
     fx.write(DATE, 'audit.status', 'audit 2026-11-29T00:00:04-05:00 STARTED\n');
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-11-29T10:00:00Z') });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-11-29T10:00:00Z') });
     await core.start();
     await core.pollOnce();
     t = await connect(core);

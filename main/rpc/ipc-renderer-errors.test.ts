@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RENDERER_ERRORS_PER_MINUTE } from '../../shared/contract';
-import { createAppCore } from '../core/app-core';
+import { createSession } from '../core/session/session';
 import { useLogger } from '../core/logging/log';
 import { createLogger, logFilePath } from '../core/logging/logger';
 import { createInMemoryIpcPair } from '../../testing/in-memory-ipc';
@@ -14,7 +14,7 @@ describe('renderer errors over the Electron IPC transport', () => {
   afterAll(() => restore());
 
   it('lands in the log, and the window is rate-limited like a serve client', async () => {
-    const core = createAppCore({ configPath: join(dataDir, 'absent.yaml'), dataDir, shell: 'electron' });
+    const core = createSession({ configPath: join(dataDir, 'absent.yaml'), dataDir, shell: 'electron' });
     const pair = createInMemoryIpcPair(core.handlers);
     const answers = [];
     for (let i = 0; i < RENDERER_ERRORS_PER_MINUTE + 3; i++) {

@@ -128,7 +128,7 @@ describe('createIpcServer', () => {
   it('registers one handler on the contract channel and refuses a destroyed frame', async () => {
     const registered = new Map<string, IpcInvokeListener>();
     createIpcServer({
-      handlers: fakeHandlers(),
+      session: { handlers: fakeHandlers(), subscribe: () => () => undefined },
       ipcMain: { handle: (c, l) => void registered.set(c, l), removeHandler: (c) => void registered.delete(c) },
       isTrustedSender: () => true,
       send: () => undefined,
@@ -144,7 +144,7 @@ describe('createIpcServer', () => {
     const errors: string[] = [];
     let fail = false;
     const server = createIpcServer({
-      handlers: fakeHandlers(),
+      session: { handlers: fakeHandlers(), subscribe: () => () => undefined },
       ipcMain: { handle: () => undefined, removeHandler: () => undefined },
       isTrustedSender: () => true,
       send: (channel, frame) => {

@@ -1,7 +1,6 @@
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type EventName, type RpcResult } from '../../shared/contract';
 import type { IpcEventFrame } from '../../shared/ipc-bridge';
-import { dispatch, type Handlers } from './dispatch';
-import { handlersForClient } from './rate-limit';
+import { ClientSession, type ServedSession } from './client-session';
 import { log } from '../core/logging/log';
 
 /** What the IPC server needs to know about the event of one `ipcMain.handle` call. */
@@ -21,7 +20,8 @@ export interface IpcMainLike {
 
 /** Options of `createIpcServer`. */
 export interface IpcServerOptions {
-  readonly handlers: Handlers;
+  /** The session served; its commands wait for its start gate. */
+  readonly session: ServedSession;
   readonly ipcMain: IpcMainLike;
   /** Whether a call from a frame at this URL may run commands (the app's own renderer only). */
   readonly isTrustedSender: (senderUrl: string) => boolean;
@@ -33,22 +33,36 @@ export interface IpcServerOptions {
 
 /** The main-process side of the IPC transport. */
 export interface IpcServer {
-  /** Forward one event to the renderer on `IPC_EVENT_CHANNEL`. */
+  /** Send an event of the shell's own (a notification's click: `app.navigate`), numbered with the session's. */
   publish(event: EventName, payload: unknown): void;
-  /** Stop answering calls (removes the `ipcMain` handler). */
+  /** Stop answering calls (removes the `ipcMain` handler) and forwarding events. */
   close(): void;
 }
 
 /**
- * Serve the contract over Electron IPC: one `handle` channel carrying `(name, input)`, every call
- * through `dispatch`, refused with `unauthorized` unless the sending frame is the app's renderer.
- * Electron-agnostic, so it runs in plain Node against testing/in-memory-ipc.ts's pair.
+ * Serve the contract over Electron IPC: one `handle` channel carrying `(name, input)`, refused with
+ * `unauthorized` unless the sending frame is the app's renderer, and the session's events sent on
+ * `IPC_EVENT_CHANNEL`. The window is this transport's one client, through the same ClientSession
+ * as a WebSocket client: its handlers (renderer error reports rate-limited), its numbering (an
+ * event that could not be sent leaves a gap it notices). Electron-agnostic, so it runs in plain
+ * Node against testing/in-memory-ipc.ts's pair.
  */
 export function createIpcServer(opts: IpcServerOptions): IpcServer {
   const { ipcMain, isTrustedSender, send } = opts;
-  // The window is this transport's one client: its renderer error reports are rate-limited.
-  const handlers = handlersForClient(opts.handlers, 'the window');
   const onSendError = opts.onSendError ?? ((err, event) => log.error(`could not send ${event} to the window`, err));
+  const window = new ClientSession(opts.session, 'the window', {
+    event: (seq, event, payload) => {
+      try {
+        send(IPC_EVENT_CHANNEL, { event, payload, seq });
+      } catch (err) {
+        onSendError(err, event);
+      }
+    },
+    // IPC answers through the `handle` call's promise, and cannot tell what waits unsent.
+    result: () => undefined,
+    buffered: () => 0,
+    drop: () => undefined,
+  });
 
   ipcMain.handle(IPC_INVOKE_CHANNEL, async (event, name, input) => {
     const url = event.senderFrame?.url;
@@ -61,21 +75,13 @@ export function createIpcServer(opts: IpcServerOptions): IpcServer {
         },
       };
     }
-    return dispatch(handlers, name, input);
+    return window.run(name, input);
   });
-
-  // Events are numbered for the window: one that could not be sent leaves a gap it notices.
-  let seq = 0;
+  const unsubscribe = opts.session.subscribe((event: EventName, payload: unknown) => window.event(event, payload, () => ''));
   return {
-    publish(event, payload) {
-      try {
-        seq += 1;
-        send(IPC_EVENT_CHANNEL, { event, payload, seq });
-      } catch (err) {
-        onSendError(err, event);
-      }
-    },
+    publish: (event, payload) => window.event(event, payload, () => ''),
     close() {
+      unsubscribe();
       ipcMain.removeHandler(IPC_INVOKE_CHANNEL);
     },
   };

@@ -40,7 +40,7 @@ describe('serve mode under hostile input', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-hostile-'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
-    served = await startServer({ core, rendererDir: dir, maxBufferedBytes: LIMIT });
+    served = await startServer({ session: core, rendererDir: dir, maxBufferedBytes: LIMIT });
     ({ port, token } = served);
   });
   afterAll(() => served.close());

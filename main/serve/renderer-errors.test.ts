@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RENDERER_ERRORS_PER_MINUTE } from '../../shared/contract';
-import { createAppCore, type AppCore } from '../core/app-core';
+import { createSession, type Session } from '../core/session/session';
 import { useLogger } from '../core/logging/log';
 import { createLogger, logFilePath } from '../core/logging/logger';
 import { until } from '../../testing/until';
@@ -36,16 +36,16 @@ async function connect(served: Served): Promise<{ call(name: string, input: unkn
 describe('renderer errors over serve mode', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ld-rerr-'));
   const logText = (): string => (existsSync(logFilePath(dataDir)) ? readFileSync(logFilePath(dataDir), 'utf8') : '');
-  let core: AppCore;
+  let core: Session;
   let served: Served;
   let restore: () => void;
 
   beforeAll(async () => {
     restore = useLogger(createLogger({ dataDir, level: 'info' }));
     // The real core with no config (the first-run state): log.error needs none.
-    core = createAppCore({ configPath: join(dataDir, 'absent.yaml'), dataDir, shell: 'serve' });
+    core = createSession({ configPath: join(dataDir, 'absent.yaml'), dataDir, shell: 'serve' });
     await core.start();
-    served = await startServer({ core, rendererDir: dataDir });
+    served = await startServer({ session: core, rendererDir: dataDir });
   });
   afterAll(async () => {
     await served.close();

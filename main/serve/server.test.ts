@@ -40,7 +40,7 @@ describe('serve mode', () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
     writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
     writeFileSync(join(dir, '..', 'secret.txt'), 'secret');
-    served = await startServer({ core, rendererDir: dir });
+    served = await startServer({ session: core, rendererDir: dir });
     ({ port, token } = served);
   });
   afterAll(() => served.close());
@@ -107,7 +107,7 @@ describe('serve mode', () => {
 
 describe('serve mode without a built renderer', () => {
   it('says how to build it', async () => {
-    const served = await startServer({ core, rendererDir: join(tmpdir(), 'ld-no-renderer') });
+    const served = await startServer({ session: core, rendererDir: join(tmpdir(), 'ld-no-renderer') });
     const r = await get(served.port, `/?token=${served.token}`);
     expect(r.status).toBe(503);
     expect(r.body).toMatch(/npm run build:renderer/);
@@ -124,7 +124,7 @@ describe('serve mode telling when the page has been sent', () => {
     writeFileSync(join(dir, 'assets', 'chunk.js'), 'console.log(2)');
     writeFileSync(join(dir, 'assets', 'app.css'), 'body{}');
     const calls: number[] = [];
-    const served = await startServer({ core, rendererDir: dir, onPageSent: () => calls.push(Date.now()) });
+    const served = await startServer({ session: core, rendererDir: dir, onPageSent: () => calls.push(Date.now()) });
     try {
       const page = await get(served.port, `/?token=${served.token}`);
       const cookie = String(page.headers['set-cookie']).split(';')[0] ?? '';

@@ -5,21 +5,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { WsRequestSchema, type EventName } from '../../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
-import { dispatch, type Handlers } from '../rpc/dispatch';
-import { handlersForClient } from '../rpc/rate-limit';
+import type { ServedSession } from '../rpc/client-session';
+import { createWsTransport } from '../rpc/ws-transport';
 import { decodeOrNull, HttpGuard } from './http-guard';
-
-/** What serve mode needs from the core. */
-export interface ServedCore {
-  readonly handlers: Handlers;
-  subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
-}
 
 /** Options for serve mode. */
 export interface ServeOptions {
-  readonly core: ServedCore;
+  /** The session served (its commands wait for its start gate). */
+  readonly session: ServedSession;
   /** Address to bind; loopback by default. */
   readonly host?: string;
   /** Port; 0 picks a free one. */
@@ -29,7 +23,7 @@ export interface ServeOptions {
   /** The access token; random per run by default. */
   readonly token?: string;
   /**
-   * A client whose unsent output passes this many bytes is dropped (it resyncs with a snapshot
+   * A client whose unsent output passes this many bytes is dropped (it loads the summary again
    * when it reconnects) rather than buffered without bound; 8 MiB by default.
    */
   readonly maxBufferedBytes?: number;
@@ -92,8 +86,6 @@ function refuse(res: ServerResponse, status: number, text: string, headers: Reco
 
 /** The largest frame a client may send: requests are small. */
 const MAX_FRAME_BYTES = 1024 * 1024;
-/** Requests of one client being answered at once; past it, its socket is not read until some finish. */
-const MAX_IN_FLIGHT = 16;
 
 /** The request target as a URL, or null when it does not parse (`new URL` throws on `http://[/`). */
 function targetOf(req: IncomingMessage): URL | null {
@@ -109,15 +101,6 @@ function refuseUpgrade(socket: Socket, status: number): void {
   const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
   if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   socket.destroySoon();
-}
-
-/** How long a closed client gets to answer the close before its socket is destroyed. */
-const CLOSE_GRACE_MS = 1000;
-
-/** Close a client, and end it for sure: a hostile peer need not answer the close (ws waits 30 s). */
-function closeClient(ws: WebSocket, code?: number, reason?: string): void {
-  if (code !== undefined) ws.close(code, reason);
-  setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
 }
 
 /** The file a static answer sent, or null when it sent an error instead. */
@@ -146,8 +129,9 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
 }
 
 /**
- * Serve the built renderer and the WebSocket transport on loopback. Every request and upgrade
- * needs the per-run token (query or cookie), our own Host, and our own Origin when one is sent.
+ * Serve the built renderer, and the WebSocket transport (main/rpc) on `/ws`, on loopback. Every
+ * request and upgrade needs the per-run token (query or cookie), our own Host, and our own Origin
+ * when one is sent. HTTP only here: the frames and the clients are the transport's.
  */
 export async function startServer(options: ServeOptions): Promise<Served> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -210,58 +194,11 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     }
   });
 
-  /**
-   * Send a frame, or drop a client that has stopped reading: it resyncs when it reconnects. The
-   * check comes before the send, so one frame larger than the limit (the snapshot of a ledger with
-   * 60,000 findings is tens of megabytes) still goes out; what a client can hold unread is the
-   * limit plus one frame.
-   */
-  const deliver = (ws: WebSocket, frame: () => string): void => {
-    if (ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > maxBuffered) return void ws.terminate();
-    ws.send(frame());
-  };
-
+  // The contract over the socket (main/rpc's WebSocket transport): each client its own handlers,
+  // numbering and bound on unsent output.
+  const transport = createWsTransport(options.session, { maxBufferedBytes: maxBuffered });
   wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
-    // Each client has its own rate limit on renderer error reports.
-    const handlers = handlersForClient(options.core.handlers, `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`);
-    // A malformed or oversized frame: ws has already sent 1002/1007/1009 and is closing this
-    // client; make sure it ends, and keep serving the others.
-    ws.on('error', () => closeClient(ws));
-    let inFlight = 0;
-    ws.on('message', (data) => {
-      let frame: unknown;
-      try {
-        frame = JSON.parse(String(data));
-      } catch {
-        closeClient(ws, 1008, 'frames are JSON');
-        return;
-      }
-      const request = WsRequestSchema.safeParse(frame);
-      if (!request.success) {
-        closeClient(ws, 1008, 'expected {id, name, input}');
-        return;
-      }
-      if (++inFlight >= MAX_IN_FLIGHT) ws.pause();
-      void dispatch(handlers, request.data.name, request.data.input)
-        .then((result) => deliver(ws, () => JSON.stringify({ type: 'result', id: request.data.id, result })))
-        .catch(() => ws.terminate())
-        .finally(() => {
-          if (inFlight-- === MAX_IN_FLIGHT) ws.resume();
-        });
-    });
-  });
-
-  // Each client numbers the events it is sent (1, 2, …): a client that sees a gap lost one, and
-  // resyncs with a snapshot. The event's JSON is built once, whatever the number of clients.
-  const seqs = new WeakMap<WebSocket, number>();
-  const unsubscribe = options.core.subscribe((event, payload) => {
-    let body: string | null = null;
-    for (const client of wss.clients) {
-      const seq = (seqs.get(client) ?? 0) + 1;
-      seqs.set(client, seq);
-      deliver(client, () => `{"type":"event","seq":${seq},${(body ??= JSON.stringify({ event, payload }).slice(1))}`);
-    }
+    transport.connect(ws, `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`);
   });
 
   await new Promise<void>((ok, fail) => {
@@ -279,7 +216,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     port,
     token,
     close: async () => {
-      unsubscribe();
+      transport.close();
       for (const client of wss.clients) client.terminate();
       wss.close();
       await new Promise<void>((ok) => server.close(() => ok()));

@@ -10,7 +10,7 @@ import { startLlamaMetricsServer, startPrometheus, startTextMetricsServer, type 
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { ConfigError, parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
 import { CapacityService } from './capacity-service';
@@ -70,7 +70,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
   let prom: TestPrometheus;
   let a: LlamaMetricsServer;
   let b: LlamaMetricsServer;
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   const services: CapacityService[] = [];
 
   beforeAll(async () => {
@@ -92,15 +92,15 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     for (const s of services.splice(0)) s.stop();
   });
 
-  const startCore = async (): Promise<AppCore> => {
+  const startCore = async (): Promise<Session> => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-'));
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, `proxies:\n  fleet:\n    kind: prometheus\n    url: ${prom.url}\n    every: 1s\n    selector: '{job="llama"}'\n`);
-    const c = createAppCore({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
+    const c = createSession({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
     await c.start();
     return c;
   };
-  const fleet = (c: AppCore): Capacity[] => c.snapshot().capacity.filter((x) => x.proxy === 'fleet');
+  const fleet = (c: Session): Capacity[] => c.snapshot().capacity.filter((x) => x.proxy === 'fleet');
 
   it('shows each scraped instance as a capacity host in the snapshot, with up, in-flight, queued, tokens/s and model', async () => {
     core ??= await startCore();
@@ -189,7 +189,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-ssh-'));
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, `hosts:\n  runner: ${sshHostYaml(sshd)}\nproxies:\n  fleet:\n    kind: prometheus\n    host: runner\n    url: ${prom.url}\n    every: 1s\n`);
-    const c = createAppCore({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, ssh: isolatedSshEnv() });
+    const c = createSession({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000, ssh: isolatedSshEnv() });
     try {
       await c.start();
       await until(() => fleet(c).length >= 2 && fleet(c).every((x) => x.up), 30_000, 'the instances up through SSH', 100);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrillRun } from '../../../shared/domain';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { until } from '../../../testing/until';
 
 interface Setup {
@@ -46,11 +46,11 @@ function setup(sshd: TestSshd): Setup {
   return { dir, work, configPath, dataDir: join(dir, 'data'), runs };
 }
 
-function core(s: Setup): AppCore {
-  return createAppCore({ configPath: s.configPath, dataDir: s.dataDir, shell: 'serve', pollMs: 100, ssh: isolatedSshEnv() });
+function core(s: Setup): Session {
+  return createSession({ configPath: s.configPath, dataDir: s.dataDir, shell: 'serve', pollMs: 100, ssh: isolatedSshEnv() });
 }
 
-const runOf = (c: AppCore, id: string): DrillRun | undefined => c.snapshot().drillRuns.find((r) => r.id === id);
+const runOf = (c: Session, id: string): DrillRun | undefined => c.snapshot().drillRuns.find((r) => r.id === id);
 const failure = (p: Promise<unknown> | unknown): Promise<string> =>
   Promise.resolve()
     .then(() => p)
@@ -63,7 +63,7 @@ const failure = (p: Promise<unknown> | unknown): Promise<string> =>
  * Run the `live` drill: its first line must arrive while it runs (it waits for `go`, created only
  * once that line was seen), then the rest, the rc and the audit trail.
  */
-async function streamsLive(c: AppCore, s: Setup): Promise<void> {
+async function streamsLive(c: Session, s: Setup): Promise<void> {
   const seen: { text: string; status: string | undefined }[] = [];
   const off = c.subscribe((event, payload) => {
     if (event !== 'drill.output') return;
@@ -92,7 +92,7 @@ async function streamsLive(c: AppCore, s: Setup): Promise<void> {
 describe('drills over a real sshd', () => {
   let sshd: TestSshd;
   let s: Setup;
-  let c: AppCore;
+  let c: Session;
   beforeAll(async () => {
     sshd = await startSshd();
     s = setup(sshd);
@@ -212,7 +212,7 @@ describe('drills over a real sshd', () => {
 describe('drills over a host whose login shell takes 0.5 s', () => {
   let sshd: TestSshd;
   let s: Setup;
-  let c: AppCore;
+  let c: Session;
   beforeAll(async () => {
     sshd = await startSshd({ loginDelayMs: 500 });
     s = setup(sshd);

@@ -18,12 +18,15 @@ export interface HostEntry {
   readonly error: string | null;
 }
 
+/** Wraps a host's file source as it is made (the bench counts what passes through it). */
+export type SourceTap = (source: FileSource) => FileSource;
+
 /** Build a host from its config: local, or SSH with one kept-up connection. */
-export function hostEntry(name: string, cfg: Config['hosts'][string], store: Store, env?: Omit<SshHostEnv, 'store'>): HostEntry {
-  if ('local' in cfg) return { name, source: new LocalSource(name), shell: new LocalShell(), ssh: null, error: null };
+export function hostEntry(name: string, cfg: Config['hosts'][string], store: Store, env?: Omit<SshHostEnv, 'store'>, tap: SourceTap = (s) => s): HostEntry {
+  if ('local' in cfg) return { name, source: tap(new LocalSource(name)), shell: new LocalShell(), ssh: null, error: null };
   try {
     const ssh = new SshHost(name, cfg, { store, ...env });
-    return { name, source: new SshSource(name, ssh.connection, env?.watcher ? { watcher: env.watcher } : {}), shell: ssh.connection, ssh, error: null };
+    return { name, source: tap(new SshSource(name, ssh.connection, env?.watcher ? { watcher: env.watcher } : {})), shell: ssh.connection, ssh, error: null };
   } catch (err) {
     return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
   }
@@ -66,8 +69,8 @@ export class HostTable {
   private readonly byName = new Map<string, HostEntry>();
   private publishedJson = '';
 
-  constructor(hosts: Config['hosts'], store: Store, env?: Omit<SshHostEnv, 'store'>) {
-    for (const [name, cfg] of Object.entries(hosts)) this.byName.set(name, hostEntry(name, cfg, store, env));
+  constructor(hosts: Config['hosts'], store: Store, env?: Omit<SshHostEnv, 'store'>, tap?: SourceTap) {
+    for (const [name, cfg] of Object.entries(hosts)) this.byName.set(name, hostEntry(name, cfg, store, env, tap));
   }
 
   get(name: string): HostEntry | undefined {

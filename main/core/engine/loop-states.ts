@@ -3,12 +3,12 @@ import type { Cycle, Deadman, LoopState } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import { DeadmanClock, sameDeadman } from '../loops/deadman-clock';
 import type { LoopPoll } from '../loops/loop-poll';
-import type { FirstReads } from './first-reads';
+import type { UnreadLoops } from './unread-loops';
 
 /** What the loop states tell the engine: a `loop.changed` to publish, and the loop's cycles that moved. */
 export interface LoopStatesOptions {
   readonly config: Config;
-  readonly firstReads: FirstReads;
+  readonly unread: UnreadLoops;
   readonly onChanged: (payload: EventPayload<'loop.changed'>) => void;
   readonly onCycles: (loop: string, upserted: readonly Cycle[], removed: readonly string[]) => void;
 }
@@ -54,7 +54,7 @@ export class LoopStates {
     const before = this.states.get(loop);
     // A loop never read in this run (its host still connecting, or unreachable since the start):
     // no cycles known is not no cycles run, and the host's own state says why nothing is known.
-    if (!before || this.options.firstReads.never(loop)) return;
+    if (!before || this.options.unread.never(loop)) return;
     const deadman = this.deadmanOf(loop, before.cycles, now, false);
     if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };

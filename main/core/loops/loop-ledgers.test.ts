@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema, type Snapshot } from '../../../shared/domain';
-import { createAppCore } from '../app-core';
+import { createSession } from '../session/session';
 
 const AUDIT = `# Reliability audit
 
@@ -94,7 +94,7 @@ function fixture() {
 }
 
 async function snapshotAt(fx: ReturnType<typeof fixture>, now: string): Promise<Snapshot> {
-  const core = createAppCore({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date(now) });
+  const core = createSession({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date(now) });
   await core.start();
   await core.pollOnce();
   const snap = SnapshotSchema.parse(core.snapshot());
@@ -168,7 +168,7 @@ describe('a first start on a large existing ledger', () => {
     const fx = fixture();
     const rows = Array.from({ length: 90_000 }, (_, i) => `| R-${1000 + i} | ${i % 50 === 0 ? 'P0' : 'P2'} | resources | scripts/w_${i % 40}.py:${i % 400} | retry loop ${i} has no upper bound when the broker answers 503 |`);
     writeFileSync(join(fx.clone, 'RELIABILITY_AUDIT.md'), `## Delta audit 2026-08-20\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${rows.join('\n')}\n`);
-    const core = createAppCore({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-08-24T12:00:00Z') });
+    const core = createSession({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-08-24T12:00:00Z') });
     const raised: string[] = [];
     core.subscribe((event, payload) => {
       if (event === 'notice.raised') raised.push((payload as { notice: { key: string } }).notice.key);

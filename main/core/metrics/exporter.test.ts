@@ -9,7 +9,7 @@ import { useLogger } from '../logging/log';
 import { stderrLogger } from '../logging/logger';
 import { until } from '../../../testing/until';
 import { PROMTOOL, startPrometheus } from '../../../testing/prometheus';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { MAX_METRICS_CONNECTIONS, METRICS_HEADERS_TIMEOUT_MS, METRICS_KEEP_ALIVE_MS } from './exporter';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -135,7 +135,7 @@ function heldBy(port: number): number {
 }
 
 describe('the /metrics exporter', () => {
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   const servers: Server[] = [];
   afterEach(async () => {
     await core?.close();
@@ -143,9 +143,9 @@ describe('the /metrics exporter', () => {
     for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
   });
 
-  async function startCore(listen: string, exposed?: boolean): Promise<AppCore> {
+  async function startCore(listen: string, exposed?: boolean): Promise<Session> {
     const fx = fixture({ listen, ...(exposed === undefined ? {} : { exposed }) });
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     await core.pollOnce();
     return core;
@@ -199,7 +199,7 @@ describe('the /metrics exporter', () => {
   it('a finding closed in the log is no longer counted open on the next scrape', async () => {
     const port = await freePort();
     const fx = fixture({ listen: `127.0.0.1:${port}` });
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     await core.pollOnce();
     const p0 = 'loopdeck_findings_open{loop="reliability",severity="P0"}';

@@ -48,7 +48,7 @@ export async function startMetricsExporter(config: MetricsConfig, source: Metric
   if (!listen.loopback) {
     log.warn(`metrics.listen is ${config.listen}, not loopback (metrics.exposed is set): anyone who can reach it can read /metrics — the loops' states and host and loop names.`);
   }
-  const registry = loopMetricsRegistry(() => source.metricsState());
+  const registry = loopMetricsRegistry(() => source.liveState());
   const server = createServer(
     { headersTimeout: METRICS_HEADERS_TIMEOUT_MS, requestTimeout: METRICS_REQUEST_TIMEOUT_MS, keepAliveTimeout: METRICS_KEEP_ALIVE_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     (req, res) => void answer(req, res, () => registry.metrics(), registry.contentType),

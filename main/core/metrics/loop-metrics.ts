@@ -1,7 +1,8 @@
 import { Gauge, Registry } from 'prom-client';
 import { DeadmanStateSchema, PhaseStatusSchema } from '../../../shared/domain';
 import { NoticePrioritySchema } from '../../../shared/ops-domain';
-import { openFindingsBySeverity, type MetricsState } from './metrics-state';
+import type { LiveState } from '../engine/live-state';
+import { openFindingsBySeverity } from './metrics-state';
 
 const PHASE_STATUSES = PhaseStatusSchema.options;
 const DEADMAN_STATES = DeadmanStateSchema.options;
@@ -16,7 +17,7 @@ const PRIORITIES = NoticePrioritySchema.options.map((o) => o.value);
  * the others, so `loopdeck_phase_status{status="failed"} == 1` is an alert rule and a status that
  * ended reads 0 at once instead of going stale.
  */
-export function loopMetricsRegistry(state: () => MetricsState): Registry {
+export function loopMetricsRegistry(state: () => LiveState): Registry {
   const registry = new Registry();
   const registers = [registry];
 

@@ -1,27 +1,9 @@
-import type { Finding, HostState, LoopState, Problem, PullRequest, Severity } from '../../../shared/domain';
-import type { Notice } from '../../../shared/ops-domain';
-
-/**
- * What a scrape counts, handed over by the engine without copies: its live loops, each loop's
- * findings array, the PRs, the hosts. Building a snapshot (every finding's text, every notice)
- * per scrape is what this avoids.
- */
-export interface MetricsState {
-  /** Every configured loop, its cycles newest first. */
-  readonly loops: readonly LoopState[];
-  /** A loop's findings as the engine holds them (the same array until its ledgers change). */
-  findingsOf(loop: string): readonly Finding[];
-  readonly prs: readonly PullRequest[];
-  readonly hosts: readonly HostState[];
-  /** Sources that currently fail to be read (a runs folder, a loop's ledgers, the drills). */
-  readonly sourceErrors: number;
-  /** The notice list (a small SQL query): asked only when the notices gauge is collected. */
-  notices(): readonly Notice[];
-}
+import type { Finding, Problem, Severity } from '../../../shared/domain';
+import type { LiveState } from '../engine/live-state';
 
 /** What the exporter reads and reports to: the engine, structurally. */
 export interface MetricsSource {
-  metricsState(): MetricsState;
+  liveState(): LiveState;
   /** Record (or clear, with null) a problem of the exporter under its own key. */
   setProblem(key: string, problem: Problem | null): void;
 }

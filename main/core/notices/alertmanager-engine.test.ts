@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../rpc/dispatch';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { startAlertmanager, startAlertmanagerFront, type AlertmanagerFront, type TestAlertmanager } from '../../../testing/alertmanager';
 import { until } from '../../../testing/until';
@@ -18,7 +18,7 @@ interface WebhookAlert {
 let am: TestAlertmanager;
 let hook: Server;
 const notified: WebhookAlert[] = [];
-let core: AppCore | null = null;
+let core: Session | null = null;
 let front: AlertmanagerFront | null = null;
 
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe('Alertmanager receives the notices of a running Loopdeck', () => {
     const fx = createRunnerFixture(`notify:\n  alertmanager: { url: ${JSON.stringify(front.url)} }\n`);
     // History on the first start: a failed audit, listed in Loopdeck but never alerted.
     fx.write('2026-11-29', 'audit.status', stamp('audit', 'STARTED') + stamp('audit', 'FAILED 2'));
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
     core.setConsoleUrl('http://127.0.0.1:7777/');
     await core.start();
     await core.pollOnce();
@@ -82,14 +82,14 @@ describe('Alertmanager receives the notices of a running Loopdeck', () => {
     front = await startAlertmanagerFront(am.url);
     const fx = createRunnerFixture(`notify:\n  alertmanager: { url: ${JSON.stringify(front.url)} }\n`);
     for (const date of ['2026-11-27', '2026-11-28', '2026-11-29']) fx.write(date, 'audit.status', stamp('audit', 'FAILED 2'));
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
     await core.start();
     await core.pollOnce();
     await core.pollOnce();
     expect(core.snapshot().notices.length).toBeGreaterThanOrEqual(3);
     await core.close();
     // The next start judges the stored notices: the seeded ones are history, not alerts.
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
     await core.start();
     await core.pollOnce();
     await core.close();

@@ -210,12 +210,9 @@ describe('NoticeService', () => {
     expect(sink.delivered.filter((d) => d.repeat).map((d) => d.key)).toEqual(['p', 'e', 'e']);
   });
 
-  it('keeps the review watermark and refuses an unknown key naming it', () => {
+  it('refuses an unknown key naming it', () => {
     const clock = new Clock(new Date('2026-11-30T12:00:00.000Z'));
     const { svc } = service({}, clock);
-    expect(svc.lastReviewedAt()).toBeNull();
-    expect(svc.markReviewed()).toBe('2026-11-30T12:00:00.000Z');
-    expect(svc.lastReviewedAt()).toBe('2026-11-30T12:00:00.000Z');
     expect(() => svc.acknowledge('nope')).toThrow(/No notice with key "nope"/);
     expect(() => svc.snooze('nope', 5)).toThrow(/No notice with key "nope"/);
   });

@@ -30,7 +30,7 @@ export interface NoticeServiceOptions {
   readonly notify: NotifyConfig;
   readonly now?: () => Date;
   readonly sinks: readonly NoticeSink[];
-  /** Called after the stored notices changed (raised, acknowledged, snoozed, reviewed). */
+  /** Called after the stored notices changed (raised, acknowledged, snoozed). */
   readonly onChange?: (changed: readonly Notice[]) => void;
   readonly log?: (message: string) => void;
 }
@@ -38,7 +38,6 @@ export interface NoticeServiceOptions {
 
 /** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
 const LIST_LIMIT = NOTICE_LIST_LIMIT;
-const REVIEW_KEY = 'lastReviewedAt';
 
 function toNotice(r: NoticeRow): Notice {
   return {
@@ -132,19 +131,6 @@ export class NoticeService {
     this.withdraw(snoozed);
     this.onChange([snoozed]);
     return until;
-  }
-
-  /** Move the review watermark to now: what is "new" is what arrived after it. */
-  markReviewed(): string {
-    const at = this.now().toISOString();
-    this.store.setMeta(REVIEW_KEY, at);
-    this.onChange([]);
-    return at;
-  }
-
-  /** When the operator last marked everything reviewed, or null if never. */
-  lastReviewedAt(): string | null {
-    return this.store.getMeta(REVIEW_KEY);
   }
 
   /**

@@ -25,6 +25,8 @@ export interface NotifierOptions {
   readonly notify: NotifyConfig;
   readonly now: () => Date;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+  /** The review watermark, which `notices.changed` carries. */
+  readonly lastReviewedAt: () => string | null;
 }
 
 /**
@@ -142,8 +144,8 @@ export class Notifier {
     return this.service.list();
   }
 
-  lastReviewedAt(): string | null {
-    return this.service.lastReviewedAt();
+  private lastReviewedAt(): string | null {
+    return this.options.lastReviewedAt();
   }
 
   acknowledge(key: string): string {
@@ -154,10 +156,9 @@ export class Notifier {
     return this.service.snooze(key, minutes);
   }
 
-  markReviewed(): string {
-    const at = this.service.markReviewed();
+  /** The review was marked done at `at`: the console gets the notices with the new watermark. */
+  reviewed(at: string): void {
     this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: at });
-    return at;
   }
 
   /** Config problems: rule names under `notify.rules` that no rule has. */

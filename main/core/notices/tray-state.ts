@@ -4,7 +4,7 @@ import { HOST_DOWN_AFTER_MS } from './host-rules';
 /** The tray's three looks, worst last. */
 export type TrayLevel = 'ok' | 'attention' | 'failing';
 
-/** What the tray icon reads: the live state, handed over without copies (see `Engine.metricsState`). */
+/** What the tray icon reads: the live state, handed over without copies (see `Engine.liveState`). */
 export interface TrayInput {
   /** Every configured loop, its cycles newest first. */
   readonly loops: readonly LoopState[];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import type { TrayState } from './tray-state';
 import { watchTrayState } from './tray-watch';
 
@@ -10,7 +10,7 @@ const stamp = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, '+00:00'
 const HOUR = 3_600_000;
 
 describe('watchTrayState over a real app core', () => {
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   let stop: (() => void) | null = null;
   afterEach(async () => {
     stop?.();
@@ -24,7 +24,7 @@ describe('watchTrayState over a real app core', () => {
     const date = new Date(now).toISOString().slice(0, 10);
     fixture.write(date, 'audit.status', `audit ${stamp(new Date(now - 3 * HOUR))} STARTED\naudit ${stamp(new Date(now - 2 * HOUR))} OK\n`);
     fixture.write(date, 'remediate.status', `remediate ${stamp(new Date(now - 2 * HOUR))} STARTED\n`);
-    core = createAppCore({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'electron', pollMs: 60_000 });
+    core = createSession({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'electron', pollMs: 60_000 });
     const c = core;
     const states: TrayState[] = [];
     // Before the config loads: no engine, an ok tray, said once.

@@ -1,12 +1,12 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Capacity, Notice } from '../../../shared/domain';
-import type { MetricsState } from '../metrics/metrics-state';
+import type { LiveState } from '../engine/live-state';
 import { sameTrayState, trayStateOf, type TrayState } from './tray-state';
 
 /** What the tray watch reads: the app core's events and the engine's live state (null before a config loads). */
 export interface TraySource {
   subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
-  liveState(): MetricsState | null;
+  liveState(): LiveState | null;
 }
 
 /** Options of `watchTrayState` (tests pass a clock). */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState } from '../../../shared/domain';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { Store } from '../store/store';
 import { httpGet } from './http-over-ssh';
 import { until } from '../../../testing/until';
@@ -37,11 +37,11 @@ function setup(sshd: TestSshd, trusted: boolean): Setup {
   return { dir, runs, configPath, dataDir: join(dir, 'data') };
 }
 
-function core(s: Setup): AppCore {
-  return createAppCore({ configPath: s.configPath, dataDir: s.dataDir, shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
+function core(s: Setup): Session {
+  return createSession({ configPath: s.configPath, dataDir: s.dataDir, shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
 }
 
-const host = (c: AppCore): HostState | undefined => c.snapshot().hosts[0];
+const host = (c: Session): HostState | undefined => c.snapshot().hosts[0];
 
 describe('SSH hosts in the engine, against a real sshd', () => {
   let sshd: TestSshd;
@@ -95,7 +95,7 @@ describe('SSH hosts in the engine, against a real sshd', () => {
         expect(host(c)?.error).toMatch(/Host runner: the host key of 127\.0\.0\.1:\d+ CHANGED — it presented SHA256:\S+, but .*known_hosts records SHA256:\S+/);
         await c.pollOnce();
         expect(c.snapshot().loops[0]?.cycles).toEqual([]);
-        expect(() => c.handlers['hosts.trust']({ host: 'runner', fingerprint: host(c)?.fingerprint ?? '' })).toThrow(/no untrusted key/);
+        await expect(c.handlers['hosts.trust']({ host: 'runner', fingerprint: host(c)?.fingerprint ?? '' })).rejects.toThrow(/no untrusted key/);
       } finally {
         await c.close();
       }

@@ -8,7 +8,7 @@ import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { freePort, startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 
 const DAY = '2026-11-29';
 // Noon: a cycle fired at midnight with 2 h of grace is overdue if none is known.
@@ -23,7 +23,7 @@ function refused(port: number): Promise<boolean> {
   });
 }
 
-function summaryOf(core: AppCore): Promise<Summary> {
+function summaryOf(core: Session): Promise<Summary> {
   return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
 }
 
@@ -34,7 +34,7 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
   let sshd: TestSshd;
   // Every command on the host waits until this file exists: the first read cannot end on its own.
   const gate = join(mkdtempSync(join(tmpdir(), 'loopdeck-gate-')), 'open');
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   beforeAll(async () => {
     sshd = await startSshd({ gate });
   }, 30_000);
@@ -45,8 +45,8 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
   });
   afterAll(() => sshd?.stop());
 
-  function start(dir: string): { core: AppCore; events: EventName[] } {
-    const c = createAppCore({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
+  function start(dir: string): { core: Session; events: EventName[] } {
+    const c = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
     const events: EventName[] = [];
     c.subscribe((event) => events.push(event));
     core = c;

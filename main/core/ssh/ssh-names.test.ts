@@ -7,7 +7,7 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { loopdeck } from '../../../testing/cli-run';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 
@@ -61,7 +61,7 @@ function configFor(r: Runs, hostYaml: string): string {
 }
 
 /** The loops as the console shows them, with the runs folder's path taken out. */
-function loopsOf(core: AppCore, r: Runs): string {
+function loopsOf(core: Session, r: Runs): string {
   return JSON.stringify(core.snapshot().loops).split(r.runs).join('RUNS');
 }
 
@@ -82,8 +82,8 @@ describe('file names with every byte 1-255 in a runs folder', () => {
     const hostile = makeRuns(names, true);
     const ssh = { ...isolatedSshEnv(), ...(how === 'local' ? {} : { watcher: how }) };
     // A poll a minute: only the watchers can make an append show within the test's bounds.
-    const open = (r: Runs, hostYaml: string): AppCore =>
-      createAppCore({ configPath: configFor(r, hostYaml), dataDir: join(r.root, 'data'), shell: 'serve', pollMs: 60_000, now: NOW, ssh });
+    const open = (r: Runs, hostYaml: string): Session =>
+      createSession({ configPath: configFor(r, hostYaml), dataDir: join(r.root, 'data'), shell: 'serve', pollMs: 60_000, now: NOW, ssh });
     const hostYaml = how === 'local' ? '{ local: true }' : sshHostYaml(sshd);
     const reference = open(clean, '{ local: true }');
     let core = open(hostile, hostYaml);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { followOnce } from '../follow/line-follower';
 import { statusFileParser } from '../loops/status-file';
 import type { WatchHint } from '../sources/file-source';
@@ -18,7 +18,7 @@ const DAY = '2026-11-29';
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 
 /** The steps of the running remediate's `gates` stage in the snapshot. */
-function steps(c: AppCore): string[] {
+function steps(c: Session): string[] {
   const phase = c.snapshot().loops[0]?.cycles[0]?.phases.find((p) => p.name === 'remediate');
   return phase?.stages.find((s) => s.name === 'gates')?.steps.map((s) => s.name) ?? [];
 }
@@ -52,7 +52,7 @@ describe('appended bytes through the SSH watcher\'s stream, against a real sshd'
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, `hosts:\n  runner: ${sshHostYaml(sshd)}\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(join(dir, 'runs'))}\n    phases: [audit, remediate, deliver]\n`);
     // No timer poll in the test's time: every poll after the first is one the watcher woke.
-    const c = createAppCore({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 600_000, now: NOW, ssh: isolatedSshEnv() });
+    const c = createSession({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 600_000, now: NOW, ssh: isolatedSshEnv() });
     const requests = countRequests();
     try {
       await c.start();

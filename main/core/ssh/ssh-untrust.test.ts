@@ -7,7 +7,7 @@ import type { HostState } from '../../../shared/domain';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { until } from '../../../testing/until';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from '../session/session';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 
@@ -19,9 +19,9 @@ function setup(sshd: TestSshd): { configPath: string; dataDir: string } {
   return { configPath, dataDir: join(dir, 'data') };
 }
 
-const core = (s: { configPath: string; dataDir: string }): AppCore =>
-  createAppCore({ ...s, shell: 'serve', pollMs: 60_000, ssh: isolatedSshEnv() });
-const host = (c: AppCore): HostState | undefined => c.snapshot().hosts[0];
+const core = (s: { configPath: string; dataDir: string }): Session =>
+  createSession({ ...s, shell: 'serve', pollMs: 60_000, ssh: isolatedSshEnv() });
+const host = (c: Session): HostState | undefined => c.snapshot().hosts[0];
 const fingerprintOf = (sshd: TestSshd): string =>
   execFileSync('ssh-keygen', ['-lf', join(sshd.dir, 'host_ed25519.pub'), '-E', 'sha256'], { encoding: 'utf8' }).split(' ')[1] ?? '';
 
@@ -53,7 +53,7 @@ describe('hosts.untrust against a real sshd', () => {
       expect(published.at(-1)?.[0]).toMatchObject({ state: 'untrusted', trustedInLoopdeck: false });
       // Nothing left to forget; a local host or an unknown one is named.
       expect(await c.handlers['hosts.untrust']({ host: 'runner' })).toEqual({ removed: 0 });
-      expect(() => c.handlers['hosts.untrust']({ host: 'nope' })).toThrow(/No host named nope/);
+      await expect(c.handlers['hosts.untrust']({ host: 'nope' })).rejects.toThrow(/No host named nope/);
     } finally {
       off();
       await c.close();

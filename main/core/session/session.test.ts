@@ -2,14 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dispatch } from '../rpc/dispatch';
-import { createRunnerFixture } from '../../testing/runner-fixture';
-import { createAppCore, type AppCore } from './app-core';
+import { dispatch } from '../../rpc/dispatch';
+import { createRunnerFixture } from '../../../testing/runner-fixture';
+import { createSession, type Session } from './session';
 
 const NOW = (): Date => new Date('2026-11-29T06:00:00Z');
 
 describe('demo.start', () => {
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   afterEach(async () => {
     await core?.close();
     core = null;
@@ -18,7 +18,7 @@ describe('demo.start', () => {
   it('is refused while a real config is loaded, and leaves its state alone', async () => {
     const fixture = createRunnerFixture();
     fixture.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\n');
-    core = createAppCore({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     await core.pollOnce();
     const before = core.snapshot();
@@ -40,7 +40,7 @@ describe('demo.start', () => {
 
   it('is refused on the config-error screen too, naming the file', async () => {
     const fixture = createRunnerFixture('not: [valid\n');
-    core = createAppCore({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     const result = await dispatch(core.handlers, 'demo.start', {});
     expect(!result.ok && result.error.message).toContain(`a config is invalid at ${fixture.configPath}`);
@@ -48,7 +48,7 @@ describe('demo.start', () => {
 
   it('starts the demo from the first-run screen (no config yet)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-first-run-'));
-    core = createAppCore({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
+    core = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
     await core.start();
     const result = await dispatch(core.handlers, 'demo.start', {});
     expect(result).toMatchObject({ ok: true });

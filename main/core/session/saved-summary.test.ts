@@ -9,28 +9,29 @@ import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { mountTmpfs } from '../../../testing/tmpfs';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
+import { createSession, type Session } from './session';
 import { useLogger } from '../logging/log';
 import { createLogger, logFilePath } from '../logging/logger';
 import { DiskSpace } from '../store/disk-space';
-import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstRead, readSummaryCache, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, SummaryKeeper, writeSummaryCache } from './summary-cache';
+import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstReadStart } from './first-read-start';
+import { readSummaryCache, SavedSummary, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, writeSummaryCache } from './saved-summary';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 
-function summaryOfCore(core: AppCore): Promise<Summary> {
+function summaryOfCore(core: Session): Promise<Summary> {
   return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
 }
 
 /** A started core on the fixture, every event it publishes pushed to `events`. */
-async function startRecording(fx: { configPath: string; dataDir: string }, events: EventName[]): Promise<AppCore> {
-  const core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+async function startRecording(fx: { configPath: string; dataDir: string }, events: EventName[]): Promise<Session> {
+  const core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
   core.subscribe((event) => events.push(event));
   await core.start();
   return core;
 }
 
 describe('the summary kept across restarts', () => {
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   afterEach(async () => {
     await core?.close();
     core = null;
@@ -39,9 +40,9 @@ describe('the summary kept across restarts', () => {
   it('answers the state saved at the last run at once after a start, marked restored, then publishes state.reset and answers afresh', async () => {
     const fx = createRunnerFixture();
     fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:40:00+00:00 OK\n');
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
-    await until(async () => (await summaryOfCore(core as AppCore)).loops[0]?.cycles.length === 1 && !(await summaryOfCore(core as AppCore)).restored, 10_000, 'the first read');
+    await until(async () => (await summaryOfCore(core as Session)).loops[0]?.cycles.length === 1 && !(await summaryOfCore(core as Session)).restored, 10_000, 'the first read');
     await core.close(); // saves the summary
     core = null;
     const saved = readSummaryCache(fx.dataDir);
@@ -57,10 +58,10 @@ describe('the summary kept across restarts', () => {
     expect(first.restored).toBe(true);
     expect(first.loops[0]?.cycles[0]?.phases[1]?.status).not.toBe('running');
     // The rows are not read yet, which is not "there are none".
-    const page = (): unknown => core?.handlers['ledgers.page']({ cursor: null, offset: 0, limit: 10 });
-    expect(page()).toEqual({ ready: false, reason: expect.stringMatching(/^The ledgers' rows are not read yet: the state shown is the one saved at the last run/) });
+    const page = async (): Promise<unknown> => core?.handlers['ledgers.page']({ cursor: null, offset: 0, limit: 10 });
+    expect(await page()).toEqual({ ready: false, reason: expect.stringMatching(/^The ledgers' rows are not read yet: the state shown is the one saved at the last run/) });
     await until(() => events.includes('state.reset'), 10_000, 'state.reset');
-    expect(page()).toMatchObject({ ready: true, total: 0, next: null });
+    expect(await page()).toMatchObject({ ready: true, total: 0, next: null });
     const fresh = await summaryOfCore(core);
     expect(fresh.restored).toBeUndefined();
     expect(fresh.loops[0]?.cycles[0]?.phases[1]?.status).toBe('running');
@@ -91,7 +92,7 @@ describe('the summary kept across restarts', () => {
   it('does not save a state whose first read never caught up', () => {
     const fx = createRunnerFixture();
     mkdirSync(fx.dataDir, { recursive: true });
-    const keeper = new SummaryKeeper(fx.dataDir);
+    const keeper = new SavedSummary(fx.dataDir);
     const partial: Summary = { schema: 1, takenAt: '2026-11-29T00:00:00Z', hosts: [], loops: [], problems: [], prs: [], capacity: [], notices: [], lastReviewedAt: null, drills: [], drillRuns: [], ledgerRows: { findings: 0, backlog: 0, tasks: 0, lessons: 0, audits: 0 } };
     const source = { summary: () => partial, behind: () => true };
     expect(keeper.answer(source).reading).toBe(true);
@@ -110,7 +111,7 @@ describe('the summary kept across restarts', () => {
     expect(readSummaryCache(fx.dataDir)).toBeNull();
     // A summary saved bare (before the format key) or in another build's format is not answered.
     const summary = await (async () => {
-      const c = createAppCore({ configPath: fx.configPath, dataDir: `${fx.dataDir}-other`, shell: 'serve', pollMs: 60_000, now: NOW });
+      const c = createSession({ configPath: fx.configPath, dataDir: `${fx.dataDir}-other`, shell: 'serve', pollMs: 60_000, now: NOW });
       await c.start();
       await c.pollOnce();
       const s = await summaryOfCore(c);
@@ -124,7 +125,7 @@ describe('the summary kept across restarts', () => {
     writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), JSON.stringify({ format: SUMMARY_FORMAT, summary }));
     expect(readSummaryCache(fx.dataDir)).toEqual(summary);
     writeFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), '{ torn');
-    core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+    core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
     expect((await summaryOfCore(core)).restored).toBeUndefined();
   });
@@ -137,7 +138,7 @@ describe('the summary kept across restarts', () => {
       fx = createRunnerFixture('notify:\n  rules: { phase-failed: 0 }\n');
       fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\n');
       fx.write('2026-11-29', 'audit.suite.rc', 'build_rc=0\nsuite_rc=\nnot an rc line\n');
-      const c = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+      const c = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
       await c.start();
       await c.pollOnce();
       fx.append('2026-11-29', 'audit.status', 'audit 2026-11-29T00:10:00+00:00 FAILED 1\n');
@@ -185,7 +186,7 @@ describe('the summary kept across restarts', () => {
       try {
         expect(readSummaryCache(fx.dataDir)).toBeNull();
         // A console asking at once is not answered it: it is told the first read is under way.
-        core = createAppCore({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
+        core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
         await core.start();
         const first = await summaryOfCore(core);
         expect(first.restored).toBeUndefined();
@@ -214,7 +215,7 @@ describe('the summary kept across restarts', () => {
     let behind = true;
     let takenAt = '2026-11-29T01:00:00Z';
     const source = { summary: () => summaryAt(takenAt), behind: () => behind };
-    const keeper = new SummaryKeeper(fx.dataDir);
+    const keeper = new SavedSummary(fx.dataDir);
     const savedAt = (): string => (JSON.parse(readFileSync(join(fx.dataDir, SUMMARY_CACHE_FILE), 'utf8')) as { summary: Summary }).summary.takenAt;
     expect(keeper.pending?.takenAt).toBe('2026-11-28T00:00:00Z');
     expect(keeper.afterPoll(source, 0)).toBe(false); // still reading a backlog
@@ -257,9 +258,9 @@ describe('the summary kept across restarts', () => {
     vi.useFakeTimers();
     try {
       let begun = 0;
-      new FirstRead(() => begun++).start(false);
+      new FirstReadStart(() => begun++).start(false);
       expect(begun).toBe(1);
-      const answered = new FirstRead(() => begun++);
+      const answered = new FirstReadStart(() => begun++);
       answered.start(true);
       vi.advanceTimersByTime(FIRST_READ_AFTER_ANSWER_MS * 2);
       expect(begun).toBe(1); // nobody asked yet
@@ -269,10 +270,10 @@ describe('the summary kept across restarts', () => {
       answered.soon();
       vi.advanceTimersByTime(FIRST_READ_WAIT_MS);
       expect(begun).toBe(2); // once only
-      new FirstRead(() => begun++).start(true);
+      new FirstReadStart(() => begun++).start(true);
       vi.advanceTimersByTime(FIRST_READ_WAIT_MS);
       expect(begun).toBe(3); // no console came
-      const closed = new FirstRead(() => begun++);
+      const closed = new FirstReadStart(() => begun++);
       closed.start(true);
       closed.cancel();
       vi.advanceTimersByTime(FIRST_READ_WAIT_MS);

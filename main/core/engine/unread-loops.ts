@@ -9,7 +9,7 @@ import type { HostEntry } from './hosts';
  * that settled where it cannot be read (unreachable, untrusted, a refused key) ends the wait, and
  * the console shows why; its loops still get no dead-man until they are read (`never`).
  */
-export class FirstReads {
+export class UnreadLoops {
   private readonly unread: Set<string>;
 
   constructor(loops: Iterable<string>) {

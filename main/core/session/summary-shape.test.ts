@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { until } from '../../../testing/until';
-import { createAppCore, type AppCore } from '../app-core';
-import { savedSummaryFault } from './saved-summary';
+import { createSession, type Session } from './session';
+import { savedSummaryFault } from './summary-shape';
 
 describe('savedSummaryFault', () => {
-  let core: AppCore | null = null;
+  let core: Session | null = null;
   afterEach(async () => {
     await core?.close();
     core = null;
@@ -16,7 +16,7 @@ describe('savedSummaryFault', () => {
 
   it("finds nothing wrong with what the app saves, every list filled: the demo's hosts, loops, fleet, drills, a drill run", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-saved-summary-'));
-    core = createAppCore({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
+    core = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
     await core.start();
     await core.handlers['demo.start']({});
     const summary = async (): Promise<Summary> => SummarySchema.parse(await core?.handlers['state.summary']({}));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Summary } from '../../../shared/ledger-slice';
 import { log } from '../logging/log';
 import type { DiskSpace } from '../store/disk-space';
-import { savedSummaryFault } from './saved-summary';
+import { savedSummaryFault } from './summary-shape';
 
 /** The file in the data folder that keeps the summary between runs. */
 export const SUMMARY_CACHE_FILE = 'summary.json';
@@ -21,14 +21,14 @@ export const MAX_SUMMARY_CACHE_BYTES = 32 * 1024 * 1024;
 export const SUMMARY_FORMAT = '74cf0ec2b4ad855d';
 
 /** The saved file: the summary with the format it was saved in. */
-interface SavedSummary {
+interface SavedFile {
   readonly format: string;
   readonly summary: Summary;
 }
 
 function isSavedSummary(value: unknown): value is { readonly format: string; readonly summary: unknown } {
   if (typeof value !== 'object' || value === null) return false;
-  const { format, summary } = value as Partial<SavedSummary>;
+  const { format, summary } = value as Partial<SavedFile>;
   return typeof format === 'string' && typeof summary === 'object' && summary !== null;
 }
 
@@ -73,7 +73,7 @@ export function writeSummaryCache(dataDir: string, summary: Summary, space?: Dis
   const path = join(dataDir, SUMMARY_CACHE_FILE);
   try {
     const { restored: _restored, reading: _reading, ...fresh } = summary;
-    const saved: SavedSummary = { format: SUMMARY_FORMAT, summary: fresh };
+    const saved: SavedFile = { format: SUMMARY_FORMAT, summary: fresh };
     writeFileSync(`${path}.tmp`, JSON.stringify(saved));
     renameSync(`${path}.tmp`, path);
     space?.wrote();
@@ -99,7 +99,7 @@ export interface SummarySource {
  * copy it. Once caught up, the console is told to load afresh (`state.reset`), and a fresh summary
  * is saved then, every SUMMARY_SAVE_MS, and at close.
  */
-export class SummaryKeeper {
+export class SavedSummary {
   private restored: Summary | null;
   private caughtUp = false;
   private savedAt = Number.NEGATIVE_INFINITY;
@@ -148,56 +148,5 @@ export class SummaryKeeper {
   /** Save for the next start, unless the first read never caught up (a saved one stays; a half-read state is not saved). */
   close(source: SummarySource): void {
     if (this.caughtUp) writeSummaryCache(this.dataDir, source.summary(), this.space);
-  }
-}
-
-/** How long the first read waits for a console to ask for the saved summary (ms). */
-export const FIRST_READ_WAIT_MS = 3000;
-
-/**
- * After the saved summary was answered, how long the first read waits (ms): for the answer to go
- * out and the console to paint it. The first read of a long history is a second or two of CPU;
- * started 100 ms after the answer it ran beside the page's first render (on a 2-core box, ~150 ms
- * later to paint at 365 days); the saved summary is on screen meanwhile.
- */
-export const FIRST_READ_AFTER_ANSWER_MS = 600;
-
-/**
- * When the first read after a start begins. Without a saved summary: at once. With one: once a
- * console was answered with it (and the answer had FIRST_READ_AFTER_ANSWER_MS to go out), or after
- * FIRST_READ_WAIT_MS when none asks; the first read of a year of history keeps the event loop
- * busy for seconds, and the page, its assets and its summary would otherwise wait behind it.
- */
-export class FirstRead {
-  private timer: NodeJS.Timeout | null = null;
-  private started = false;
-
-  constructor(private readonly begin: () => void) {}
-
-  /** The app started; `waitForConsole` when a saved summary will be answered first. */
-  start(waitForConsole: boolean): void {
-    if (!waitForConsole) return this.go();
-    this.timer = setTimeout(() => this.go(), FIRST_READ_WAIT_MS);
-  }
-
-  /** A console was answered with the saved summary: begin shortly. */
-  soon(): void {
-    if (this.started || this.timer === null) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.go(), FIRST_READ_AFTER_ANSWER_MS);
-  }
-
-  /** The app is closing: never begin. */
-  cancel(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.started = true;
-  }
-
-  private go(): void {
-    if (this.started) return;
-    this.started = true;
-    this.timer = null;
-    this.begin();
   }
 }

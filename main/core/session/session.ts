@@ -1,0 +1,216 @@
+import { join } from 'node:path';
+import type { EventName, EventPayload, Handlers } from '../../../shared/contract';
+import { emptySnapshot, type Snapshot } from '../../../shared/domain';
+import { summaryOf } from '../../../shared/ledger-slice';
+import { configStatusOf, loadConfig, type LoadedConfig } from '../config/load-config';
+import { VERSION } from '../config/version';
+import { startDemo, type DemoRunner } from '../demo/demo-runner';
+import { Engine, type EngineOptions } from '../engine';
+import type { LiveState } from '../engine/live-state';
+import { IDLE_POLL_MS } from '../engine/poll-scheduler';
+import { log } from '../logging/log';
+import type { MetricsExporter } from '../metrics/exporter';
+import { openWith } from '../store/open-store';
+import type { Store } from '../store/store';
+import { sessionCommands } from './commands';
+import { FirstReadStart } from './first-read-start';
+import { SavedSummary } from './saved-summary';
+import { StartGate } from './start-gate';
+
+export { defaultConfigPath } from '../config/load-config';
+
+/** How a shell creates the session. */
+export interface SessionOptions {
+  readonly configPath: string;
+  readonly dataDir: string;
+  readonly shell: 'electron' | 'serve';
+  /** An Electron-ABI build of better-sqlite3 (see the Store). */
+  readonly nativeBinding?: string;
+  readonly now?: () => Date;
+  /** How often sources are polled when no watcher wakes a poll (IDLE_POLL_MS by default). */
+  readonly pollMs?: number;
+  /** SSH surroundings and tuning (tests point these at a throwaway sshd). */
+  readonly ssh?: EngineOptions['ssh'];
+}
+
+/** Receives every event the session publishes. */
+export type SessionListener = (event: EventName, payload: unknown) => void;
+
+/** What every shell drives: the commands, the events, and the session's life. */
+export interface Session {
+  /** Every command of the contract; each waits for the start gate (and opens the session if nothing has). */
+  readonly handlers: Handlers;
+  subscribe(listener: SessionListener): () => void;
+  /** Open the session now (config, store, saved summary, engine), unless it is; resolves once open. */
+  start(): Promise<void>;
+  /** Resolves once the session is open, without opening it (the shells' start gate). */
+  readonly started: Promise<void>;
+  close(): Promise<void>;
+  /** Poll every source once now (tests, `snapshot`), beside the engine's own schedule. */
+  pollOnce(): Promise<void>;
+  snapshot(): Snapshot;
+  /** The engine's live state without copies (null before a config loads): cheap readers such as the tray. */
+  liveState(): LiveState | null;
+  /** Where the console is reached (no token), so notices can link into it. */
+  setConsoleUrl(url: string): void;
+}
+
+/**
+ * The session every shell drives (the Electron window, serve, the CLI's `watch`): it loads the
+ * config and owns the store, the engine (which polls on its own schedule once the first read is
+ * due), the summary saved across restarts, the /metrics exporter and the start gate, and answers
+ * the commands. Switching to the demo swaps config, store and engine in one step.
+ */
+export function createSession(options: SessionOptions): Session {
+  const listeners = new Set<SessionListener>();
+  const emit = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+    for (const l of listeners) l(event, payload);
+  };
+  let loaded: LoadedConfig = { state: 'missing', path: options.configPath };
+  let store: Store | null = null;
+  let engine: Engine | null = null;
+  let unsubscribe: (() => void) | null = null;
+  let demo: DemoRunner | null = null;
+  let consoleUrl: string | undefined;
+  let metrics: MetricsExporter | null = null;
+  // The state saved at the last run, answered until the first read after a start has caught up.
+  let saved: SavedSummary | null = null;
+  // What `open` opened last: a damaged database is opened afresh from the same.
+  let opened: { readonly configPath: string; readonly dataDir: string } | null = null;
+  let closing = false;
+
+  const run = (e: Engine): void => e.run({ intervalMs: options.pollMs ?? IDLE_POLL_MS, onError: (err) => log.error('poll failed', err) });
+  // With a saved summary, the first read (seconds of work for a year of history) waits until a
+  // console has been answered with it, so the page loads and paints first.
+  const firstRead = new FirstReadStart(() => {
+    if (engine) run(engine);
+  });
+
+  /** After every poll of the engine, whoever asked for it: the first read's end, or a damaged database. */
+  const afterPoll = (e: Engine): void => {
+    if (e !== engine || closing) return;
+    if (store?.damaged && opened) {
+      // A query found the database damaged: open afresh (it is moved aside) and read the sources
+      // again, once this poll is over (the engine closes under it otherwise).
+      const again = opened;
+      setImmediate(() => {
+        void reopen(again.configPath, again.dataDir).then(() => emit('state.reset', {}), (err: unknown) => log.error('could not open the database afresh', err));
+      });
+      return;
+    }
+    if (saved?.afterPoll(e, Date.now())) emit('state.reset', {});
+  };
+
+  const shut = async (): Promise<void> => {
+    await metrics?.close();
+    metrics = null;
+    if (engine) saved?.close(engine);
+    saved = null;
+    await engine?.close();
+    unsubscribe?.();
+    store?.close();
+    engine = null;
+    store = null;
+  };
+
+  const open = async (configPath: string, dataDir: string): Promise<void> => {
+    await shut();
+    loaded = await loadConfig(configPath);
+    opened = { configPath, dataDir };
+    if (loaded.state !== 'loaded') return;
+    const config = loaded.config;
+    const storeOptions = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+    const engineOptions = { ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) };
+    // A damaged database (a cache of what the sources hold) is moved aside for a fresh one.
+    const made = openWith(dataDir, storeOptions, (s) => {
+      const e: Engine = new Engine(config, { store: s, ...engineOptions, afterPoll: () => afterPoll(e) });
+      return e;
+    });
+    store = made.store;
+    engine = made.made;
+    if (made.recovered) engine.setProblem('database', { source: store.dbPath, line: null, message: made.recovered });
+    saved = new SavedSummary(dataDir, store.space);
+    unsubscribe = engine.subscribe(emit);
+    engine.notifier.consoleUrl = consoleUrl;
+    engine.start();
+    // `GET /metrics` for Prometheus, over this engine's state; it closes with the engine.
+    // Loaded only when configured: prom-client is ~50 ms of a start otherwise.
+    if (config.metrics) {
+      const { startMetricsExporter } = await import('../metrics/exporter');
+      metrics = await startMetricsExporter(config.metrics, engine, loaded.path);
+    }
+  };
+
+  /** Open afresh (a demo, a damaged database): the engine polls on its own at once, no first-read wait. */
+  const reopen = async (configPath: string, dataDir: string): Promise<void> => {
+    await open(configPath, dataDir);
+    if (engine) {
+      await engine.poll();
+      run(engine);
+    }
+  };
+
+  const snapshot = (): Snapshot => engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
+
+  const requireEngine = (): Engine => {
+    if (!engine) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);
+    return engine;
+  };
+
+  const gate = new StartGate(async () => {
+    await open(options.configPath, options.dataDir);
+    firstRead.start(saved?.pending != null);
+  });
+
+  const commands = sessionCommands({
+    info: () => ({ version: VERSION, shell: options.shell, config: configStatusOf(loaded), dataDir: options.dataDir, demo: demo !== null }),
+    snapshot,
+    summary: () => {
+      if (saved?.pending) firstRead.soon();
+      return engine && saved ? saved.answer(engine) : summaryOf(snapshot());
+    },
+    rowsPending: () => saved?.rowsPending ?? null,
+    engine: requireEngine,
+    startDemo: async () => {
+      // Only from the first-run screen: any client of serve mode could otherwise swap demo data
+      // in for every client while a real config is loaded.
+      if (!demo && loaded.state !== 'missing') {
+        throw new Error(
+          `the demo starts only from the first-run screen, and a config is ${loaded.state} at ${loaded.path}` +
+            (loaded.state === 'loaded' ? '.' : ' (fix or move it away to see the first-run screen).'),
+        );
+      }
+      if (!demo) {
+        demo = await startDemo();
+        await reopen(demo.configPath, join(demo.dir, 'data'));
+        emit('config.changed', { config: configStatusOf(loaded), demo: true });
+      }
+      return demo.configPath;
+    },
+  });
+
+  return {
+    handlers: gate.gate(commands),
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start: () => gate.open(),
+    started: gate.opened,
+    close: async () => {
+      closing = true;
+      firstRead.cancel();
+      await demo?.stop();
+      await shut();
+    },
+    pollOnce: async () => {
+      if (engine) await engine.poll();
+    },
+    snapshot,
+    liveState: () => engine?.liveState() ?? null,
+    setConsoleUrl: (url) => {
+      consoleUrl = url;
+      if (engine) engine.notifier.consoleUrl = url;
+    },
+  };
+}
