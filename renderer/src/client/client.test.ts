@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RpcResult } from '../../../shared/contract';
+import type { RpcError, RpcResult } from '../../../shared/contract';
 import { snapshot } from '../lib/test-fixtures';
 import { clientOver, createClient } from './client';
 import { RpcClientError } from './errors';
@@ -37,7 +37,7 @@ describe('clientOver', () => {
   });
 
   it('throws RpcClientError with code, message and issues on an error result', async () => {
-    const error = { code: 'invalid-input', message: 'Invalid input for app.info.', issues: [{ path: 'x', message: 'Unrecognized key' }] } as const;
+    const error: RpcError = { code: 'invalid-input', message: 'Invalid input for app.info.', issues: [{ path: 'x', message: 'Unrecognized key' }] };
     const { t } = fakeTransport(async () => ({ ok: false, error }));
     const err = await clientOver(t).invoke('app.info', {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcClientError);

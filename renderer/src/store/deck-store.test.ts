@@ -11,7 +11,7 @@ import { bindDeckStore, createDeckStore } from './deck-store';
 
 type Answer = (name: string, input?: unknown) => Promise<RpcResult>;
 
-function harness(answer: Answer, initial: ConnectionState = 'open') {
+function harness(answer: Answer, initial: ConnectionState = 'open', navigated: string[] = []) {
   const subs = new Map<string, Set<(p: unknown) => void>>();
   const connSubs = new Set<(s: ConnectionState) => void>();
   let state = initial;
@@ -36,7 +36,7 @@ function harness(answer: Answer, initial: ConnectionState = 'open') {
     close: () => {},
   };
   const client = clientOver(t);
-  const store = createDeckStore(client, () => '2026-08-24T07:05:00.000Z');
+  const store = createDeckStore(client, () => '2026-08-24T07:05:00.000Z', (hash) => navigated.push(hash));
   const unbind = bindDeckStore(store, client);
   return {
     store,
@@ -76,6 +76,15 @@ const standard: Answer = mainOf(() => snapshot());
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
 describe('deck store', () => {
+  it('shows the view the shell asks for (app.navigate, from a clicked notification)', async () => {
+    const navigated: string[] = [];
+    const h = harness(standard, 'open', navigated);
+    await flush();
+    h.emit('app.navigate', { hash: '#/notices' });
+    h.emit('app.navigate', { hash: 'javascript:alert(1)' });
+    expect(navigated).toEqual(['#/notices']);
+  });
+
   it('loads info and the snapshot when the connection is open', async () => {
     const h = harness(standard);
     await flush();

@@ -40,7 +40,14 @@ export type DeckStore = StoreApi<DeckState>;
 type Buffered = { [E in EventName]: readonly [E, EventPayload<E>] }[EventName];
 
 /** Create the store over a client. Call `bindDeckStore` to feed it events and connection changes. */
-export function createDeckStore(client: LoopdeckClient, now: () => string = () => new Date().toISOString()): DeckStore {
+export function createDeckStore(
+  client: LoopdeckClient,
+  now: () => string = () => new Date().toISOString(),
+  /** Show a view the shell asked for (`app.navigate`); the route follows the location hash. */
+  navigate: (hash: string) => void = (hash) => {
+    window.location.hash = hash;
+  },
+): DeckStore {
   let generation = 0;
   // Events that arrive while a load is in flight are replayed over what it brings, so a summary or
   // a page computed just before an event cannot undo it. The ledger deltas are replayed over the
@@ -59,6 +66,7 @@ export function createDeckStore(client: LoopdeckClient, now: () => string = () =
       const effect = reduceEvent(get(), event, payload, now());
       set(effect.data);
       buffer?.push([event, payload] as Buffered);
+      if (effect.navigate !== undefined) navigate(effect.navigate);
       if (effect.refetch) void get().load();
     },
 

@@ -3,7 +3,13 @@ import type { RpcResult } from '../../../shared/contract';
 import { emptyLedgerRows, pageOf, type LedgerRows } from '../../../shared/ledger-slice';
 import { clientOver, type Transport } from '../client';
 import { finding } from '../lib/test-fixtures';
-import { loadLedgerRows } from './ledger-loader';
+import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
+
+/** The rows a load read; a load that read none fails the test here. */
+function rowsOf(result: Awaited<ReturnType<typeof loadLedgerRows>>): LedgerRows {
+  if (result === null || result === ROWS_NOT_READY) throw new Error(`expected the rows, got ${String(result)}`);
+  return result;
+}
 
 /** Main answering `ledgers.page` from `rows`, each answer held until the test releases it. */
 function mainWithPages(rows: LedgerRows) {
@@ -42,7 +48,7 @@ describe('loadLedgerRows', () => {
       await main.answerNext();
     }
     const rows = await load;
-    expect(rows?.findings.map((f) => f.id)).toEqual(findings.map((f) => f.id));
+    expect(rowsOf(rows).findings.map((f) => f.id)).toEqual(findings.map((f) => f.id));
   });
 
   it('reads a ledger that fits one page with one request', async () => {
@@ -50,7 +56,7 @@ describe('loadLedgerRows', () => {
     const load = loadLedgerRows(main.client, () => true, 5);
     await main.flush();
     await main.answerNext();
-    expect((await load)?.findings).toHaveLength(1);
+    expect(rowsOf(await load).findings).toHaveLength(1);
     expect(main.asked).toEqual([0]);
   });
 

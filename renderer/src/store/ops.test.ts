@@ -127,14 +127,14 @@ describe('ops reducers', () => {
 
 describe('toast burst', () => {
   it('keeps at most MAX_TOASTS on screen, emergencies first, newest first', async () => {
-    const { reduceOpsEvent: applyOpsEvent, capToasts, MAX_TOASTS, emptyOpsData } = await import('./ops');
+    const { withRaisedNotice, capToasts, MAX_TOASTS, emptyOpsData } = await import('./ops');
     let data = emptyOpsData;
     const notice = (i: number, priority: 0 | 2) => ({
       key: `k${i}`, priority, source: 'loop:l', title: `t${i}`, message: 'm', url: null, urlTitle: null,
       createdAt: '2026-11-30T07:00:00.000Z', acknowledgedAt: null, snoozedUntil: null,
     });
     for (let i = 0; i < 300; i++) {
-      data = { ...data, ...(applyOpsEvent(data, 'notice.raised', { notice: notice(i, i === 3 ? 2 : 0), repeat: false }) ?? {}) };
+      data = { ...data, ...withRaisedNotice(data, { notice: notice(i, i === 3 ? 2 : 0), repeat: false }) };
     }
     expect(data.toasts).toHaveLength(MAX_TOASTS);
     expect(data.toasts.map((t) => t.notice.key)).toEqual(['k3', 'k296', 'k297', 'k298', 'k299']);

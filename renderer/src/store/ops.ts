@@ -1,4 +1,4 @@
-import type { EventName, EventPayload } from '../../../shared/contract';
+import type { EventPayload } from '../../../shared/contract';
 import { NOTICE_LIST_LIMIT, type Drill, type DrillRun, type Notice, type Snapshot } from '../../../shared/domain';
 
 // The operator-facing parts of the state: notices (and the toasts they raise), drills, their runs
@@ -101,44 +101,34 @@ export function opsFromSnapshot(data: OpsData, snapshot: Pick<Snapshot, 'notices
   };
 }
 
-/** Apply an ops event; null when the event is not one of these. */
-export function reduceOpsEvent<E extends EventName>(data: OpsData, event: E, payload: EventPayload<E>): Partial<OpsData> | null {
-  switch (event) {
-    case 'notices.changed': {
-      // The notices that changed: merged into the list (newest first, as main keeps it, and no
-      // longer than main's), each replacing its older self.
-      const { notices: changed } = payload as EventPayload<'notices.changed'>;
-      if (changed.length === 0) return {};
-      const byKey = new Map(data.notices.map((n) => [n.key, n]));
-      for (const n of changed) byKey.set(n.key, n);
-      const notices = [...byKey.values()]
-        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .slice(0, NOTICE_LIST_LIMIT);
-      return { notices, toasts: liveToasts(data.toasts, notices) };
-    }
-    case 'notice.raised': {
-      const { notice, repeat } = payload as EventPayload<'notice.raised'>;
-      const notices = data.notices.some((n) => n.key === notice.key)
-        ? data.notices.map((n) => (n.key === notice.key ? notice : n))
-        : [notice, ...data.notices];
-      // −2 is "list only": no toast. A replay of the same event object (over a snapshot) changes nothing.
-      if (notice.priority === -2 || data.toasts.some((t) => t.notice === notice)) return { notices };
-      const seq = data.toastSeq + 1;
-      return { notices, toastSeq: seq, toasts: capToasts([...data.toasts.filter((t) => t.notice.key !== notice.key), { notice, repeat, seq }]) };
-    }
-    case 'drills.changed': {
-      const { runs } = payload as EventPayload<'drills.changed'>;
-      return { drillRuns: runs };
-    }
-    case 'drill.output': {
-      const { runId, from, text } = payload as EventPayload<'drill.output'>;
-      const before = data.drillOutput[runId];
-      const after = appendOutput(before, from, text, from + byteLength(text));
-      return after === before ? {} : { drillOutput: { ...data.drillOutput, [runId]: after } };
-    }
-    default:
-      return null;
-  }
+/**
+ * `notices.changed`: the notices that changed, merged into the list (newest first, as main keeps
+ * it, and no longer than main's), each replacing its older self.
+ */
+export function withChangedNotices(data: OpsData, changed: readonly Notice[]): Partial<OpsData> {
+  if (changed.length === 0) return {};
+  const byKey = new Map(data.notices.map((n) => [n.key, n]));
+  for (const n of changed) byKey.set(n.key, n);
+  const notices = [...byKey.values()]
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, NOTICE_LIST_LIMIT);
+  return { notices, toasts: liveToasts(data.toasts, notices) };
+}
+
+/** `notice.raised`: the notice joins (or replaces its older self in) the list, and is toasted unless it is list-only. */
+export function withRaisedNotice(data: OpsData, { notice, repeat }: EventPayload<'notice.raised'>): Partial<OpsData> {
+  const notices = data.notices.some((n) => n.key === notice.key) ? data.notices.map((n) => (n.key === notice.key ? notice : n)) : [notice, ...data.notices];
+  // −2 is "list only": no toast. A replay of the same event object (over a snapshot) changes nothing.
+  if (notice.priority === -2 || data.toasts.some((t) => t.notice === notice)) return { notices };
+  const seq = data.toastSeq + 1;
+  return { notices, toastSeq: seq, toasts: capToasts([...data.toasts.filter((t) => t.notice.key !== notice.key), { notice, repeat, seq }]) };
+}
+
+/** `drill.output`: a chunk of a run's output merged into what is held of it. */
+export function withDrillOutput(data: OpsData, { runId, from, text }: EventPayload<'drill.output'>): Partial<OpsData> {
+  const before = data.drillOutput[runId];
+  const after = appendOutput(before, from, text, from + byteLength(text));
+  return after === before ? {} : { drillOutput: { ...data.drillOutput, [runId]: after } };
 }
 
 /** Take a toast down (closed, or its time is up). */

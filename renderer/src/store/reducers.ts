@@ -14,7 +14,7 @@ import type {
 } from '../../../shared/domain';
 import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
-import { emptyOpsData, opsFromSnapshot, reduceOpsEvent, type OpsData } from './ops';
+import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
 
 /** What `app.info` answers. */
 export type AppInfo = CommandOutput<'app.info'>;
@@ -98,6 +98,8 @@ export const emptyDeckData: DeckData = {
 export interface EventEffect {
   readonly data: DeckData;
   readonly refetch: boolean;
+  /** A view to show (a location hash, `#/…`): the shell asked for it. */
+  readonly navigate?: string;
 }
 
 /**
@@ -145,73 +147,65 @@ export function withLoop(data: DeckData, loop: LoopState): DeckData {
   };
 }
 
+/** How one event changes the data: from the data, the event's payload and the time now (ISO). */
+export type EventReducer<E extends EventName> = (data: DeckData, payload: EventPayload<E>, now: string) => EventEffect;
+
+/** The data changed by an event: `updatedAt` moves to `now`. */
+const changed = (data: DeckData, now: string): EventEffect => ({ data: { ...data, updatedAt: now }, refetch: false });
+
+/**
+ * One reducer for each event of the contract (shared/contract.ts `events`), and only those: the
+ * type makes an event without a reducer, or a reducer for no event, a compile error.
+ */
+const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
+  'loop.changed': (data, { loop: name, host, upserted, removed, deadman }, now) => {
+    const before = data.loops[name] ?? { name, host, cycles: [], deadman: null };
+    const loop = { ...before, host, cycles: applyCycleDelta(before.cycles, upserted, removed), deadman: deadman === undefined ? before.deadman : deadman };
+    return changed(withLoop(data, loop), now);
+  },
+  'hosts.changed': (data, { hosts }, now) => changed({ ...data, hosts }, now),
+  'problems.changed': (data, { problems }, now) => changed({ ...data, problems }, now),
+  'config.changed': (data, { config, demo }, now) => {
+    const info = data.info ? { ...data.info, config, demo } : null;
+    return { data: { ...data, info, updatedAt: now }, refetch: true };
+  },
+  // Deltas of one loop's ledgers: only the rows that changed are touched (20,000 findings stay).
+  // Before the rows are loaded there is nothing to apply them to: the store replays them over
+  // the pages when those arrive.
+  'ledgers.changed': (data, d, now) => {
+    if (!data.ledgersLoaded) return { data, refetch: false };
+    return changed(
+      {
+        ...data,
+        findings: applyKeyedDelta(data.findings, d.findings, findingKey),
+        backlog: applyKeyedDelta(data.backlog, d.backlog, backlogKey),
+        tasks: applyKeyedDelta(data.tasks, d.tasks, taskKey),
+        lessons: applyKeyedDelta(data.lessons, d.lessons, lessonKey),
+        audits: applyKeyedDelta(data.audits, d.audits, auditKey),
+      },
+      now,
+    );
+  },
+  // Too many rows changed for a delta: the rows are read again (summary, then pages). Not while
+  // main's first read runs: it sends this for every ledger it reports, and the `state.reset`
+  // that ends that read loads everything once.
+  'ledgers.reset': (data) => ({ data, refetch: !awaitingFirstRead(data) }),
+  // Main's first read after its start has caught up (what was shown was the saved state, or a
+  // partly read one).
+  'state.reset': (data) => ({ data, refetch: true }),
+  'prs.changed': (data, { prs }, now) => changed({ ...data, prs }, now),
+  'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
+  'notices.changed': (data, { notices, lastReviewedAt }, now) => changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt }, now),
+  'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),
+  'drills.changed': (data, { runs }, now) => changed({ ...data, drillRuns: runs }, now),
+  // Output is not a change of the state: `updatedAt` stays.
+  'drill.output': (data, payload) => ({ data: { ...data, ...withDrillOutput(data, payload) }, refetch: false }),
+  // The desktop shell asks to show a view (a notification was clicked); nothing in the data changes.
+  'app.navigate': (data, { hash }) => ({ data, refetch: false, navigate: hash }),
+};
+
 /** Apply one validated event. `now` stamps `updatedAt`. */
 export function reduceEvent<E extends EventName>(data: DeckData, event: E, payload: EventPayload<E>, now: string): EventEffect {
-  switch (event) {
-    case 'loop.changed': {
-      const { loop: name, host, upserted, removed, deadman } = payload as EventPayload<'loop.changed'>;
-      const before = data.loops[name] ?? { name, host, cycles: [], deadman: null };
-      const loop = { ...before, host, cycles: applyCycleDelta(before.cycles, upserted, removed), deadman: deadman === undefined ? before.deadman : deadman };
-      return { data: { ...withLoop(data, loop), updatedAt: now }, refetch: false };
-    }
-    case 'hosts.changed': {
-      const { hosts } = payload as EventPayload<'hosts.changed'>;
-      return { data: { ...data, hosts, updatedAt: now }, refetch: false };
-    }
-    case 'problems.changed': {
-      const { problems } = payload as EventPayload<'problems.changed'>;
-      return { data: { ...data, problems, updatedAt: now }, refetch: false };
-    }
-    case 'ledgers.changed': {
-      // Deltas of one loop's ledgers: only the rows that changed are touched (20,000 findings stay).
-      // Before the rows are loaded there is nothing to apply them to: the store replays them over
-      // the pages when those arrive.
-      if (!data.ledgersLoaded) return { data, refetch: false };
-      const d = payload as EventPayload<'ledgers.changed'>;
-      return {
-        data: {
-          ...data,
-          findings: applyKeyedDelta(data.findings, d.findings, findingKey),
-          backlog: applyKeyedDelta(data.backlog, d.backlog, backlogKey),
-          tasks: applyKeyedDelta(data.tasks, d.tasks, taskKey),
-          lessons: applyKeyedDelta(data.lessons, d.lessons, lessonKey),
-          audits: applyKeyedDelta(data.audits, d.audits, auditKey),
-          updatedAt: now,
-        },
-        refetch: false,
-      };
-    }
-    case 'state.reset':
-      // Main's first read after its start has caught up (what was shown was the saved state, or
-      // a partly read one).
-      return { data, refetch: true };
-    case 'ledgers.reset':
-      // Too many rows changed for a delta: the rows are read again (summary, then pages). Not
-      // while main's first read runs: it sends this for every ledger it reports, and the
-      // `state.reset` that ends that read loads everything once.
-      return { data, refetch: !awaitingFirstRead(data) };
-    case 'prs.changed': {
-      const { prs } = payload as EventPayload<'prs.changed'>;
-      return { data: { ...data, prs, updatedAt: now }, refetch: false };
-    }
-    case 'capacity.changed': {
-      const { capacity } = payload as EventPayload<'capacity.changed'>;
-      return { data: { ...data, capacity, updatedAt: now }, refetch: false };
-    }
-    case 'notices.changed': {
-      const { lastReviewedAt } = payload as EventPayload<'notices.changed'>;
-      return { data: { ...data, ...reduceOpsEvent(data, event, payload), lastReviewedAt, updatedAt: now }, refetch: false };
-    }
-    case 'config.changed': {
-      const { config, demo } = payload as EventPayload<'config.changed'>;
-      const info = data.info ? { ...data.info, config, demo } : null;
-      return { data: { ...data, info, updatedAt: now }, refetch: true };
-    }
-    default: {
-      // Notices raised, drill runs and drill output (ops.ts); output does not count as a state change.
-      const ops = reduceOpsEvent(data, event, payload);
-      if (!ops) return { data, refetch: false };
-      return { data: { ...data, ...ops, updatedAt: event === 'drill.output' ? data.updatedAt : now }, refetch: false };
-    }
-  }
+  const reduce: EventReducer<E> = REDUCERS[event];
+  return reduce(data, payload, now);
 }
