@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RpcError, RpcResult } from '../../../shared/contract';
-import { snapshot } from '../lib/test-fixtures';
+import { snapshot } from '../ui/test-fixtures';
 import { clientOver, createClient } from './client';
 import { RpcClientError } from './errors';
 import type { Transport } from './types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
-import { snapshot } from '../lib/test-fixtures';
+import { snapshot } from '../ui/test-fixtures';
 import { emptyDeckData, reduceEvent, withSnapshot } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';

@@ -5,7 +5,7 @@ import { clientOver } from '../client';
 import { pageOf, summaryOf } from '../../../shared/ledger-slice';
 import type { Finding, Snapshot } from '../../../shared/domain';
 import { applyKeyedDelta, findingKey } from '../../../shared/deltas';
-import { cycle, finding, snapshot } from '../lib/test-fixtures';
+import { cycle, finding, snapshot } from '../ui/test-fixtures';
 import { withSnapshot } from './reducers';
 import { bindDeckStore, createDeckStore } from './deck-store';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RpcResult } from '../../../shared/contract';
 import { emptyLedgerRows, pageOf, type LedgerRows } from '../../../shared/ledger-slice';
 import { clientOver, type Transport } from '../client';
-import { finding } from '../lib/test-fixtures';
+import { finding } from '../ui/test-fixtures';
 import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
 
 /** The rows a load read; a load that read none fails the test here. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DrillRun, Notice } from '../../../shared/domain';
-import { snapshot } from '../lib/test-fixtures';
+import { snapshot } from '../ui/test-fixtures';
 import { appendOutput, byteLength, MAX_OUTPUT_CHARS } from './ops';
 import { emptyDeckData, reduceEvent, withSnapshot } from './reducers';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backlogItem, cycle, finding, host, loop, pullRequest, snapshot } from '../lib/test-fixtures';
+import { backlogItem, cycle, finding, host, loop, pullRequest, snapshot } from '../ui/test-fixtures';
 import { findingKey } from '../../../shared/deltas';
 import { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo } from './reducers';
 

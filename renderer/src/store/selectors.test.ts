@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backlogItem, finding, snapshot } from '../lib/test-fixtures';
+import { backlogItem, finding, snapshot } from '../ui/test-fixtures';
 import { emptyDeckData, withSnapshot } from './reducers';
 import { selectBacklogById, selectFindingFacets, selectLastReviewedAt, selectOpenFindingCount, selectSearchKeys } from './selectors';
 

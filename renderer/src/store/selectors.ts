@@ -1,5 +1,5 @@
 import type { BacklogItem, Finding } from '../../../shared/domain';
-import { findingFacets, searchKeys } from '../lib/findings';
+import { findingFacets, searchKeys } from '../features/findings/findings';
 import type { DeckData } from './reducers';
 
 // Derived data, memoised on the identity of the array it derives from: the arrays are replaced

@@ -1,0 +1,51 @@
+import { formatClock, formatDateTime } from '../ui/format';
+import { useDeck } from '../store';
+import { ConnectionIndicator } from './ConnectionIndicator';
+import { ThemeToggle } from './ThemeToggle';
+
+/** The top bar: product, demo mark, snapshot time and the connection state. */
+export function Header() {
+  const info = useDeck((s) => s.info);
+  const takenAt = useDeck((s) => s.takenAt);
+  const updatedAt = useDeck((s) => s.updatedAt);
+  const loading = useDeck((s) => s.loading);
+  const restored = useDeck((s) => s.restored);
+  const reading = useDeck((s) => s.reading);
+  const changed = updatedAt && updatedAt !== takenAt;
+  return (
+    <header className="topbar">
+      <div className="brand">
+        <span className="logo" aria-hidden="true" />
+        Loopdeck
+        {info?.demo ? <span className="tag tag-demo">demo data</span> : null}
+      </div>
+      <div className="topbar-right">
+        {takenAt ? (
+          <span className="times" title={formatDateTime(takenAt) ?? undefined}>
+            Snapshot <time dateTime={takenAt}>{formatClock(takenAt)}</time>
+            {changed ? (
+              <>
+                {' · updated '}
+                <time dateTime={updatedAt}>{formatClock(updatedAt)}</time>
+              </>
+            ) : null}
+            {loading ? ' · refreshing…' : null}
+            {restored && !loading ? (
+              <span className="restored" data-testid="restored" title="The state as saved when Loopdeck last ran; it is being read afresh.">
+                {' · as last saved, reading afresh…'}
+              </span>
+            ) : null}
+            {reading && !loading ? (
+              <span className="restored" data-testid="reading" title="Loopdeck has just started and is still reading the loops' files; rows and counts may be incomplete.">
+                {' · reading…'}
+              </span>
+            ) : null}
+          </span>
+        ) : null}
+        <ConnectionIndicator />
+        <ThemeToggle />
+        {info ? <span className="version">v{info.version}</span> : null}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,194 @@
+import type { CommandOutput } from '../../../../shared/contract';
+import type { Capacity, LoopState, PhaseStatus } from '../../../../shared/domain';
+
+/** A time range the capacity charts can show. */
+export type CapacityRange = '1h' | '24h' | '7d' | '30d';
+
+/** The ranges in switcher order. */
+export const CAPACITY_RANGES: readonly CapacityRange[] = ['1h', '24h', '7d', '30d'];
+
+/** What `capacity.history` answers. */
+export type CapacityHistory = CommandOutput<'capacity.history'>;
+
+/** One host's downsampled history. */
+export type HistorySeries = CapacityHistory['series'][number];
+
+/** The metrics charted with one line per host. */
+export type LineMetric = 'slotsBusy' | 'inflight' | 'queued' | 'requestRate';
+
+/** The key of one inference host behind one proxy. */
+export function hostKey(proxy: string, host: string): string {
+  return `${proxy}/${host}`;
+}
+
+/** Hosts grouped by their proxy, both in the order main sent them. */
+export interface ProxyGroup {
+  readonly proxy: string;
+  readonly kind: Capacity['kind'];
+  readonly hosts: readonly Capacity[];
+}
+
+/** Group hosts by proxy, keeping main's order of proxies and of hosts within each. */
+export function groupByProxy(capacity: readonly Capacity[]): ProxyGroup[] {
+  const groups = new Map<string, { proxy: string; kind: Capacity['kind']; hosts: Capacity[] }>();
+  for (const c of capacity) {
+    let g = groups.get(c.proxy);
+    if (!g) groups.set(c.proxy, (g = { proxy: c.proxy, kind: c.kind, hosts: [] }));
+    g.hosts.push(c);
+  }
+  return [...groups.values()];
+}
+
+/** How full a host's slots are, 0..1; null when either number is unknown. */
+export function slotFraction(c: Pick<Capacity, 'slotsBusy' | 'slotsTotal'>): number | null {
+  if (c.slotsBusy === null || c.slotsTotal === null || c.slotsTotal <= 0) return null;
+  return Math.max(0, Math.min(1, c.slotsBusy / c.slotsTotal));
+}
+
+/** Meter level: saturated at every slot busy or with a queue, busy from 75%. */
+export function loadLevel(c: Capacity): 'idle' | 'ok' | 'busy' | 'saturated' | 'unknown' {
+  const f = slotFraction(c);
+  if ((c.queued ?? 0) > 0 || f === 1) return 'saturated';
+  if (f === null) return 'unknown';
+  if (f >= 0.75) return 'busy';
+  return f === 0 ? 'idle' : 'ok';
+}
+
+/** Context tokens per slot: llama.cpp splits `n_ctx` evenly across its slots. */
+export function ctxPerSlot(nCtx: number | null, slots: number | null): number | null {
+  if (nCtx === null || slots === null || slots <= 0) return null;
+  return Math.floor(nCtx / slots);
+}
+
+/** The error statuses any series reports, numerically sorted. */
+export function errorStatuses(series: readonly HistorySeries[]): string[] {
+  const set = new Set<string>();
+  for (const s of series) for (const k of Object.keys(s.errors)) set.add(k);
+  return [...set].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+}
+
+function mean(values: readonly (number | null)[]): number {
+  let sum = 0;
+  let n = 0;
+  for (const v of values) {
+    if (v === null) continue;
+    sum += v;
+    n++;
+  }
+  return n === 0 ? 0 : sum / n;
+}
+
+/** Host keys, busiest first: mean busy slots plus mean queue over the range (in-flight breaks ties). */
+export function busiestHosts(series: readonly HistorySeries[]): string[] {
+  return series
+    .map((s) => ({ key: hostKey(s.proxy, s.host), load: mean(s.slotsBusy) + mean(s.queued), tie: mean(s.inflight) }))
+    .sort((a, b) => b.load - a.load || b.tie - a.tie || a.key.localeCompare(b.key))
+    .map((x) => x.key);
+}
+
+/** A loop phase drawn as a band on the capacity time axis, clipped to the shown window. */
+export interface PhaseBand {
+  readonly key: string;
+  readonly loop: string;
+  readonly date: string;
+  readonly phase: string;
+  readonly status: PhaseStatus;
+  /** Unclipped start and end (ms), for the label. */
+  readonly start: number;
+  readonly end: number;
+  /** Clipped to the window, for drawing. */
+  readonly x1: number;
+  readonly x2: number;
+  readonly running: boolean;
+}
+
+function ms(iso: string | null): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Every phase with a start that overlaps `from..to` (running phases end at `to`), oldest first. */
+export function phaseBands(loops: readonly LoopState[], from: number, to: number): PhaseBand[] {
+  const bands: PhaseBand[] = [];
+  for (const loop of loops) {
+    for (const c of loop.cycles) {
+      for (const p of c.phases) {
+        const start = ms(p.startedAt);
+        if (start === null) continue;
+        const running = p.status === 'running';
+        const end = running ? Math.max(to, start) : (ms(p.endedAt) ?? start);
+        if (end < from || start > to) continue;
+        bands.push({
+          key: `${loop.name}:${c.date}:${p.name}`,
+          loop: loop.name,
+          date: c.date,
+          phase: p.name,
+          status: p.status,
+          start,
+          end,
+          x1: Math.max(from, start),
+          x2: Math.min(to, Math.max(end, start)),
+          running,
+        });
+      }
+    }
+  }
+  return bands.sort((a, b) => a.start - b.start || a.key.localeCompare(b.key));
+}
+
+/** Bands under time `t`. */
+export function bandsAt(bands: readonly PhaseBand[], t: number): PhaseBand[] {
+  return bands.filter((b) => b.x1 <= t && t <= b.x2);
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const STEP: Readonly<Record<CapacityRange, number>> = { '1h': 10 * 60_000, '24h': 3 * HOUR, '7d': DAY, '30d': 5 * DAY };
+
+/** Round tick times over `from..to`: 10 min, 3 h, local midnights, every 5th local midnight. */
+export function timeTicks(from: number, to: number, range: CapacityRange): number[] {
+  const step = STEP[range];
+  const ticks: number[] = [];
+  if (step < DAY) {
+    // Local-time alignment: offset by the zone's offset at `from` (good enough across one day).
+    const off = new Date(from).getTimezoneOffset() * 60_000;
+    for (let t = Math.ceil((from - off) / step) * step + off; t <= to; t += step) ticks.push(t);
+    return ticks;
+  }
+  const d = new Date(from);
+  d.setHours(0, 0, 0, 0);
+  if (d.getTime() < from) d.setDate(d.getDate() + 1);
+  const every = step / DAY;
+  for (let i = 0; d.getTime() <= to; i++, d.setDate(d.getDate() + 1)) if (i % every === 0) ticks.push(d.getTime());
+  return ticks;
+}
+
+const CLOCK = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const DAYF = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric' });
+const DATEF = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
+
+/** A tick label for the range: `14:30` within a day, `Sun 23` for a week, `23 Aug` for a month. */
+export function tickLabel(t: number, range: CapacityRange): string {
+  if (range === '1h' || range === '24h') return CLOCK.format(t);
+  return range === '7d' ? DAYF.format(t) : DATEF.format(t);
+}
+
+/** Nearest point index to `t` in ascending times (binary search); -1 for none. */
+export function nearestIndex(times: readonly number[], t: number): number {
+  if (times.length === 0) return -1;
+  let lo = 0;
+  let hi = times.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(times[lo - 1]! - t) <= Math.abs(times[lo]! - t)) return lo - 1;
+  return lo;
+}
+
+/** Distinct, colour-blind-friendlier line colours; hosts keep theirs across ranges. */
+export const HOST_COLORS: readonly string[] = [
+  '#2f6fd6', '#de7410', '#b0309a', '#0f9aa8', '#7a5bd1', '#a07800', '#d63f5a', '#4d6b8a', '#2e8a4c', '#6d9c1e',
+];

@@ -1,0 +1,106 @@
+import type { Verdict } from '../../../../shared/domain';
+import { formatDateTime, formatDuration } from '../../ui/format';
+import { findPhase, type PhaseKey } from './selection';
+import { useDeck } from '../../store';
+import { ExternalLink } from '../../ui/ExternalLink';
+import { StageCard } from './StageCard';
+import { StatusBadge } from '../../ui/StatusBadge';
+
+// Only https URLs become links, opened outside the app (the system browser, in Electron).
+function VerdictLinks({ verdict }: { verdict: Verdict }) {
+  if (verdict.urls.length === 0) return null;
+  return (
+    <ul className="links" aria-label="Links in the verdict">
+      {verdict.urls.map((raw, i) => (
+        <li key={`${i}:${raw}`}>
+          <ExternalLink url={raw} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Props of the detail panel. */
+export interface PhaseDetailProps {
+  selection: PhaseKey;
+  onClose: () => void;
+}
+
+/**
+ * The open phase: status and why, times, wrapper detail lines, the verdict verbatim and the
+ * stages. It looks the phase up by name on every render, so live updates refresh it in place.
+ */
+export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
+  const loop = useDeck((s) => s.loops[selection.loop]);
+  const found = findPhase(loop, selection);
+  const phase = found?.phase;
+  const started = phase ? formatDateTime(phase.startedAt) : null;
+  const ended = phase ? formatDateTime(phase.endedAt) : null;
+  const ms = phase?.startedAt && phase.endedAt ? Date.parse(phase.endedAt) - Date.parse(phase.startedAt) : NaN;
+  return (
+    <aside id="phase-detail" className="detail" data-testid="phase-detail" aria-label="Phase detail">
+      <header className="detail-head">
+        <div>
+          <div className="detail-crumbs">
+            {selection.loop} · {selection.date}
+          </div>
+          <h2>{selection.phase}</h2>
+        </div>
+        <button type="button" className="icon-button" onClick={onClose} aria-label="Close phase detail" title="Close (Esc)">
+          ×
+        </button>
+      </header>
+      {!phase ? (
+        <p className="callout callout-muted">
+          This phase is no longer in the current state (the cycle may have rotated out of the loop&apos;s history).
+        </p>
+      ) : (
+        <div className="detail-body">
+          <div className="detail-status">
+            <StatusBadge status={phase.status} />
+            <p className="reason">{phase.reason}</p>
+          </div>
+          <dl className="facts">
+            <dt>Started</dt>
+            <dd>{started ?? '—'}</dd>
+            <dt>Ended</dt>
+            <dd>{ended ?? (phase.status === 'running' ? 'still running' : '—')}</dd>
+            {Number.isFinite(ms) ? (
+              <>
+                <dt>Duration</dt>
+                <dd>{formatDuration(ms)}</dd>
+              </>
+            ) : null}
+            {phase.timesFrom ? (
+              <>
+                <dt>Times from</dt>
+                <dd>{phase.timesFrom === 'files' ? 'file times (no wrapper stamps were found)' : 'wrapper stamps'}</dd>
+              </>
+            ) : null}
+          </dl>
+          {phase.detail.length > 0 ? (
+            <section className="detail-section">
+              <h3>Wrapper detail</h3>
+              <pre className="mono block">{phase.detail.join('\n')}</pre>
+            </section>
+          ) : null}
+          {phase.verdict ? (
+            <section className="detail-section">
+              <h3>Verdict line</h3>
+              <pre className="mono block verdict">{phase.verdict.line}</pre>
+              <VerdictLinks verdict={phase.verdict} />
+            </section>
+          ) : null}
+          <section className="detail-section">
+            <h3>Stages</h3>
+            {phase.stages.length === 0 ? (
+              <p className="muted small">No stage rc files for this phase.</p>
+            ) : (
+              phase.stages.map((stage) => <StageCard key={stage.name} stage={stage} running={phase.status === 'running'} />)
+            )}
+          </section>
+        </div>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,99 @@
+import { useState } from 'react';
+import type { Notice } from '../../../../shared/domain';
+import { describeError } from '../../client';
+import { formatAge, formatClock, formatDateTime } from '../../ui/format';
+import { isSnoozed, SNOOZE_CHOICES } from './notices';
+import { useDeck } from '../../store';
+import { NoticeLinkView, PriorityBadge } from './NoticeParts';
+
+/** One notice: priority, title, message, link, time and state, with Acknowledge and Snooze. */
+export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
+  const ackNotice = useDeck((s) => s.ackNotice);
+  const snoozeNotice = useDeck((s) => s.snoozeNotice);
+  const [menu, setMenu] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const { key } = notice;
+  const acked = notice.acknowledgedAt !== null;
+  const snoozed = isSnoozed(notice, now);
+
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      setMenu(false);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li
+      className={`notice card prio-line-${notice.priority}${acked ? ' acked' : ''}${snoozed ? ' snoozed' : ''}`}
+      data-testid={`notice-${key}`}
+      data-priority={notice.priority}
+      data-row
+    >
+      <div className="notice-main">
+        <div className="notice-head">
+          <PriorityBadge priority={notice.priority} pulsing={notice.priority === 2 && !acked} />
+          <strong className="notice-title">{notice.title}</strong>
+          <span className="mono muted small">{notice.source}</span>
+          <time className="notice-time muted small" dateTime={notice.createdAt} title={formatDateTime(notice.createdAt) ?? undefined}>
+            {formatClock(notice.createdAt)} · {formatAge(notice.createdAt, now) ?? '?'} ago
+          </time>
+        </div>
+        <p className="notice-message">{notice.message}</p>
+        <div className="notice-foot" data-row-open>
+          <NoticeLinkView url={notice.url} title={notice.urlTitle} />
+          {acked ? (
+            <span className="notice-state ok">✓ acknowledged {formatClock(notice.acknowledgedAt)}</span>
+          ) : snoozed ? (
+            <span className="notice-state snooze">snoozed until {formatClock(notice.snoozedUntil)}</span>
+          ) : null}
+        </div>
+        {error ? (
+          <p className="error-text small" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </div>
+      {acked ? null : (
+        <div className="notice-actions">
+          <button type="button" className="small-button" data-testid={`notice-ack-${key}`} data-row-ack disabled={busy} onClick={() => void run(() => ackNotice(key))}>
+            Acknowledge
+          </button>
+          <button
+            type="button"
+            className="small-button quiet"
+            data-testid={`notice-snooze-${key}`}
+            aria-expanded={menu}
+            disabled={busy}
+            onClick={() => setMenu((m) => !m)}
+          >
+            Snooze ▾
+          </button>
+          {menu ? (
+            <div className="snooze-menu" role="group" aria-label={`Snooze ${notice.title}`}>
+              {SNOOZE_CHOICES.map((c) => (
+                <button
+                  key={c.minutes}
+                  type="button"
+                  className="small-button quiet"
+                  data-testid={`notice-snooze-${key}-${c.minutes}`}
+                  disabled={busy}
+                  onClick={() => void run(() => snoozeNotice(key, c.minutes))}
+                >
+                  {c.label}
+                </button>
+              ))}
+            </div>
+          ) : null}
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,55 @@
+import { useMemo, useRef, useState } from 'react';
+import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
+import { useDeck } from '../../store';
+import '../../trends.css';
+import { TrendsLoop } from './TrendsLoop';
+
+/** Is each loop getting healthier or worse: nightly series and regressions over 7, 30 or 90 nights. */
+export function TrendsView() {
+  const [days, setDays] = useState<TrendRange>(30);
+  const loopMap = useDeck((s) => s.loops);
+  const findings = useDeck((s) => s.findings);
+  const backlog = useDeck((s) => s.backlog);
+  // One memo for the view's life: a change re-derives only the nights it touched.
+  const memo = useRef(createTrendsMemo()).current;
+  const today = new Date().toISOString().slice(0, 10);
+  const loops = useMemo(() => Object.values(loopMap), [loopMap]);
+  const trends = useMemo(() => memo.compute({ loops, findings, backlog, days, now: `${today}T12:00:00Z` }), [memo, loops, findings, backlog, days, today]);
+
+  if (loops.length === 0) {
+    return (
+      <div className="empty card" data-testid="trends">
+        <h2>No loops configured</h2>
+        <p>Trends show each loop&apos;s nights once a loop is followed.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="trends" data-testid="trends" data-from={trends.from} data-to={trends.to}>
+      <div className="card trends-head">
+        <h2>Trends</h2>
+        <div className="cap-ranges" role="group" aria-label="Range">
+          {TREND_RANGES.map((r) => (
+            <button key={r} type="button" className={`toggle${r === days ? ' on' : ''}`} aria-pressed={r === days} data-testid={`trends-range-${r}`} onClick={() => setDays(r)}>
+              {r} nights
+            </button>
+          ))}
+        </div>
+        <span className="muted small num">
+          {trends.from} → {trends.to}
+        </span>
+        <p className="muted small trends-note" data-testid="trends-note">
+          Nights are the cycles Loopdeck follows (each loop&apos;s <code>cycles</code> setting, 14 by default) and the
+          ledgers&apos; dates. A finding opens on its audit section&apos;s date (else the day Loopdeck first read it) and closes on
+          the date of its backlog item&apos;s DONE row in the log; done findings whose log row has no date are left out of the
+          backlog. Cap hits are phases decided incomplete past the loop&apos;s cap. Flags: a phase&apos;s last run over twice its
+          30-night median, a night with more new P0 findings than any in the 30 before, a success rate down by a third week
+          over week.
+        </p>
+      </div>
+      {trends.loops.map((l) => (
+        <TrendsLoop key={l.loop} trends={l} />
+      ))}
+    </div>
+  );
+}
