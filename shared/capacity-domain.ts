@@ -47,3 +47,22 @@ export const CapacitySchema = z
   .readonly();
 /** The capacity of one inference host. */
 export type Capacity = z.infer<typeof CapacitySchema>;
+
+/** The capacity charts' ranges (the `capacity.history` command's and the Capacity view's). */
+export const CapacityRangeSchema = z.enum(['1h', '24h', '7d', '30d']);
+export type CapacityRange = z.infer<typeof CapacityRangeSchema>;
+export const CAPACITY_RANGES: readonly CapacityRange[] = CapacityRangeSchema.options;
+
+/** How full a host's slots are, 0..1; null when either number is unknown. */
+export function slotFraction(c: Pick<Capacity, 'slotsBusy' | 'slotsTotal'>): number | null {
+  if (c.slotsBusy === null || c.slotsTotal === null || c.slotsTotal <= 0) return null;
+  return Math.max(0, Math.min(1, c.slotsBusy / c.slotsTotal));
+}
+
+/**
+ * Saturated: every slot busy, or requests queued. One rule for the capacity meters, the Review's
+ * fleet incidents (and the Markdown summary) and the tray.
+ */
+export function isSaturated(c: Pick<Capacity, 'slotsBusy' | 'slotsTotal' | 'queued'>): boolean {
+  return (c.queued ?? 0) > 0 || slotFraction(c) === 1;
+}

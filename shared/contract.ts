@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import {
   AuditMarkSchema,
+  CapacityRangeSchema,
   CapacitySchema,
   DrillRunSchema,
   NoticeSchema,
@@ -77,7 +78,7 @@ export const commands = {
   'capacity.history': {
     input: z
       .object({
-        range: z.enum(['1h', '24h', '7d', '30d']),
+        range: CapacityRangeSchema,
         proxy: z.string().optional(),
         host: z.string().optional(),
         maxPoints: z.number().int().min(10).max(5000).default(1000),

@@ -7,6 +7,14 @@ export const SeveritySchema = z.enum(['P0', 'P1', 'P2', 'P3']);
 /** A finding's severity. */
 export type Severity = z.infer<typeof SeveritySchema>;
 
+/** Severities most urgent first (as filters offer them and lists sort them). */
+export const SEVERITIES: readonly Severity[] = SeveritySchema.options;
+
+/** Sort rank of a severity: P0 first, no severity last. */
+export function severityRank(severity: Severity | null): number {
+  return severity === null ? SEVERITIES.length : SEVERITIES.indexOf(severity);
+}
+
 /** Where a finding stands, from its backlog item's latest outcome in the log. */
 export const FindingStatusSchema = z.enum(['open', 'done', 'blocked', 'operator-only']);
 /** Where a finding stands. */

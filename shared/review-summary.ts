@@ -1,4 +1,4 @@
-import type { Capacity, Cycle, DeadmanState, DrillRun, Finding, HostState, Phase, PhaseStatus, PullRequest, Severity, Snapshot } from './domain';
+import { isSaturated, type Capacity, type Cycle, type DeadmanState, type DrillRun, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
@@ -118,9 +118,8 @@ export function fleetIncidents(capacity: readonly Capacity[]): FleetIncident[] {
       down.push({ proxy: c.proxy, host: c.host, kind: 'down', since: c.since, detail: c.error ?? 'Not answering.' });
       continue;
     }
-    const full = c.slotsBusy !== null && c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy >= c.slotsTotal;
+    if (!isSaturated(c)) continue;
     const queued = c.queued ?? 0;
-    if (!full && queued <= 0) continue;
     const parts: string[] = [];
     if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
     if (queued > 0) parts.push(`${queued} queued`);
@@ -176,20 +175,49 @@ export function reviewWindow(lastReviewedAt: string | null, now: number, since?:
   return { since: new Date(now - REVIEW_DEFAULT_WINDOW_MS).toISOString(), sinceFrom: 'default-24h' };
 }
 
-const BAD = new Set<PhaseStatus>(['failed', 'incomplete', 'running']);
+// The review's rules, one set for the Review screen (renderer/src/features/review) and the
+// Markdown summary: which phases stopped, where in their rc stages, and which cycles the window holds.
 
-function stopOf(cycle: Cycle): SummaryStop | null {
-  const phase: Phase | undefined = cycle.phases.find((p) => BAD.has(p.status)) ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
-  if (!phase) return null;
-  const open = phase.stages.find((s) => !s.done);
-  const failing = phase.stages.find((s) => s.done && s.steps.some((st) => st.rc !== null && st.rc !== 0));
-  const stage = BAD.has(phase.status) ? (open ?? failing ?? null) : null;
-  const step = !stage ? null : stage === open ? stage.stoppedAt : (stage.steps.find((st) => st.rc !== null && st.rc !== 0)?.name ?? null);
-  return { phase: phase.name, status: phase.status, stage: stage?.name ?? null, step, reason: phase.reason };
+/** A phase that stopped badly: it failed, or ended without finishing its stages. */
+export function stoppedBadly(status: PhaseStatus): boolean {
+  return status === 'failed' || status === 'incomplete';
 }
 
-function ranIn(cycle: Cycle, since: number): boolean {
-  return cycle.phases.some((p) => ms(p.startedAt) > since || ms(p.endedAt) > since);
+/** Where a cycle is or stopped: its first phase that stopped badly or is running. */
+export function stoppingPhase(cycle: Cycle): Phase | undefined {
+  return cycle.phases.find((p) => stoppedBadly(p.status) || p.status === 'running');
+}
+
+/** Where in its rc stages a phase stopped: its first unfinished stage and the step it stopped at, else its first stage with a failing step and that step. */
+export function phaseStop(phase: Phase): { readonly stage: string | null; readonly step: string | null } {
+  const failingStep = (s: Phase['stages'][number]) => s.steps.find((st) => st.rc !== null && st.rc !== 0);
+  const open = phase.stages.find((s) => !s.done);
+  if (open) return { stage: open.name, step: open.stoppedAt };
+  const failing = phase.stages.find((s) => failingStep(s) !== undefined);
+  return failing ? { stage: failing.name, step: failingStep(failing)?.name ?? null } : { stage: null, step: null };
+}
+
+/** Whether a time (ISO) falls in the window starting at `since` (ms): strictly after it. */
+export function inWindow(iso: string | null | undefined, since: number): boolean {
+  return ms(iso) > since;
+}
+
+/** Whether a cycle ran in the window: a phase of it started or ended after `since` (ms). */
+export function ranInWindow(cycle: Cycle, since: number): boolean {
+  return cycle.phases.some((p) => inWindow(p.startedAt, since) || inWindow(p.endedAt, since));
+}
+
+/** Whether a drill run belongs to the window: still running, or started in it. */
+export function drillRunInWindow(run: Pick<DrillRun, 'status' | 'startedAt'>, since: number): boolean {
+  return run.status === 'running' || inWindow(run.startedAt, since);
+}
+
+function stopOf(cycle: Cycle): SummaryStop | null {
+  const stopping = stoppingPhase(cycle);
+  const phase: Phase | undefined = stopping ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
+  if (!phase) return null;
+  const { stage, step } = stopping ? phaseStop(phase) : { stage: null, step: null };
+  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason };
 }
 
 const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
@@ -208,7 +236,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
 
   const hosts = new Map(input.hosts.map((h) => [h.name, h]));
   const loops = input.loops.map((loop): SummaryLoop => {
-    const ran = [...loop.cycles].filter((c) => ranIn(c, t)).sort((a, b) => byDesc(a.date, b.date));
+    const ran = [...loop.cycles].filter((c) => ranInWindow(c, t)).sort((a, b) => byDesc(a.date, b.date));
     return {
       loop: loop.name,
       host: loop.host,
@@ -222,7 +250,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
   const counts = { P0: 0, P1: 0, P2: 0, P3: 0, none: 0 };
   const urgent: Finding[] = [];
   for (const f of input.findings) {
-    if (!(ms(f.firstSeenAt) > t)) continue;
+    if (!inWindow(f.firstSeenAt, t)) continue;
     counts[f.severity ?? 'none'] += 1;
     if (f.severity === 'P0' || f.severity === 'P1') urgent.push(f);
   }
@@ -237,7 +265,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     .sort((a, b) => byAsc(a.loop, b.loop) || byAsc(a.url, b.url));
 
   const drills = input.drillRuns
-    .filter((r) => r.status === 'running' || ms(r.startedAt) > t)
+    .filter((r) => drillRunInWindow(r, t))
     .map((r): SummaryDrill => ({ id: r.id, drill: r.drill, host: r.host, status: r.status, rc: r.rc, args: r.args, user: r.user, startedAt: r.startedAt }))
     .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
 
@@ -248,7 +276,7 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 
 function stopText(stop: SummaryStop): string {
   const where = [stop.phase, stop.stage, stop.step].filter((x): x is string => !!x).map(escapeMarkdown).join(' › ');
-  const verb = stop.status === 'running' ? 'running' : BAD.has(stop.status) ? 'stopped at' : 'finished at';
+  const verb = stop.status === 'running' ? 'running' : stoppedBadly(stop.status) ? 'stopped at' : 'finished at';
   return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}`;
 }
 

@@ -1,6 +1,6 @@
 import { Notification } from 'electron';
 import type { EventPayload } from '../../shared/contract';
-import { consoleHash } from './notice-link';
+import { consoleHash } from '../../shared/links';
 
 
 /**

@@ -1,4 +1,4 @@
-import type { BacklogItem, Finding, FindingStatus, LogOutcome, Severity } from '../../../shared/domain';
+import type { BacklogItem, Finding, FindingStatus, LogOutcome } from '../../../shared/domain';
 import type { BacklogRecord, FindingRecord, OutcomeRecord } from './ledger-records';
 
 /** A row of an audit section's findings table, as the ledger parser emits it. */
@@ -23,12 +23,7 @@ export interface FindingsInput {
   readonly firstSeen: (id: string) => string;
 }
 
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { P0: 0, P1: 1, P2: 2, P3: 3 };
-
-/** Sort key of a severity: P0 first, no severity last. */
-export function severityRank(severity: Severity | null): number {
-  return severity === null ? 4 : SEVERITY_RANK[severity];
-}
+export { severityRank } from '../../../shared/domain';
 
 /**
  * The status an outcome text means (`DONE`, `BLOCKED`, `operator-only`; any case, any trailing

@@ -1,4 +1,4 @@
-import type { Finding, Problem, Severity } from '../../../shared/domain';
+import { SEVERITIES, type Finding, type Problem } from '../../../shared/domain';
 import type { LiveState } from '../engine/live-state';
 
 /** What the exporter reads and reports to: the engine, structurally. */
@@ -9,7 +9,7 @@ export interface MetricsSource {
 }
 
 /** The severities a loop always reports (0 when none is open); findings without one count as `none`. */
-export const SEVERITIES: readonly Severity[] = ['P0', 'P1', 'P2', 'P3'];
+export { SEVERITIES };
 
 const openCounts = new WeakMap<readonly Finding[], ReadonlyMap<string, number>>();
 

@@ -1,4 +1,4 @@
-import type { Capacity, HostState, LoopState, Notice, PullRequest } from '../../../shared/domain';
+import { isSaturated, type Capacity, type HostState, type LoopState, type Notice, type PullRequest } from '../../../shared/domain';
 import { HOST_DOWN_AFTER_MS } from './host-rules';
 
 /** The tray's three looks, worst last. */
@@ -82,7 +82,7 @@ export function trayStateOf(input: TrayInput): TrayState {
   for (const c of input.capacity) {
     const label = c.host === c.proxy ? c.proxy : `${c.proxy}/${c.host}`;
     if (!c.up) (downLong(c.since, input.now) ? failing : attention).push(`${label} down`);
-    else if ((c.queued ?? 0) > 0 || (c.slotsTotal !== null && c.slotsTotal > 0 && c.slotsBusy !== null && c.slotsBusy >= c.slotsTotal)) attention.push(`${label} saturated`);
+    else if (isSaturated(c)) attention.push(`${label} saturated`);
   }
 
   let count = 0;

@@ -1,11 +1,7 @@
 import type { CommandOutput } from '../../../../shared/contract';
-import type { Capacity, LoopState, PhaseStatus } from '../../../../shared/domain';
+import { isSaturated, slotFraction, type Capacity, type CapacityRange, type LoopState, type PhaseStatus } from '../../../../shared/domain';
 
-/** A time range the capacity charts can show. */
-export type CapacityRange = '1h' | '24h' | '7d' | '30d';
-
-/** The ranges in switcher order. */
-export const CAPACITY_RANGES: readonly CapacityRange[] = ['1h', '24h', '7d', '30d'];
+export { CAPACITY_RANGES, slotFraction, type CapacityRange } from '../../../../shared/domain';
 
 /** What `capacity.history` answers. */
 export type CapacityHistory = CommandOutput<'capacity.history'>;
@@ -39,16 +35,11 @@ export function groupByProxy(capacity: readonly Capacity[]): ProxyGroup[] {
   return [...groups.values()];
 }
 
-/** How full a host's slots are, 0..1; null when either number is unknown. */
-export function slotFraction(c: Pick<Capacity, 'slotsBusy' | 'slotsTotal'>): number | null {
-  if (c.slotsBusy === null || c.slotsTotal === null || c.slotsTotal <= 0) return null;
-  return Math.max(0, Math.min(1, c.slotsBusy / c.slotsTotal));
-}
 
 /** Meter level: saturated at every slot busy or with a queue, busy from 75%. */
 export function loadLevel(c: Capacity): 'idle' | 'ok' | 'busy' | 'saturated' | 'unknown' {
   const f = slotFraction(c);
-  if ((c.queued ?? 0) > 0 || f === 1) return 'saturated';
+  if (isSaturated(c)) return 'saturated';
   if (f === null) return 'unknown';
   if (f >= 0.75) return 'busy';
   return f === 0 ? 'idle' : 'ok';

@@ -3,16 +3,11 @@ import type { Finding, FindingStatus, Severity } from '../../../../shared/domain
 // Pure helpers for the findings view. Findings can be 20,000 rows: filtering produces a mask over
 // the array main sent (no copies of the findings themselves), and the haystacks are built once.
 
-/** Severities most urgent first, as the filter offers them. */
-export const SEVERITIES: readonly Severity[] = ['P0', 'P1', 'P2', 'P3'];
+export { SEVERITIES, severityRank } from '../../../../shared/domain';
 
 /** Finding statuses in the order the filter offers them. */
 export const FINDING_STATUSES: readonly FindingStatus[] = ['open', 'blocked', 'operator-only', 'done'];
 
-/** Sort rank of a severity: P0 first, findings without one last. */
-export function severityRank(severity: Severity | null): number {
-  return severity === null ? SEVERITIES.length : SEVERITIES.indexOf(severity);
-}
 
 /** What the operator narrowed the findings to; empty lists and nulls mean "any". */
 export interface FindingFilter {

@@ -1,5 +1,5 @@
 import type { Notice, NoticePriority } from '../../../../shared/domain';
-import { externalHttpsUrl } from '../../ui/links';
+import { linkTarget, type LinkTarget } from '../../../../shared/links';
 
 // Pure helpers for notices: Pushover's priorities, where a notice came from, where its link goes.
 
@@ -51,15 +51,11 @@ export function pendingNotices(notices: readonly Notice[], now: number): Notice[
 }
 
 /** Where a notice's link goes: a console view, an https page, or nowhere usable. */
-export type NoticeLink = { readonly kind: 'console'; readonly hash: string } | { readonly kind: 'external'; readonly url: string } | null;
+export type NoticeLink = LinkTarget;
 
-/** Classify a notice's `url`: `#/…` navigates in the console; only https opens outside. */
-export function noticeLink(url: string | null): NoticeLink {
-  if (!url) return null;
-  const text = url.trim();
-  if (text.startsWith('#/')) return { kind: 'console', hash: text };
-  const ext = externalHttpsUrl(text);
-  return ext ? { kind: 'external', url: ext } : null;
+/** Classify a notice's `url` (shared/links.ts): a console view navigates here, only https opens outside. */
+export function noticeLink(url: string | null, consoleOrigin: string = typeof location === 'undefined' ? '' : location.origin): NoticeLink {
+  return linkTarget(url, consoleOrigin);
 }
 
 /** Snooze choices, in minutes. */

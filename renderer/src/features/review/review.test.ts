@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Capacity, HostState } from '../../../../shared/domain';
-import { cycle, finding, loop, phase, pullRequest } from '../../ui/test-fixtures';
+import { PhaseStatusSchema } from '../../../../shared/domain';
+import { buildReviewSummary } from '../../../../shared/review-summary';
+import { cycle, finding, loop, phase, pullRequest, snapshot } from '../../ui/test-fixtures';
 import { fleetIncidents, newFindings, readyPrs, REVIEW_FINDINGS_MAX, REVIEW_FINDINGS_SHOWN, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 
 const SINCE = '2026-08-23T12:00:00.000Z';
@@ -13,6 +15,30 @@ function cap(host: string, over: Partial<Capacity> = {}): Capacity {
 }
 
 describe('review', () => {
+  it('agrees with the Markdown summary on where every cycle stopped, whatever the statuses of its phases', () => {
+    const stages = [
+      { name: 'gates', done: true, stoppedAt: null, steps: [{ name: 'lint', rc: 0 }, { name: 'types', rc: 2 }] },
+      { name: 'tests', done: false, stoppedAt: 'suite', steps: [{ name: 'suite', rc: null }] },
+    ];
+    const statuses = PhaseStatusSchema.options;
+    for (const first of statuses) {
+      for (const second of statuses) {
+        const at = '2026-08-24T01:00:00.000Z';
+        const phases = [
+          phase('audit', { status: first, startedAt: at, endedAt: at, stages: stages.slice(0, 1), reason: 'audit' }),
+          phase('remediate', { status: second, startedAt: at, endedAt: at, stages, reason: 'remediate' }),
+        ];
+        const l = loop('reliability', [cycle('2026-08-24', 'ok', phases)]);
+        const screen = reviewLoop(l, SINCE).lastStop;
+        const summary = buildReviewSummary(snapshot({ loops: [l], lastReviewedAt: SINCE }), { now: Date.parse('2026-08-24T07:00:00Z') }).loops[0]?.cycles[0]?.stop;
+        const stopped = summary && (summary.status === 'running' || summary.status === 'failed' || summary.status === 'incomplete') ? summary : null;
+        expect(screen && { phase: screen.phase, stage: screen.stage, step: screen.step }, `${first} then ${second}`).toEqual(
+          stopped && { phase: stopped.phase, stage: stopped.stage, step: stopped.step },
+        );
+      }
+    }
+  });
+
   it('covers the last 24 hours when never reviewed', () => {
     expect(reviewSince(null, Date.parse('2026-08-24T11:00:00Z'))).toBe('2026-08-23T11:00:00.000Z');
     expect(reviewSince(SINCE, 0)).toBe(SINCE);

@@ -1,22 +1,24 @@
 import type { Cycle, Deadman, DrillRun, Finding, HostState, LoopState, Phase, PullRequest, Severity } from '../../../../shared/domain';
-import { fleetIncidents, hostProblem as hostProblemOf, type FleetIncident } from '../../../../shared/review-summary';
-import { failedStepText, newestFirst } from '../../ui/format';
+import {
+  drillRunInWindow,
+  fleetIncidents,
+  hostProblem as hostProblemOf,
+  inWindow,
+  phaseStop,
+  ranInWindow,
+  reviewWindow,
+  stoppedBadly,
+  stoppingPhase,
+  type FleetIncident,
+} from '../../../../shared/review-summary';
+import { newestFirst } from '../../ui/format';
 import { severityRank } from '../findings/findings';
 
 // Pure derivations for the review screen: what needs the operator since they last marked it reviewed.
 
-/** Without a review mark, the review covers this much. */
-export const DEFAULT_REVIEW_WINDOW_MS = 24 * 3600_000;
-
-/** The start of the review window: the last review, or 24 hours before `now`. */
+/** The start of the review window: the last review, or 24 hours before `now` (the summary's rule). */
 export function reviewSince(lastReviewedAt: string | null, now: number): string {
-  const t = lastReviewedAt ? Date.parse(lastReviewedAt) : NaN;
-  return Number.isFinite(t) ? new Date(t).toISOString() : new Date(now - DEFAULT_REVIEW_WINDOW_MS).toISOString();
-}
-
-function after(iso: string | null, since: number): boolean {
-  const t = iso ? Date.parse(iso) : NaN;
-  return Number.isFinite(t) && t > since;
+  return reviewWindow(lastReviewedAt, now).since;
 }
 
 /** Where a phase stopped: the first unfinished stage and its step, or the first failing step. */
@@ -31,11 +33,7 @@ export interface StopPoint {
 
 /** The stop point of one phase. */
 export function stopPoint(cycle: string, phase: Phase): StopPoint {
-  const open = phase.stages.find((s) => !s.done);
-  const failing = phase.stages.find((s) => failedStepText(s) !== null);
-  const stage = open ?? failing ?? null;
-  const step = open ? open.stoppedAt : failing ? (failing.steps.find((s) => s.rc !== null && s.rc !== 0)?.name ?? null) : null;
-  return { cycle, phase: phase.name, status: phase.status, stage: stage?.name ?? null, step, reason: phase.reason };
+  return { cycle, phase: phase.name, status: phase.status, ...phaseStop(phase), reason: phase.reason };
 }
 
 /** One loop as the review shows it. */
@@ -55,22 +53,17 @@ export interface LoopReview {
   readonly attention: boolean;
 }
 
-function cycleTouched(cycle: Cycle, since: number): boolean {
-  return cycle.phases.some((p) => after(p.endedAt, since) || after(p.startedAt, since));
-}
-
-const BAD = new Set<Phase['status']>(['incomplete', 'failed']);
 
 /** Review one loop over the window starting at `since`, with its host's state when known. */
 export function reviewLoop(loop: LoopState, since: string, host?: HostState): LoopReview {
   const t = Date.parse(since);
   const cycles = newestFirst(loop.cycles);
   const last = cycles[0] ?? null;
-  const stopped = last?.phases.find((p) => BAD.has(p.status) || p.status === 'running');
+  const stopped = last ? stoppingPhase(last) : undefined;
   const issues: StopPoint[] = [];
   cycles.forEach((c, i) => {
-    if (i > 0 && !cycleTouched(c, t)) return;
-    for (const p of c.phases) if (BAD.has(p.status)) issues.push(stopPoint(c.date, p));
+    if (i > 0 && !ranInWindow(c, t)) return;
+    for (const p of c.phases) if (stoppedBadly(p.status)) issues.push(stopPoint(c.date, p));
   });
   const deadmanBad = loop.deadman !== null && loop.deadman.state !== 'ok';
   const hostProblem = hostProblemOf(host);
@@ -95,7 +88,7 @@ export interface NewFindings {
 /** The findings first seen after `since`. */
 export function newFindings(findings: readonly Finding[], since: string): NewFindings {
   const t = Date.parse(since);
-  const items = findings.filter((f) => after(f.firstSeenAt, t));
+  const items = findings.filter((f) => inWindow(f.firstSeenAt, t));
   items.sort((a, b) => severityRank(a.severity) - severityRank(b.severity) || (a.firstSeenAt < b.firstSeenAt ? 1 : a.firstSeenAt > b.firstSeenAt ? -1 : 0));
   const counts = { P0: 0, P1: 0, P2: 0, P3: 0, none: 0 };
   for (const f of items) counts[f.severity ?? 'none'] += 1;
@@ -127,7 +120,7 @@ export function readyPrs(prs: readonly PullRequest[]): PullRequest[] {
 export function drillRunsSince(runs: readonly DrillRun[], since: string): DrillRun[] {
   const t = Date.parse(since);
   return runs
-    .filter((r) => r.status === 'running' || after(r.startedAt, t))
+    .filter((r) => drillRunInWindow(r, t))
     .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
 }
 
