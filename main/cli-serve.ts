@@ -1,6 +1,7 @@
 import { createSession } from './core/session/session';
 import { startLogging } from './core/logging/log';
-import { startServer } from './serve/server';
+import { ensureRenderer } from './serve/renderer-build';
+import { DEFAULT_RENDERER_DIR, startServer } from './serve/server';
 
 /** What `loopdeck serve` (and `demo`) run with. */
 export interface ServeModeOptions {
@@ -28,6 +29,7 @@ export const CORE_OPEN_LATEST_MS = 1000;
  */
 export async function serveMode(o: ServeModeOptions): Promise<number> {
   // Warnings and errors also reach the terminal serve runs in; the file has them all.
+  ensureRenderer(process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
   const logger = startLogging(o.dataDir, 'serve', { stderrLevel: 'warn' });
   const session = createSession({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve' });
   const open = (): void => void session.start();
