@@ -108,3 +108,28 @@ export const TranscriptSearchSchema = z.object({
 });
 /** What `transcript.search` answers. */
 export type TranscriptSearch = z.infer<typeof TranscriptSearchSchema>;
+
+/** How long a client's interest in a transcript lasts after its last `transcript.open` or `transcript.lines` (ms). */
+export const TRANSCRIPT_INTEREST_MS = 5 * 60_000;
+
+/**
+ * A transcript someone has open changed: its size and complete lines as the follower read them
+ * now, and its inode (another one: the file was replaced; a smaller size: truncated).
+ */
+export const TranscriptChangedSchema = TranscriptRefSchema.extend({
+  size: z.number().int().nonnegative(),
+  lines: z.number().int().nonnegative(),
+  ino: z.string(),
+});
+/** The payload of `transcript.changed`. */
+export type TranscriptChanged = z.infer<typeof TranscriptChangedSchema>;
+
+/**
+ * The transcript events, declared here until the renderer's event reducer map (which must name
+ * every event of `events` in shared/contract.ts) has one for them: then this entry moves into
+ * `events`, and the engine's transcript listener into its event listeners.
+ */
+export const transcriptEvents = {
+  /** A transcript a client opened in the last TRANSCRIPT_INTEREST_MS grew, shrank or was replaced (once per poll at most). */
+  'transcript.changed': TranscriptChangedSchema,
+} as const;
