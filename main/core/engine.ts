@@ -515,6 +515,11 @@ export class Engine {
     return this.transcripts.lines(input);
   }
 
+  /** The newest cycle of a loop with this phase's transcript (`loopdeck log` without a date). */
+  newestTranscriptDate(loop: string, phase: string): Promise<string> {
+    return this.transcripts.newestDate(loop, phase);
+  }
+
   /** Search a phase's transcript on its host. */
   searchTranscript(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>> {
     return this.transcripts.search(input);

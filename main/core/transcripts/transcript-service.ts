@@ -71,6 +71,22 @@ export class TranscriptService {
     return { host: loop.host, path, source: host.source, shell: host.shell };
   }
 
+  /** The newest cycle of a loop holding this phase's transcript (else the newest cycle), for `loopdeck log` without a date. */
+  async newestDate(loopName: string, phase: string): Promise<string> {
+    const loop = this.options.config.loops[loopName];
+    const probe = this.resolve({ loop: loopName, date: '2000-01-01', phase });
+    const runs = loop?.runs ?? '';
+    const listing = probe.source.dirs ? await probe.source.dirs(runs) : await probe.source.list(runs).then((l) => l && { entries: l.entries.filter((e) => e.isDirectory).map((e) => e.name) });
+    if (listing === null) throw new TranscriptNotFoundError(`Loop ${loopName}: runs folder ${runs} does not exist on host ${probe.host} (config key loops.${loopName}.runs).`);
+    const dates = listing.entries.filter(isCycleFolder).sort().reverse();
+    if (dates.length === 0) throw new TranscriptNotFoundError(`Loop ${loopName}: no cycle folder in ${probe.host}:${runs} yet.`);
+    for (const date of dates.slice(0, 14)) {
+      const file = this.resolve({ loop: loopName, date, phase });
+      if ((await file.source.stat(file.path)) !== null) return date;
+    }
+    return dates[0] ?? '';
+  }
+
   private missing(ref: TranscriptRef, file: TranscriptFile): TranscriptNotFoundError {
     return new TranscriptNotFoundError(`Loop ${ref.loop}, cycle ${ref.date}, phase ${ref.phase}: no transcript at ${file.host}:${file.path} (the file does not exist).`);
   }
