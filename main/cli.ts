@@ -17,6 +17,7 @@ import { ask, confirm, printSnapshot } from './cli-terminal';
 import { log, startLogging } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
+import { LogError, logTranscript } from './cli-transcript';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -29,6 +30,7 @@ Usage:
   loopdeck watch    [--config FILE] [--data DIR] [--json]
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
   loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
+  loopdeck log      LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
 
@@ -44,6 +46,11 @@ Usage:
                  trusted key without asking; run a drill without typing its name
   --arg k=v      a drill argument (one of the values the config allows)
   --override     run a drill although a loop phase on its host is running (recorded)
+  --lines N      log: how many lines (default 50: the last ones, or from --from)
+  --from LINE    log: start at this line (1-based)
+  --grep RE      log: the lines matching an extended regex, searched on the host, with their numbers
+  --follow       log: go on printing lines as they arrive, until Ctrl-C
+  --raw          log: keep escape sequences (default: stripped)
 `;
 
 const OPTIONS = {
@@ -58,6 +65,11 @@ const OPTIONS = {
   yes: { type: 'boolean', default: false },
   arg: { type: 'string', multiple: true },
   override: { type: 'boolean', default: false },
+  lines: { type: 'string' },
+  from: { type: 'string' },
+  grep: { type: 'string' },
+  follow: { type: 'boolean', default: false },
+  raw: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -304,6 +316,23 @@ function review(flags: Flags): Promise<number> {
   });
 }
 
+/** `loopdeck log`: a phase transcript's lines or grep hits, after the engine caught up (its index makes a jump one seek). */
+async function log_(flags: Flags, words: readonly string[]): Promise<number> {
+  const { engine, store } = await openEngine(flags, 'log');
+  try {
+    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+    await engine.poll();
+    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+    return await logTranscript(engine, words, flags, (text) => process.stdout.write(text));
+  } catch (err) {
+    if (err instanceof LogError) throw new CliError(err.message, err.exitCode);
+    throw err;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
 async function watch(flags: Flags): Promise<number> {
   const { engine, store } = await openEngine(flags, 'watch');
   engine.subscribe((event, payload) => {
@@ -371,6 +400,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return untrust(flags, positionals[1]);
     case 'drill':
       return drill(flags, positionals.slice(1));
+    case 'log':
+      return log_(flags, positionals.slice(1));
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }

@@ -18,6 +18,15 @@ import {
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
+import {
+  TranscriptAtSchema,
+  TranscriptInfoSchema,
+  TranscriptLinesSchema,
+  TranscriptRefSchema,
+  TranscriptSearchInputSchema,
+  TranscriptSearchSchema,
+  TRANSCRIPT_MAX_ROWS,
+} from './transcript-domain';
 
 /** How the console reached its configuration: loaded, absent (first run) or invalid. */
 export const ConfigStatusSchema = z.discriminatedUnion('state', [
@@ -156,6 +165,19 @@ export const commands = {
       .strict(),
     output: z.object({ logged: z.boolean() }),
   },
+  /**
+   * Open a phase's transcript (`<phase>.log` of the cycle, resolved from the loop's config): the
+   * file as it is now, whether the phase runs, and its marks. Opening (and reading lines) makes
+   * the console follow it: `transcript.changed` is published for it for TRANSCRIPT_INTEREST_MS.
+   */
+  'transcript.open': { input: TranscriptRefSchema.strict(), output: TranscriptInfoSchema },
+  /** Up to `count` lines from a line, a fraction of the file's lines, or its end: only their bytes are read. */
+  'transcript.lines': {
+    input: TranscriptRefSchema.extend({ at: TranscriptAtSchema, count: z.number().int().min(1).max(TRANSCRIPT_MAX_ROWS).default(200) }).strict(),
+    output: TranscriptLinesSchema,
+  },
+  /** Search the transcript where it is (grep on the host), bounded in time and output. */
+  'transcript.search': { input: TranscriptSearchInputSchema, output: TranscriptSearchSchema },
 } as const;
 
 /** Every event main publishes, named in the past tense, with its payload schema. */

@@ -21,6 +21,9 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     'drills.cancel': () => ({ cancelled: false }),
     'drills.output': () => ({ text: '', next: 0 }),
     'log.error': () => ({ logged: true }),
+    'transcript.open': () => ({ host: 'runner', path: '/runs/2025-01-01/audit.log', size: 0, ino: '1', lines: 0, running: false, marks: [] }),
+    'transcript.lines': () => ({ host: 'runner', path: '/runs/2025-01-01/audit.log', size: 0, ino: '1', lines: 0, rows: [], bytesRead: 0 }),
+    'transcript.search': () => ({ hits: [], total: 0, truncated: false, timedOut: false }),
     ...overrides,
   };
 }

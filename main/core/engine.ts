@@ -23,6 +23,11 @@ import type { LiveState } from './engine/live-state';
 import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
 import { ReviewMark } from './notices/review-mark';
 import type { CommandInput, CommandOutput } from '../../shared/contract';
+import type { TranscriptChanged } from '../../shared/transcript-domain';
+import { TranscriptService } from './transcripts/transcript-service';
+
+/** Receives `transcript.changed` (see shared/transcript-domain `transcriptEvents`). */
+export type TranscriptListener = (event: 'transcript.changed', payload: TranscriptChanged) => void;
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -84,6 +89,9 @@ export class Engine {
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
+  private readonly transcriptListeners = new Set<TranscriptListener>();
+  /** Phase transcripts: ranges, search, and which open ones changed. */
+  private readonly transcripts: TranscriptService;
   private polling: Promise<void> | null = null;
   private readonly store: Store;
   private readonly now: () => Date;
@@ -131,6 +139,13 @@ export class Engine {
       },
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
+    this.transcripts = new TranscriptService({
+      config,
+      store: this.store,
+      hosts: this.hosts,
+      running: ({ loop, date, phase }) =>
+        [...this.loops.all()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
+    });
     this.notifier = new Notifier({ store: this.store, notify: config.notify, now: this.now, emit: (e, p) => this.emit(e, p), lastReviewedAt: () => this.reviewMark.get() });
     this.drills = new DrillService({
       store: this.store,
@@ -224,6 +239,12 @@ export class Engine {
     await this.idle();
     await this.notifier.close();
     for (const h of this.hosts.all()) h.ssh?.connection.close();
+  }
+
+  /** Listen to `transcript.changed` (not yet an event of the contract: see shared/transcript-domain); returns the unsubscribe function. */
+  subscribeTranscripts(listener: TranscriptListener): () => void {
+    this.transcriptListeners.add(listener);
+    return () => this.transcriptListeners.delete(listener);
   }
 
   /** Listen to every published event; returns the unsubscribe function. */
@@ -329,6 +350,8 @@ export class Engine {
     // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
     this.store.probeRoom();
     this.publishProblems();
+    // The open transcripts that moved: one event each per poll, however many lines it read.
+    if (this.transcriptListeners.size > 0) for (const c of this.transcripts.changed()) for (const l of this.transcriptListeners) l('transcript.changed', c);
   }
 
   /**
@@ -480,6 +503,26 @@ export class Engine {
   /** A drill run's output from byte `from`. */
   drillOutput(runId: string, from: number): Promise<CommandOutput<'drills.output'>> {
     return this.drills.output(runId, from);
+  }
+
+  /** Open a phase's transcript (resolved from the config); its phase is followed for changes a while. */
+  openTranscript(input: CommandInput<'transcript.open'>): Promise<CommandOutput<'transcript.open'>> {
+    return this.transcripts.open(input);
+  }
+
+  /** Lines of a phase's transcript, reading only their bytes. */
+  transcriptLines(input: CommandInput<'transcript.lines'>): Promise<CommandOutput<'transcript.lines'>> {
+    return this.transcripts.lines(input);
+  }
+
+  /** The newest cycle of a loop with this phase's transcript (`loopdeck log` without a date). */
+  newestTranscriptDate(loop: string, phase: string): Promise<string> {
+    return this.transcripts.newestDate(loop, phase);
+  }
+
+  /** Search a phase's transcript on its host. */
+  searchTranscript(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>> {
+    return this.transcripts.search(input);
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

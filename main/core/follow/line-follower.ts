@@ -1,7 +1,7 @@
 import type { Problem } from '../../../shared/domain';
 import type { LineParser, PhaseRecord } from '../text/line-parser';
 import { FileReadError, notRegularMessage, type FileSource, type FileStat } from '../sources/file-source';
-import type { Store } from '../store/store';
+import type { IndexPoint, LineMark, Store } from '../store/store';
 
 /** The most bytes one poll reads from one file: a huge backlog is taken in several polls. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -47,6 +47,13 @@ export interface FollowOptions {
    * its inode and may grow): costs TAIL_BYTES more per read, so only documents ask for it.
    */
   readonly verifyTail?: boolean;
+  /**
+   * Keep a sparse line index (transcripts): where every `indexEvery`-th line starts (lines 1,
+   * 1 + N, …) and the line after one longer than MAX_LINE_BYTES, written with the position.
+   */
+  readonly indexEvery?: number;
+  /** Mark a line that matters (transcripts), given the records its parser made of it. */
+  readonly marker?: (text: string, lineNo: number, records: readonly unknown[]) => LineMark | null;
 }
 
 const NEWLINE = 0x0a;
@@ -141,6 +148,12 @@ async function readAppended<S, R extends { readonly line: number }>(
   let seen = 0;
   const records: R[] = [];
   const problems: Problem[] = [];
+  const every = options.indexEvery ?? 0;
+  const index: IndexPoint[] = [];
+  const marks: LineMark[] = [];
+  const marker = options.marker;
+  // The next line starts after one cut at MAX_LINE_BYTES: index it, so a reader jumps over the rest.
+  let afterCut = false;
   if (st.size > offset) {
     const remaining = st.size - offset;
     let buf = ahead;
@@ -172,6 +185,7 @@ async function readAppended<S, R extends { readonly line: number }>(
           break;
         }
         longLine = false;
+        afterCut = every > 0;
         pos = nl + 1;
         continue;
       }
@@ -179,11 +193,22 @@ async function readAppended<S, R extends { readonly line: number }>(
       // A torn last line waits for its newline, unless it is already too long to keep.
       if (nl < 0 && end - pos <= MAX_LINE_BYTES) break;
       lineNo += 1;
-      const out = parser.line(state, buf.toString('utf8', pos, Math.min(end, pos + MAX_LINE_BYTES)), lineNo, path);
+      // One compare a line: the index costs nothing on the lines it does not record.
+      if (every > 0 && (afterCut || lineNo % every === 1 || every === 1)) {
+        index.push({ line: lineNo, offset: offset + pos });
+        afterCut = false;
+      }
+      const text = buf.toString('utf8', pos, Math.min(end, pos + MAX_LINE_BYTES));
+      const out = parser.line(state, text, lineNo, path);
       state = out.state;
       records.push(...out.result.records);
       problems.push(...out.result.problems);
+      if (marker) {
+        const mark = marker(text, lineNo, out.result.records);
+        if (mark) marks.push(mark);
+      }
       if (end - pos > MAX_LINE_BYTES) {
+        afterCut = every > 0;
         const size = nl < 0 ? `more than ${end - pos}` : `${end - pos}`;
         problems.push({ source: path, line: lineNo, message: `Line ${lineNo} is ${size} bytes, longer than the ${MAX_LINE_BYTES} (1 MiB) a line may be: its first 1 MiB was read, the rest skipped.` });
       }
@@ -219,6 +244,8 @@ async function readAppended<S, R extends { readonly line: number }>(
     longLine,
     records,
     problems,
+    ...(index.length > 0 ? { index } : {}),
+    ...(marks.length > 0 ? { marks } : {}),
   });
   return { presence: 'present', changed: true, reset, bytesRead, lines: lineNo - (reset ? 0 : row.lineNo), more, records };
 }

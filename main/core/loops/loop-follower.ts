@@ -7,6 +7,8 @@ import { derivePhase, deriveCycle, FINAL_STATUSES, type PhaseEvidence } from './
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
+import { INDEX_EVERY } from '../store/line-index';
+import { transcriptMark } from '../transcripts/transcript-marks';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
 import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
@@ -381,7 +383,8 @@ export class LoopFollower {
    * cycle is then derived again at most every TIMES_ONLY_MS, not on every line.
    */
   private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<'derive' | 'times' | false> {
-    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], { stat });
+    // A transcript keeps its sparse line index and marks as it is read (the view jumps with them).
+    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], file.kind === 'log' ? { stat, indexEvery: INDEX_EVERY, marker: transcriptMark } : { stat });
     this.behind ||= out.more;
     const cached = this.cache.get(path);
     if (!cached) {

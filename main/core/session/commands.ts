@@ -51,6 +51,9 @@ export function sessionCommands(session: CommandSession): Handlers {
     'drills.cancel': async ({ runId }) => ({ cancelled: await session.engine().cancelDrill(runId) }),
     'drills.output': ({ runId, from }) => session.engine().drillOutput(runId, from),
     'log.error': (report) => logRendererError(report),
+    'transcript.open': (input) => session.engine().openTranscript(input),
+    'transcript.lines': (input) => session.engine().transcriptLines(input),
+    'transcript.search': (input) => session.engine().searchTranscript(input),
     'demo.start': async () => ({ configPath: await session.startDemo() }),
   };
 }

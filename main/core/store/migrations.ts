@@ -116,4 +116,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE records_v11 RENAME TO records;
   CREATE INDEX records_file ON records(file_id);
   `,
+  // 12: transcripts' sparse line index (where every INDEX_EVERY-th line starts, and the line after
+  //     one cut at 1 MiB) and the lines that matter in them (verdicts, failures, the watchdog's
+  //     kill), keyed by host and path with the inode they belong to, so a jump to a line is one
+  //     seek; dropped with the records when the file is read again from 0.
+  `
+  CREATE TABLE line_index (
+    host TEXT NOT NULL,
+    path TEXT NOT NULL,
+    ino TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    PRIMARY KEY (host, path, line)
+  ) WITHOUT ROWID;
+  CREATE TABLE line_marks (
+    host TEXT NOT NULL,
+    path TEXT NOT NULL,
+    ino TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    UNIQUE (host, path, line, kind)
+  );
+  `,
 ];

@@ -52,4 +52,25 @@ export interface FileCommit {
   readonly resetProblems?: boolean;
   readonly records: readonly LineRecord[];
   readonly problems: readonly Problem[];
+  /**
+   * Index points of the lines this read consumed (a transcript's, see store/line-index): kept in
+   * memory with a position-only commit and written with the position, never on their own.
+   */
+  readonly index?: readonly IndexPoint[];
+  /** Marks found in the lines this read consumed, written as the index points are. */
+  readonly marks?: readonly LineMark[];
+}
+
+/** A point of a transcript's sparse line index: where line `line` (1-based) starts. */
+export interface IndexPoint {
+  readonly line: number;
+  readonly offset: number;
+}
+
+/** A line that matters in a transcript, found while following it (see transcripts/transcript-marks). */
+export interface LineMark {
+  readonly line: number;
+  readonly kind: string;
+  /** A short quote of the line, escape sequences stripped. */
+  readonly text: string;
 }

@@ -7,10 +7,11 @@ import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
 import { MIGRATIONS } from './migrations';
 import { DiskSpace } from './disk-space';
+import { LineIndexTable } from './line-index';
 import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
 
-export type { FileCommit, FileRow, LineRecord } from './store-types';
+export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
 
 /**
  * Positions moved by lines that made no record are written to SQLite within this long (ms): with
@@ -81,6 +82,8 @@ export class Store {
   private positionsFailing = false;
   /** Whether the data folder is full (see DiskSpace): every failed write here is noted in it. */
   readonly space: DiskSpace;
+  /** Transcripts' sparse line index and marks, written with the positions that cover them. */
+  readonly lineIndex: LineIndexTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -89,6 +92,7 @@ export class Store {
   ) {
     this.rows = new FileRowCache(db);
     this.space = new DiskSpace(dirname(dbPath));
+    this.lineIndex = new LineIndexTable((sql) => this.statement(sql));
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
@@ -217,6 +221,8 @@ export class Store {
     // The parser state as stored, made once for SQLite and the cached row.
     const state = JSON.stringify(c.parserState ?? null);
     const positionOnly = known !== null && known.error === null && !c.reset && !c.resetProblems && c.records.length === 0 && c.problems.length === 0;
+    // Index points and marks wait with the position that covers them (after a reset, its delete).
+    if (known !== null && !c.reset) this.lineIndex.hold(fileId, known.host, known.path, c.ino, c.index, c.marks);
     if (!positionOnly) {
       try {
         this.commitTx(fileId, c, state);
@@ -274,7 +280,7 @@ export class Store {
 
   /** Write the positions held only in memory now (writePositionsSoon does it within POSITION_WRITE_MS). */
   flushPositions(): void {
-    if (!this.db.open || !this.rows.anyUnwritten()) return;
+    if (!this.db.open || (!this.rows.anyUnwritten() && !this.lineIndex.anyPending())) return;
     this.db.transaction(() => this.writeUnwritten())();
     this.wrote();
   }
@@ -282,11 +288,13 @@ export class Store {
   /** A write transaction committed: the positions it wrote are stored, and the folder has room. */
   private wrote(): void {
     this.rows.written();
+    this.lineIndex.written();
     this.space.wrote();
     this.lastWriteAt = performance.now();
   }
 
   private writeUnwritten(): void {
+    this.lineIndex.writePending();
     const rows = this.rows.unwrittenRows();
     if (rows.length === 0) return;
     const update = this.statement(
@@ -299,6 +307,12 @@ export class Store {
 
   private applyCommit(fileId: number, c: FileCommit, state: string): void {
     if (c.reset) this.statement('DELETE FROM records WHERE file_id = ?').run(fileId);
+    const known = this.rows.raw(fileId);
+    if (c.reset && known) {
+      this.lineIndex.reset(fileId, known.host, known.path);
+      this.lineIndex.hold(fileId, known.host, known.path, c.ino, c.index, c.marks);
+      this.lineIndex.writePending();
+    }
     if (c.reset || c.resetProblems) {
       const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
       const counted = this.statement('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;

@@ -1,0 +1,81 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../../shared/contract';
+import type { TranscriptChanged } from '../../../shared/transcript-domain';
+import { createRunnerFixture } from '../../../testing/runner-fixture';
+import { until } from '../../../testing/until';
+import { parseConfig } from '../config/load-config';
+import { Engine } from '../engine';
+import { sessionCommands, type CommandSession } from '../session/commands';
+import { Store } from '../store/store';
+
+const DAY = '2026-08-23';
+
+function engineOn(): { engine: Engine; fx: ReturnType<typeof createRunnerFixture>; handlers: ReturnType<typeof sessionCommands> } {
+  const fx = createRunnerFixture();
+  fx.write(DAY, 'remediate.status', 'remediate 2026-08-23T01:00:00-04:00 STARTED\n');
+  fx.write(DAY, 'remediate.log', `${Array.from({ length: 450 }, (_, i) => `step ${i + 1}`).join('\n')}\nTraceback (most recent call last):\nValueError: boom\n`);
+  const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
+  const store = Store.open(join(fx.dir, 'loopdeck.db'));
+  const engine = new Engine(config, { store, now: () => new Date('2026-08-23T09:00:00Z') });
+  const session = { engine: () => engine } as unknown as CommandSession;
+  return { engine, fx, handlers: sessionCommands(session) };
+}
+
+describe('transcript commands through the engine', () => {
+  it('opens a phase transcript resolved from the config, with its marks and whether it runs', async () => {
+    const { engine, handlers, fx } = engineOn();
+    await engine.poll();
+    const info = await handlers['transcript.open'](commands['transcript.open'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate' }));
+    expect(info).toMatchObject({ host: 'runner', path: join(fx.runs, DAY, 'remediate.log'), lines: 452, running: true });
+    expect(info.marks).toEqual([
+      { n: 451, kind: 'failure', text: 'Traceback (most recent call last):' },
+      { n: 452, kind: 'failure', text: 'ValueError: boom' },
+    ]);
+    const lines = await handlers['transcript.lines'](commands['transcript.lines'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', at: { line: 250 }, count: 2 }));
+    expect(lines.rows).toEqual([
+      { n: 250, text: 'step 250', cut: false },
+      { n: 251, text: 'step 251', cut: false },
+    ]);
+    const search = await handlers['transcript.search'](commands['transcript.search'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', query: 'step 44[0-9]$', regex: true }));
+    expect(search.hits.map((h) => h.n)).toEqual([440, 441, 442, 443, 444, 445, 446, 447, 448, 449]);
+    await engine.close();
+  });
+
+  it('refuses a raw path and unknown fields, and names the loop, phase and file that do not exist', async () => {
+    const { engine, handlers, fx } = engineOn();
+    expect(commands['transcript.open'].input.safeParse({ loop: 'reliability', date: DAY, phase: 'remediate', path: '/etc/passwd' }).success).toBe(false);
+    expect(commands['transcript.open'].input.safeParse({ loop: 'reliability', date: '../../etc', phase: 'remediate' }).success).toBe(false);
+    expect(commands['transcript.search'].input.safeParse({ loop: 'reliability', date: DAY, phase: 'remediate', query: 'a\nb' }).success).toBe(false);
+    await expect(handlers['transcript.open']({ loop: 'nope', date: DAY, phase: 'audit' })).rejects.toThrow(/No loop named nope in the config \(loops: reliability\)/);
+    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'lint' })).rejects.toThrow(/Loop reliability has no phase lint/);
+    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'audit' })).rejects.toThrow(
+      `Loop reliability, cycle ${DAY}, phase audit: no transcript at runner:${join(fx.runs, DAY, 'audit.log')} (the file does not exist).`,
+    );
+    await engine.close();
+  });
+
+  it('publishes transcript.changed once per poll, only for a transcript someone opened', async () => {
+    const { engine, handlers, fx } = engineOn();
+    const seen: TranscriptChanged[] = [];
+    engine.subscribeTranscripts((_e, payload) => seen.push(payload));
+    await engine.poll();
+    fx.append(DAY, 'remediate.log', 'unseen 1\n');
+    await engine.poll();
+    expect(seen).toEqual([]);
+    await handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'remediate' });
+    fx.append(DAY, 'remediate.log', 'new 1\nnew 2\nnew 3\n');
+    await engine.poll();
+    expect(seen).toEqual([{ loop: 'reliability', date: DAY, phase: 'remediate', size: expect.any(Number), lines: 456, ino: expect.any(String) }]);
+    await engine.poll();
+    expect(seen).toHaveLength(1);
+    fx.append(DAY, 'remediate.log', 'new 4\n');
+    await until(async () => (await engine.poll(), seen.length === 2), 5000, 'the second change');
+    expect(seen[1]?.lines).toBe(457);
+    appendFileSync(join(fx.runs, DAY, 'audit.log'), 'another phase\n');
+    await engine.poll();
+    expect(seen).toHaveLength(2);
+    await engine.close();
+  });
+});
