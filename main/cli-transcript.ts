@@ -1,3 +1,4 @@
+import type { EventPayload } from '../shared/contract';
 import { TRANSCRIPT_MAX_ROWS, type TranscriptRef, type TranscriptRow } from '../shared/transcript-domain';
 import { stripEscapes } from '../shared/transcript-text';
 import type { Engine } from './core/engine';
@@ -110,7 +111,9 @@ async function follow(engine: Engine, ref: TranscriptRef, first: number, print: 
       process.stderr.write(`loopdeck: ${(err as Error).message}\n`);
     });
   };
-  const unsubscribe = engine.subscribeTranscripts((_e, changed) => {
+  const unsubscribe = engine.subscribe((event, payload) => {
+    if (event !== 'transcript.changed') return;
+    const changed = payload as EventPayload<'transcript.changed'>;
     if (changed.loop === ref.loop && changed.date === ref.date && changed.phase === ref.phase) catchUp();
   });
   const refresh = setInterval(() => void engine.openTranscript(ref).catch(() => undefined), FOLLOW_REFRESH_MS);

@@ -20,6 +20,7 @@ import { keyedDeltaSchema } from './deltas';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
   TranscriptAtSchema,
+  TranscriptChangedSchema,
   TranscriptInfoSchema,
   TranscriptLinesSchema,
   TranscriptRefSchema,
@@ -231,6 +232,8 @@ export const events = {
   'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */
   'drill.output': z.object({ runId: z.string(), from: z.number().int(), text: z.string() }),
+  /** A transcript a client opened in the last TRANSCRIPT_INTEREST_MS grew, shrank or was replaced (once per poll at most). */
+  'transcript.changed': TranscriptChangedSchema,
 } as const;
 
 /** Name of a command. */

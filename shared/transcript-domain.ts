@@ -124,12 +124,3 @@ export const TranscriptChangedSchema = TranscriptRefSchema.extend({
 /** The payload of `transcript.changed`. */
 export type TranscriptChanged = z.infer<typeof TranscriptChangedSchema>;
 
-/**
- * The transcript events, declared here until the renderer's event reducer map (which must name
- * every event of `events` in shared/contract.ts) has one for them: then this entry moves into
- * `events`, and the engine's transcript listener into its event listeners.
- */
-export const transcriptEvents = {
-  /** A transcript a client opened in the last TRANSCRIPT_INTEREST_MS grew, shrank or was replaced (once per poll at most). */
-  'transcript.changed': TranscriptChangedSchema,
-} as const;

@@ -25,7 +25,7 @@ function probe(spec: string, how: 'import' | 'type' | 'export' | 'dynamic' | 're
   }
 }
 
-/** The import rules (eslint.config.mjs's layer table, described in the README's "How it is built"), checked through the project's real ESLint config on a probe file per case. */
+/** The import rules (eslint.config.js's layer table, described in the README's "How it is built"), checked through the project's real ESLint config on a probe file per case. */
 describe('import rules', () => {
   it.each([
     // shared/ imports only shared/ and zod

@@ -23,11 +23,8 @@ import type { LiveState } from './engine/live-state';
 import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
 import { ReviewMark } from './notices/review-mark';
 import type { CommandInput, CommandOutput } from '../../shared/contract';
-import type { TranscriptChanged } from '../../shared/transcript-domain';
 import { TranscriptService } from './transcripts/transcript-service';
 
-/** Receives `transcript.changed` (see shared/transcript-domain `transcriptEvents`). */
-export type TranscriptListener = (event: 'transcript.changed', payload: TranscriptChanged) => void;
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -89,7 +86,6 @@ export class Engine {
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
-  private readonly transcriptListeners = new Set<TranscriptListener>();
   /** Phase transcripts: ranges, search, and which open ones changed. */
   private readonly transcripts: TranscriptService;
   private polling: Promise<void> | null = null;
@@ -241,12 +237,6 @@ export class Engine {
     for (const h of this.hosts.all()) h.ssh?.connection.close();
   }
 
-  /** Listen to `transcript.changed` (not yet an event of the contract: see shared/transcript-domain); returns the unsubscribe function. */
-  subscribeTranscripts(listener: TranscriptListener): () => void {
-    this.transcriptListeners.add(listener);
-    return () => this.transcriptListeners.delete(listener);
-  }
-
   /** Listen to every published event; returns the unsubscribe function. */
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
@@ -351,7 +341,7 @@ export class Engine {
     this.store.probeRoom();
     this.publishProblems();
     // The open transcripts that moved: one event each per poll, however many lines it read.
-    if (this.transcriptListeners.size > 0) for (const c of this.transcripts.changed()) for (const l of this.transcriptListeners) l('transcript.changed', c);
+    for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
   }
 
   /**

@@ -59,7 +59,9 @@ describe('transcript commands through the engine', () => {
   it('publishes transcript.changed once per poll, only for a transcript someone opened', async () => {
     const { engine, handlers, fx } = engineOn();
     const seen: TranscriptChanged[] = [];
-    engine.subscribeTranscripts((_e, payload) => seen.push(payload));
+    engine.subscribe((event, payload) => {
+      if (event === 'transcript.changed') seen.push(payload as TranscriptChanged);
+    });
     await engine.poll();
     fx.append(DAY, 'remediate.log', 'unseen 1\n');
     await engine.poll();

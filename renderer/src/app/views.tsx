@@ -23,8 +23,8 @@ export interface Preloadable {
 export interface ViewEntry<V extends ViewName = ViewName> {
   readonly view: V;
   readonly label: string;
-  /** Its `g` shortcut letter. */
-  readonly key: string;
+  /** Its `g` shortcut letter; null for a view reached from another (not in the nav). */
+  readonly key: string | null;
   /** Its hash without parameters (the nav's link). */
   readonly hash: string;
   /** A view loaded on first use, fetched ahead in idle time (the Review, the default route, is not). */
@@ -42,6 +42,7 @@ const LoopsView = lazyComponent(() => import('../features/loops/LoopsView').then
 const NoticesView = lazyComponent(() => import('../features/notices/NoticesView').then((m) => m.NoticesView));
 const PrsView = lazyComponent(() => import('../features/prs/PrsView').then((m) => m.PrsView));
 const DrillsView = lazyComponent(() => import('../features/drills/DrillsView').then((m) => m.DrillsView));
+const TranscriptView = lazyComponent(() => import('../features/transcript/TranscriptView').then((m) => m.TranscriptView));
 
 /** One entry per view, keyed by name: a view without an entry does not compile. */
 const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } = {
@@ -58,24 +59,34 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
   capacity: { label: 'Capacity', key: 'c', lazy: CapacityView, render: () => <CapacityView /> },
   trends: { label: 'Trends', key: 't', lazy: TrendsView, render: () => <TrendsView /> },
   drills: { label: 'Drills', key: 'd', lazy: DrillsView, render: (route) => <DrillsView runId={route.runId ?? null} /> },
+  // Opened from a phase (not in the nav): keyed by the transcript, so another one starts afresh.
+  log: {
+    label: 'Transcript',
+    key: null,
+    lazy: TranscriptView,
+    render: (r) => <TranscriptView key={`${r.loop}\u0000${r.date}\u0000${r.phase}`} loop={r.loop} date={r.date} phase={r.phase} line={r.line} />,
+  },
 };
 
-/** The nav's order (top to bottom); the `g` help list follows it. */
-const NAV_ORDER: readonly ViewName[] = ['review', 'notices', 'loops', 'findings', 'prs', 'capacity', 'trends', 'drills'];
+/** The nav's views, in its order (top to bottom); the `g` help list follows it. */
+const NAV_ORDER: readonly Exclude<ViewName, 'log'>[] = ['review', 'notices', 'loops', 'findings', 'prs', 'capacity', 'trends', 'drills'];
 
 /** The order lazy views are fetched ahead in: the ones opened most after the Review first. */
-export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'notices', 'prs', 'drills', 'trends'];
+export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'notices', 'prs', 'drills', 'trends', 'log'];
 
 function entryOf<V extends ViewName>(view: V): ViewEntry<V> {
-  const hash = routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));
+  const hash = view === 'log' ? '' : routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));
   return { view, hash, ...TABLE[view] } as ViewEntry<V>;
 }
 
-/** Every view, in the nav's order. */
-export const VIEWS: readonly ViewEntry[] = NAV_ORDER.map((v) => entryOf(v) as ViewEntry);
+/** A view in the nav: it has a `g` key. */
+export type NavEntry = ViewEntry & { readonly key: string };
+
+/** The nav's views, in its order. */
+export const VIEWS: readonly NavEntry[] = NAV_ORDER.map((v) => entryOf(v) as NavEntry);
 
 /** A view's label by name (for the page title and the content region's name). */
-export const VIEW_LABEL: Readonly<Record<ViewName, string>> = Object.fromEntries(VIEWS.map((v) => [v.view, v.label])) as Record<ViewName, string>;
+export const VIEW_LABEL: Readonly<Record<ViewName, string>> = Object.fromEntries(Object.entries(TABLE).map(([v, e]) => [v, e.label])) as Record<ViewName, string>;
 
 /** What the content area shows for a route. */
 export function renderView(route: Route, context: ViewContext): ReactNode {

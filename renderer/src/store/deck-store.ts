@@ -32,6 +32,12 @@ export interface DeckState extends DeckData, OpsActions {
   unlockHost(host: string, passphrase: string): Promise<boolean>;
   /** Fetch downsampled capacity history for the charts (not kept in the store). Throws for the caller to show. */
   capacityHistory(input: CommandInput<'capacity.history'>): Promise<CommandOutput<'capacity.history'>>;
+  /** A phase's transcript: the file now, its marks (not kept in the store; its growth is, see `transcriptTails`). */
+  transcriptOpen(input: CommandInput<'transcript.open'>): Promise<CommandOutput<'transcript.open'>>;
+  /** Lines of a transcript (only their bytes are read on the host). */
+  transcriptLines(input: CommandInput<'transcript.lines'>): Promise<CommandOutput<'transcript.lines'>>;
+  /** Search a transcript where it is. */
+  transcriptSearch(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>>;
 }
 
 /** The zustand store type. */
@@ -131,6 +137,9 @@ export function createDeckStore(
       return unlocked;
     },
     capacityHistory: (input) => client.invoke('capacity.history', input),
+    transcriptOpen: (input) => client.invoke('transcript.open', input),
+    transcriptLines: (input) => client.invoke('transcript.lines', input),
+    transcriptSearch: (input) => client.invoke('transcript.search', input),
   }));
 }
 

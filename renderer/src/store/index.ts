@@ -1,6 +1,6 @@
 export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from './deck-store';
 export { DeckContext, useDeck } from './hooks';
-export { emptyDeckData, reduceEvent, withLedgers, withLoop, withSnapshot, withSummary, type AppInfo, type DeckData, type EventEffect } from './reducers';
+export { emptyDeckData, reduceEvent, withLedgers, withLoop, withSnapshot, withSummary, transcriptKey, type AppInfo, type DeckData, type EventEffect } from './reducers';
 export {
   selectBacklogById,
   selectFindingById,

@@ -62,6 +62,13 @@ export interface DeckData extends OpsData {
    * has not caught up: possibly incomplete or empty. No rows meanwhile; a `state.reset` follows.
    */
   readonly reading: boolean;
+  /** The transcripts open in a view, as main last said they are (`transcript.changed`), by transcriptKey. */
+  readonly transcriptTails: Readonly<Record<string, EventPayload<'transcript.changed'>>>;
+}
+
+/** The key of a transcript in `transcriptTails`. */
+export function transcriptKey(ref: { readonly loop: string; readonly date: string; readonly phase: string }): string {
+  return JSON.stringify([ref.loop, ref.date, ref.phase]);
 }
 
 /** Main's first read after its start has not caught up: what is shown waits for its `state.reset`. */
@@ -91,6 +98,7 @@ export const emptyDeckData: DeckData = {
   ledgerRows: null,
   restored: false,
   reading: false,
+  transcriptTails: {},
   ...emptyOpsData,
 };
 
@@ -202,6 +210,8 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'drill.output': (data, payload) => ({ data: { ...data, ...withDrillOutput(data, payload) }, refetch: false }),
   // The desktop shell asks to show a view (a notification was clicked); nothing in the data changes.
   'app.navigate': (data, { hash }) => ({ data, refetch: false, navigate: hash }),
+  // A transcript open in a view grew, shrank or was replaced: the view reads what it shows.
+  'transcript.changed': (data, payload) => ({ data: { ...data, transcriptTails: { ...data.transcriptTails, [transcriptKey(payload)]: payload } }, refetch: false }),
 };
 
 /** Apply one validated event. `now` stamps `updatedAt`. */

@@ -17,6 +17,12 @@ describe('routes', () => {
     expect(parseRoute('#/trends')).toEqual({ view: 'trends' });
     expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
     expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
+    expect(parseRoute('#/loops/reliability/2026-11-30/remediate/log?line=42')).toEqual({
+      view: 'log', loop: 'reliability', date: '2026-11-30', phase: 'remediate', line: 42,
+    });
+    expect(parseRoute('#/loops/reliability/2026-11-30/remediate/log')).toMatchObject({ view: 'log', line: null });
+    expect(parseRoute('#/loops/reliability/2026-11-30/remediate/log?line=-3')).toMatchObject({ view: 'log', line: null });
+    expect(parseRoute('#/loops/reliability/2026-11-30/remediate/logs')).toEqual({ view: 'loops', loop: 'reliability/2026-11-30/remediate/logs' });
   });
 
   it('round-trips finding ids that carry # and /', () => {
@@ -30,6 +36,8 @@ describe('routes', () => {
       { view: 'loops', loop: 'nightly ops' },
       { view: 'drills', runId: '2026-08-24T03:00:00Z-gpu-reset' },
       { view: 'review' },
+      { view: 'log', loop: 'reliability', date: '2026-11-30', phase: 'remediate', line: 1234567 },
+      { view: 'log', loop: 'nightly/ops', date: '2026-11-30', phase: 'deliver', line: null },
     ] as Route[]) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }

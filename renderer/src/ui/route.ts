@@ -10,15 +10,39 @@ export type Route =
   | { readonly view: 'findings'; readonly id: string | null }
   | { readonly view: 'prs' }
   | { readonly view: 'capacity' }
-  | { readonly view: 'trends' };
+  | { readonly view: 'trends' }
+  /** A phase's transcript, opened at a line (1-based) or on its last screen (null). */
+  | { readonly view: 'log'; readonly loop: string; readonly date: string; readonly phase: string; readonly line: number | null };
 
 /** The name of a view. */
 export type ViewName = Route['view'];
 
 /** Parse a location hash; an empty or unknown hash is the review view (the old `#loops` still works). */
+function decoded(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** `#/loops/<loop>/<date>/<phase>/log?line=N`: the segments after `loops`, or null when they are not a transcript's. */
+function logRoute(rest: readonly string[]): Route | null {
+  const [loop, date, phase, tail] = rest;
+  if (rest.length !== 4 || !loop || !date || !phase || !tail) return null;
+  const m = /^log(?:\?(.*))?$/.exec(tail);
+  if (!m) return null;
+  const line = Number(new URLSearchParams(m[1] ?? '').get('line') ?? NaN);
+  return { view: 'log', loop: decoded(loop), date: decoded(date), phase: decoded(phase), line: Number.isSafeInteger(line) && line >= 1 ? line : null };
+}
+
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   const [head, ...rest] = path.split('/');
+  if (head === 'loops') {
+    const log = logRoute(rest);
+    if (log) return log;
+  }
   const raw = rest.join('/');
   let id: string | null = null;
   if (raw) {
@@ -43,5 +67,9 @@ export function routeHash(route: Route): string {
   if (route.view === 'findings') return route.id ? `#/findings/${encodeURIComponent(route.id)}` : '#/findings';
   if (route.view === 'loops' && route.loop) return `#/loops/${encodeURIComponent(route.loop)}`;
   if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
+  if (route.view === 'log') {
+    const base = `#/loops/${[route.loop, route.date, route.phase].map(encodeURIComponent).join('/')}/log`;
+    return route.line === null ? base : `${base}?line=${route.line}`;
+  }
   return `#/${route.view}`;
 }

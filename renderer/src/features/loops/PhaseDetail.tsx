@@ -1,5 +1,6 @@
 import type { Verdict } from '../../../../shared/domain';
 import { formatDateTime, formatDuration } from '../../ui/format';
+import { routeHash } from '../../ui/route';
 import { findPhase, type PhaseKey } from './selection';
 import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
@@ -60,6 +61,13 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             <StatusBadge status={phase.status} />
             <p className="reason">{phase.reason}</p>
           </div>
+          {phase.status !== 'pending' ? (
+            <p>
+              <a className="console-link" href={routeHash({ view: 'log', ...selection, line: null })} data-testid="open-transcript">
+                {phase.status === 'running' ? 'Follow the transcript' : 'Read the transcript'} ({selection.phase}.log) →
+              </a>
+            </p>
+          ) : null}
           <dl className="facts">
             <dt>Started</dt>
             <dd>{started ?? '—'}</dd>

@@ -1,4 +1,5 @@
 import type { Phase } from '../../../../shared/domain';
+import { navigate } from '../../ui/react-hooks';
 import { STATUS_GLYPH, phaseSpan, phaseTimeLabel, stoppedAtText } from '../../ui/format';
 
 /** Props of one phase segment. */
@@ -34,8 +35,9 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
       data-row
       aria-pressed={selected}
       aria-controls={selected ? 'phase-detail' : undefined}
-      title={tooltip(phase)}
+      title={`${tooltip(phase)}${phase.status === 'pending' ? '' : '\n(double-click: its transcript)'}`}
       onClick={onSelect}
+      onDoubleClick={phase.status === 'pending' ? undefined : () => navigate({ view: 'log', loop, date, phase: phase.name, line: null })}
     >
       <span className="seg-body">
         <span className="seg-name">{phase.name}</span>

@@ -1,0 +1,173 @@
+import { expect, test, type Page } from '@playwright/test';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sshHostYaml } from '../testing/ssh-fixture';
+import { startSshd, type TestSshd } from '../testing/sshd';
+import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
+
+// The transcript view against serve and a real sshd: a generated transcript of more than 200 MB
+// (ANSI colours, other escapes, invalid UTF-8, NUL bytes, a 2 MiB line, a Traceback and a needle
+// three times), a running phase followed live, truncation, replacement and deletion while open.
+
+const HOUR = 3_600_000;
+/** Lines of the big transcript: 2.2 million of ~100 bytes. */
+const BIG_LINES = 2_200_000;
+const NEEDLE = 'needle-7f3a';
+const NEEDLE_AT = [17, 1_234_567, 2_100_000];
+const TRACEBACK_AT = 1_500_000;
+
+/** Line n of the big transcript (1-based), without its newline, as bytes. */
+function bigLine(n: number): Buffer {
+  if (n === 5) return Buffer.from('plain \x1b[31mred\x1b[0m and \x1b[1mbold\x1b[0m then \x1b[?25l hidden-cursor and a tab\there');
+  if (n === 6) return Buffer.concat([Buffer.from('bad utf-8: '), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(' nul:'), Buffer.from([0]), Buffer.from(' end')]);
+  if (n === 7) return Buffer.from(`giant ${'x'.repeat(2 * 1024 * 1024)}`);
+  if (NEEDLE_AT.includes(n)) return Buffer.from(`step ${n}: found the ${NEEDLE} here`);
+  if (n === TRACEBACK_AT) return Buffer.from('Traceback (most recent call last):');
+  return Buffer.from(`[2026-11-30T01:${String(n % 60).padStart(2, '0')}:00Z] line ${n} pytest -q tests/test_sync.py::test_retry_backoff PASSED`);
+}
+
+function writeBig(path: string): number {
+  const fd = openSync(path, 'w');
+  let size = 0;
+  try {
+    let chunk: Buffer[] = [];
+    let bytes = 0;
+    for (let n = 1; n <= BIG_LINES; n++) {
+      const b = bigLine(n);
+      chunk.push(b, Buffer.from('\n'));
+      bytes += b.length + 1;
+      if (bytes > 8 * 1024 * 1024 || n === BIG_LINES) {
+        writeSync(fd, Buffer.concat(chunk));
+        size += bytes;
+        chunk = [];
+        bytes = 0;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return size;
+}
+
+async function rowsInDom(page: Page): Promise<number> {
+  return page.locator('[data-testid^="transcript-line-"]').count();
+}
+
+test.describe('the transcript view', () => {
+  test.describe.configure({ timeout: 240_000 });
+  let sshd: TestSshd;
+  let runner: Runner;
+  let served: Served;
+  const date = new Date().toISOString().slice(0, 10);
+
+  test.beforeAll(async () => {
+    sshd = await startSshd();
+    runner = createRunner(sshHostYaml(sshd));
+    const now = Date.now();
+    runner.write(date, 'audit.status', `audit ${stamp(new Date(now - 3 * HOUR))} STARTED\naudit ${stamp(new Date(now - 2 * HOUR))} OK\n`);
+    runner.write(date, 'audit.log', '');
+    const size = writeBig(join(runner.dir, 'runs', date, 'audit.log'));
+    expect(size).toBeGreaterThan(200 * 1024 * 1024);
+    runner.write(date, 'remediate.status', `remediate ${stamp(new Date(now - HOUR))} STARTED\n`);
+    runner.write(date, 'remediate.log', 'remediate: starting\n');
+    const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
+    mkdirSync(join(home, '.ssh'));
+    served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+  });
+
+  test.afterAll(async () => {
+    await served?.stop();
+    await sshd?.stop();
+  });
+
+  test('opens a 200 MB transcript on its last screen, jumps anywhere, renders hostile bytes safely, and finds a needle', async ({ page }) => {
+    await page.goto(`${served.url}#/loops/reliability/${date}/audit/log`);
+    const view = page.getByTestId('transcript');
+    // The follower reads the whole file once (its line index); the view shows its last screen.
+    await expect(view).toHaveAttribute('data-lines', String(BIG_LINES), { timeout: 180_000 });
+    await expect(page.getByTestId(`transcript-line-${BIG_LINES}`)).toBeVisible();
+    expect(await rowsInDom(page)).toBeLessThan(120);
+
+    // Home: the first screen, with the hostile lines.
+    await page.getByTestId('transcript-scroll').focus();
+    await page.keyboard.press('Home');
+    await expect(page.getByTestId('transcript-line-1')).toBeVisible();
+    const styled = page.getByTestId('transcript-line-5');
+    await expect(styled).toContainText('plain red and bold then ␛[?25l hidden-cursor and a tab     here');
+    await expect(styled.locator('span', { hasText: /^red$/ })).toHaveCSS('color', /rgb/);
+    expect(await styled.locator('span', { hasText: /^red$/ }).evaluate((e) => e.getAttribute('style') ?? '')).toContain('var(--ansi-1)');
+    await expect(styled.locator('.tx-ph')).toHaveText('␛[?25l');
+    await expect(page.getByTestId('transcript-line-6')).toContainText('bad utf-8: \uFFFD(\uFFFD nul:␀ end');
+    await expect(page.getByTestId('transcript-line-7').getByTestId('transcript-long')).toBeVisible();
+    await expect(page.getByTestId('transcript-line-8')).toContainText('line 8 pytest');
+    mkdirSync('e2e/artifacts', { recursive: true });
+    await page.screenshot({ path: 'e2e/artifacts/transcript-light.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: 'e2e/artifacts/transcript-dark.png' });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // A link to a line: one seek.
+    await page.goto(`${served.url}#/loops/reliability/${date}/audit/log?line=1234567`);
+    await expect(page.getByTestId('transcript-line-1234567')).toContainText(NEEDLE);
+    await expect(page.getByTestId('transcript-line-1234567')).toHaveClass(/tl-selected/);
+
+    // The marks: the Traceback, listed and on the scrollbar.
+    await expect(page.getByTestId(`transcript-mark-${TRACEBACK_AT}`)).toBeVisible();
+    await page.getByTestId(`transcript-mark-${TRACEBACK_AT}`).click();
+    await expect(page.getByTestId(`transcript-line-${TRACEBACK_AT}`)).toContainText('Traceback');
+
+    // Search where the file is: three hits, next and previous.
+    await page.getByTestId('transcript-search').fill(NEEDLE);
+    await page.getByTestId('transcript-search').press('Enter');
+    await expect(page.getByTestId('transcript-hits')).toHaveText('1 of 3');
+    await expect(page.getByTestId(`transcript-line-${NEEDLE_AT[0]}`)).toBeVisible();
+    await page.getByTestId('transcript-search').press('Enter');
+    await expect(page.getByTestId('transcript-hits')).toHaveText('2 of 3');
+    await expect(page.getByTestId(`transcript-line-${NEEDLE_AT[1]}`)).toBeVisible();
+    // A regex, case-sensitive: nothing in capitals.
+    await page.getByTestId('transcript-regex').check();
+    await page.getByTestId('transcript-case').check();
+    await page.getByTestId('transcript-search').fill('NEEDLE-[0-9a-f]+');
+    await page.getByTestId('transcript-search').press('Enter');
+    await expect(page.getByTestId('transcript-hits')).toHaveText('no match');
+    expect(await rowsInDom(page)).toBeLessThan(120);
+  });
+
+  test('follows a running phase, says when the file was truncated or replaced, and when it is gone', async ({ page }) => {
+    const log = join(runner.dir, 'runs', date, 'remediate.log');
+    for (let i = 1; i < 300; i++) appendFileSync(log, `remediate line ${i}\n`);
+    await page.goto(`${served.url}#/loops/reliability/${date}/remediate/log`);
+    const view = page.getByTestId('transcript');
+    await expect(view).toHaveAttribute('data-lines', '300');
+    await expect(view).toHaveAttribute('data-follow', 'true');
+    appendFileSync(log, 'remediate line 300: \x1b[32mgreen\x1b[0m\n');
+    await expect(page.getByTestId('transcript-line-301')).toContainText('remediate line 300: green');
+
+    // Replaced under the view (a new inode): said, and shown afresh.
+    writeFileSync(`${log}.new`, 'fresh 1\nfresh 2\n');
+    renameSync(`${log}.new`, log);
+    await expect(page.getByTestId('transcript-notice')).toContainText('replaced');
+    await expect(page.getByTestId('transcript-line-2')).toContainText('fresh 2');
+    await expect(page.getByTestId('transcript-line-3')).toHaveCount(0);
+
+    // Truncated under the view (the same inode, shorter): said, and shown afresh.
+    writeFileSync(log, 'short\n');
+    await expect(page.getByTestId('transcript-notice')).toContainText('truncated');
+    await expect(page.getByTestId('transcript-line-1')).toContainText('short');
+    await expect(page.getByTestId('transcript-line-2')).toHaveCount(0);
+
+    // Gone: the view says so, naming the file.
+    rmSync(log);
+    await page.reload();
+    await expect(page.getByTestId('transcript-error')).toContainText('remediate.log');
+  });
+
+  test('opens from the phase detail', async ({ page }) => {
+    await page.goto(`${served.url}#/loops`);
+    await page.getByTestId(`phase-reliability-${date}-audit`).click();
+    await page.getByTestId('open-transcript').click();
+    await expect(page).toHaveURL(new RegExp(`#/loops/reliability/${date}/audit/log$`));
+    await expect(page.getByTestId('transcript')).toBeVisible();
+  });
+});
