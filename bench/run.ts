@@ -1,3 +1,4 @@
+import { transcriptView } from './transcript-view';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { lineToScreen } from './line-to-screen';
 import { coldStartFigure, footprintFigure } from './start-footprint';
 import { sqliteIngest } from './sqlite-ingest';
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9'] as const;
+const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'] as const;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -142,6 +143,7 @@ async function main(): Promise<number> {
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
   await step('8', () => historyCost(quick));
   await step('9', () => inBrowser((browser) => historyPaint(browser, quick)));
+  await step('10', () => transcriptView(sshd, quick));
 
   const order = (id: string): number => Number.parseFloat(id) + (id.charCodeAt(1) || 0) / 1000;
   figures.sort((a, b) => order(a.id) - order(b.id) || a.id.localeCompare(b.id));

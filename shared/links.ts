@@ -41,3 +41,12 @@ export function consoleHash(url: string | null): string | null {
   const target = linkTarget(url);
   return target?.kind === 'console' ? target.hash : null;
 }
+
+/**
+ * The console's link to a phase's transcript, at a line (1-based) or on its last screen: made by
+ * main (notices) and the renderer (the route), parsed by the renderer's route.
+ */
+export function transcriptHash(ref: { readonly loop: string; readonly date: string; readonly phase: string }, line: number | null = null): string {
+  const base = `#/loops/${[ref.loop, ref.date, ref.phase].map(encodeURIComponent).join('/')}/log`;
+  return line === null ? base : `${base}?line=${line}`;
+}

@@ -1,5 +1,11 @@
 import * as z from 'zod';
 
+/**
+ * What a refusal to answer for a transcript says while Loopdeck has not read it as it is now
+ * (a first read of a large file, or one replaced): the view waits and asks again.
+ */
+export const TRANSCRIPT_BEING_READ = 'is being read';
+
 /** The most rows one `transcript.lines` answers. */
 export const TRANSCRIPT_MAX_ROWS = 2000;
 /** The most hits one `transcript.search` answers. */

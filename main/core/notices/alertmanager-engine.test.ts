@@ -65,7 +65,7 @@ describe('Alertmanager receives the notices of a running Loopdeck', () => {
     await until(async () => (await am.alerts()).some((a) => a.labels.key === key && a.status.state === 'active'), 15_000, 'Alertmanager to hold the alert');
     const alerts = (await am.alerts()).filter((a) => a.labels.loop === 'reliability');
     expect(alerts.map((a) => a.labels)).toEqual([{ alertname: 'phase-failed', loop: 'reliability', host: 'runner', priority: '1', key }]);
-    expect(alerts[0]?.annotations).toMatchObject({ title: 'reliability remediate failed', url: 'http://127.0.0.1:7777/#/loops/reliability' });
+    expect(alerts[0]?.annotations).toMatchObject({ title: 'reliability remediate failed', url: 'http://127.0.0.1:7777/#/loops/reliability/2026-11-29/remediate/log' });
     expect(alerts[0]?.annotations.text).toMatch(/^reliability remediate failed in cycle 2026-11-29 on runner/);
     // The seeded audit failure was never posted at all.
     expect(front.posts.flatMap((p) => p.alerts).map((a) => a.labels.key)).not.toContain('phase:reliability:2026-11-29:audit:failed');

@@ -78,9 +78,9 @@ describe('AlertmanagerSink against a real Alertmanager', () => {
     await until(async () => (await listed(key))?.status.state === 'active', 10_000, 'the alert to be active');
     const alert = await listed(key);
     expect(alert?.labels).toEqual({ alertname: 'phase-failed', loop: loopName, host: 'mac', priority: '1', key });
-    expect(alert?.annotations).toMatchObject({ title: `${loopName} audit failed`, summary: `${loopName} audit failed`, url: `http://127.0.0.1:7777/#/loops/${loopName}` });
+    expect(alert?.annotations).toMatchObject({ title: `${loopName} audit failed`, summary: `${loopName} audit failed`, url: `http://127.0.0.1:7777/#/loops/${loopName}/2026-11-29/audit/log` });
     expect(alert?.annotations.text).toMatch(/audit failed in cycle 2026-11-29 on mac/);
-    expect(alert?.generatorURL).toBe(`http://127.0.0.1:7777/#/loops/${loopName}`);
+    expect(alert?.generatorURL).toBe(`http://127.0.0.1:7777/#/loops/${loopName}/2026-11-29/audit/log`);
     const notice = svc.list().find((n) => n.key === key);
     expect(Date.parse(alert?.startsAt ?? '')).toBe(Date.parse(notice?.createdAt ?? ''));
     expect(Date.parse(alert?.endsAt ?? '')).toBeGreaterThan(Date.now() + 60_000); // a few minutes ahead

@@ -1,3 +1,4 @@
+import { transcriptHash } from '../../../shared/links';
 import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PullRequest } from '../../../shared/domain';
 import { hostDrafts } from './host-rules';
 import { makeDraft, type NoticeDraft } from './notice-draft';
@@ -68,8 +69,9 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
             source: `loop:${loop.name}`,
             title: `${loop.name} ${phase.name} ${phase.status}`,
             message: phaseMessage(loop, cycle, phase),
-            url: loopUrl,
-            urlTitle: `${loop.name} in Loopdeck`,
+            // Why it stopped is in its transcript: the link opens it on its last screen.
+            url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name })),
+            urlTitle: `${phase.name}'s transcript in Loopdeck`,
           }),
         );
       }

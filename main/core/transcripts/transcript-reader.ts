@@ -1,3 +1,4 @@
+import { TRANSCRIPT_BEING_READ } from '../../../shared/transcript-domain';
 import type { TranscriptAt, TranscriptLines, TranscriptRow } from '../../../shared/transcript-domain';
 import { MAX_LINE_BYTES } from '../follow/line-follower';
 import type { FileSource, FileStat } from '../sources/file-source';
@@ -120,7 +121,7 @@ export class TranscriptReader {
     const gap = stat.size - from;
     if (gap > MAX_GAP_BYTES) {
       const why = indexed ? `${gap} bytes were written since it was last read` : row.ino !== null && row.ino !== stat.ino ? 'it was replaced' : 'it was truncated or not read yet';
-      throw new TranscriptUnavailableError(`Host ${file.host}: ${file.path} is being read (${why}); try again in a moment.`);
+      throw new TranscriptUnavailableError(`Host ${file.host}: ${file.path} ${TRANSCRIPT_BEING_READ} (${why}); try again in a moment.`);
     }
     const buf = await w.get(from, gap);
     w.keep(from, buf);

@@ -1,6 +1,8 @@
 // The console's views live in the URL hash (`#/loops`, `#/findings/R-123`, `#/prs`) so they can be
 // linked to and the back button works. The query string stays the transport's (the serve token).
 
+import { transcriptHash } from '../../../shared/links';
+
 /** Which view is shown, and for findings, which one is open. */
 export type Route =
   | { readonly view: 'review' }
@@ -67,9 +69,6 @@ export function routeHash(route: Route): string {
   if (route.view === 'findings') return route.id ? `#/findings/${encodeURIComponent(route.id)}` : '#/findings';
   if (route.view === 'loops' && route.loop) return `#/loops/${encodeURIComponent(route.loop)}`;
   if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
-  if (route.view === 'log') {
-    const base = `#/loops/${[route.loop, route.date, route.phase].map(encodeURIComponent).join('/')}/log`;
-    return route.line === null ? base : `${base}?line=${route.line}`;
-  }
+  if (route.view === 'log') return transcriptHash(route, route.line);
   return `#/${route.view}`;
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { TranscriptInfo, TranscriptMark, TranscriptSearch } from '../../../../shared/transcript-domain';
+import { TRANSCRIPT_BEING_READ, type TranscriptInfo, type TranscriptMark, type TranscriptSearch } from '../../../../shared/transcript-domain';
 import { stripEscapes } from '../../../../shared/transcript-text';
 import { transcriptKey, useDeck } from '../../store';
 import { navigate } from '../../ui/react-hooks';
@@ -20,6 +20,9 @@ export interface TranscriptViewProps {
   /** Open with this line (1-based) at the top, highlighted; null: the last screen. */
   readonly line: number | null;
 }
+
+/** How often the view asks again while the transcript is being read for the first time. */
+const OPEN_RETRY_MS = 1000;
 
 /** The most lines one Copy takes (fetched in pages of 2,000). */
 const MAX_COPY_LINES = 20_000;
@@ -75,21 +78,36 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
     [fetchLines, ref],
   );
 
-  // Open: the file now and its marks.
+  // Open: the file now and its marks. While Loopdeck is still reading it for the first time (its
+  // line index), it says so and asks again.
+  const [waiting, setWaiting] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
+    let retry: number | null = null;
     setInfo(null);
     setError(null);
-    open(ref).then(
-      (answer) => {
-        if (!live) return;
-        fileRef.current = { ino: answer.ino, size: answer.size };
-        setInfo(answer);
-      },
-      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
-    );
+    const attempt = (): void => {
+      open(ref).then(
+        (answer) => {
+          if (!live) return;
+          fileRef.current = { ino: answer.ino, size: answer.size };
+          setWaiting(null);
+          setInfo(answer);
+        },
+        (err: unknown) => {
+          if (!live) return;
+          const message = err instanceof Error ? err.message : String(err);
+          if (message.includes(TRANSCRIPT_BEING_READ)) {
+            setWaiting(message);
+            retry = window.setTimeout(attempt, OPEN_RETRY_MS);
+          } else setError(message);
+        },
+      );
+    };
+    attempt();
     return () => {
       live = false;
+      if (retry !== null) window.clearTimeout(retry);
     };
   }, [open, ref]);
 
@@ -245,7 +263,9 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
     return (
       <section className="transcript card" data-testid="transcript" aria-busy="true">
         <TranscriptHeader loop={loop} date={date} phase={phase} />
-        <p className="muted">Opening the transcript…</p>
+        <p className="muted" role="status" data-testid="transcript-waiting">
+          {waiting ? 'Loopdeck is reading this transcript for the first time (it keeps an index of its lines); it opens as soon as that is done.' : 'Opening the transcript…'}
+        </p>
       </section>
     );
   }
