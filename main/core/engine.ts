@@ -324,6 +324,8 @@ export class Engine {
       (err: unknown) => this.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
+    for (const f of this.followers) if (f.behind) this.watches.readAgain(f.host);
+    for (const [name, f] of this.ledgerFollowers) if (f.behind) this.watches.readAgain(this.config.loops[name]?.host ?? '');
     const caughtUp = !this.behind();
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
