@@ -71,6 +71,8 @@ test.describe('the transcript view', () => {
     expect(size).toBeGreaterThan(200 * 1024 * 1024);
     runner.write(date, 'remediate.status', `remediate ${stamp(new Date(now - HOUR))} STARTED\n`);
     runner.write(date, 'remediate.log', 'remediate: starting\n');
+    runner.write(date, 'deliver.status', `deliver ${stamp(new Date(now - HOUR / 2))} STARTED\ndeliver ${stamp(new Date(now - HOUR / 4))} FAILED 1\n`);
+    runner.write(date, 'deliver.log', 'deliver: pushing\nError: gh pr create failed: exit code 1\n');
     const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
     mkdirSync(join(home, '.ssh'));
     served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
@@ -161,6 +163,19 @@ test.describe('the transcript view', () => {
     rmSync(log);
     await page.reload();
     await expect(page.getByTestId('transcript-error')).toContainText('remediate.log');
+  });
+
+  test("a failed phase's notice links to its transcript, and a host link lands on the host", async ({ page }) => {
+    await page.goto(`${served.url}#/notices`);
+    const key = `phase:reliability:${date}:deliver:failed`;
+    const link = page.getByTestId(`notice-link-${key}`);
+    await expect(link).toHaveAttribute('href', `#/loops/reliability/${date}/deliver/log`);
+    await link.click();
+    await expect(page.getByTestId('transcript')).toHaveAttribute('data-lines', '2');
+    await expect(page.getByTestId('transcript-mark-2')).toContainText('Failure');
+
+    await page.goto(`${served.url}#/hosts/runner`);
+    await expect(page.getByTestId('hosts-view').getByTestId('host-runner')).toHaveAttribute('aria-current', 'true');
   });
 
   test('opens from the phase detail', async ({ page }) => {

@@ -50,3 +50,11 @@ export function transcriptHash(ref: { readonly loop: string; readonly date: stri
   const base = `#/loops/${[ref.loop, ref.date, ref.phase].map(encodeURIComponent).join('/')}/log`;
   return line === null ? base : `${base}?line=${line}`;
 }
+
+/** The console's place for a host Loopdeck reads (its state, key and errors). */
+export function hostHash(name: string): string {
+  return `#/hosts/${encodeURIComponent(name)}`;
+}
+
+/** The console's place for the inference fleet. */
+export const FLEET_HASH = '#/capacity';

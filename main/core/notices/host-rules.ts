@@ -1,3 +1,4 @@
+import { FLEET_HASH, hostHash } from '../../../shared/links';
 import type { Capacity, HostState, NoticePriority } from '../../../shared/domain';
 import { makeDraft, type NoticeDraft } from './notice-draft';
 import { consoleLink, humanDuration } from './notice-text';
@@ -18,6 +19,8 @@ export interface DownSubject {
   readonly since: string | null;
   /** What is wrong, for the message. */
   readonly detail: string;
+  /** Where a notice about it lands in the console. */
+  readonly hash: string;
 }
 
 /** Every host and inference host, up or down. */
@@ -29,6 +32,7 @@ export function downSubjects(hosts: readonly HostState[], capacity: readonly Cap
     down: h.state !== 'connected',
     since: h.since,
     detail: `${h.kind} host ${h.name} is ${h.state}${h.error ? `: ${h.error}` : ''}`,
+    hash: hostHash(h.name),
   }));
   for (const c of capacity) {
     const label = c.host === c.proxy ? c.proxy : `${c.proxy}/${c.host}`;
@@ -39,6 +43,7 @@ export function downSubjects(hosts: readonly HostState[], capacity: readonly Cap
       down: !c.up,
       since: c.since,
       detail: `inference host ${c.host} behind ${c.proxy} (${c.kind}) is down${c.error ? `: ${c.error}` : ''}`,
+      hash: FLEET_HASH,
     });
   }
   return out;
@@ -96,7 +101,7 @@ export function hostDrafts(input: {
   const out: NoticeDraft[] = [];
   for (const s of downSubjects(input.hosts, input.capacity)) {
     const ep = parseEpisode(input.hostDownSince[s.id]);
-    const url = consoleLink(input.consoleUrl, `#/hosts/${encodeURIComponent(s.label)}`);
+    const url = consoleLink(input.consoleUrl, s.hash);
     if (s.down) {
       // Without a tracked outage, the subject's own account of when it went down will do.
       const since = ep && ep.until === null ? ep.since : s.since;

@@ -79,12 +79,16 @@ describe('deriveNotices', () => {
     const drafts = deriveNotices(emptyInput(NOW, { hosts, hostDownSince: trackDownSince({}, hosts, [], NOW) }));
     expect(drafts.map((d) => [d.key, d.priority, d.title])).toEqual([[`host-down:mac:${min(6)}`, 1, 'mac down for 6 min']]);
     expect(drafts[0]?.message).toContain('connect ETIMEDOUT');
+    // It lands on the host, in the console's Hosts view (a route the renderer has).
+    expect(drafts[0]?.url).toBe('http://127.0.0.1:7777/#/hosts/mac');
   });
 
   it('counts an inference host reported down by its proxy', () => {
     const capacity = [gpu('gpu-1', false, min(6)), gpu('gpu-2', true, min(600))];
     const drafts = deriveNotices(emptyInput(NOW, { capacity, hostDownSince: trackDownSince({}, [], capacity, NOW) }));
     expect(drafts.map((d) => [d.key, d.source])).toEqual([[`host-down:crossbar/gpu-1:${min(6)}`, 'proxy:crossbar']]);
+    // An inference host is not a host Loopdeck reads: it lands on the fleet.
+    expect(drafts[0]?.url).toBe('http://127.0.0.1:7777/#/capacity');
   });
 
   it('keeps an outage under one key while its state flips, and keys a recovery on the outage', () => {

@@ -42,6 +42,7 @@ const LoopsView = lazyComponent(() => import('../features/loops/LoopsView').then
 const NoticesView = lazyComponent(() => import('../features/notices/NoticesView').then((m) => m.NoticesView));
 const PrsView = lazyComponent(() => import('../features/prs/PrsView').then((m) => m.PrsView));
 const DrillsView = lazyComponent(() => import('../features/drills/DrillsView').then((m) => m.DrillsView));
+const HostsView = lazyComponent(() => import('../features/hosts/HostsView').then((m) => m.HostsView));
 const TranscriptView = lazyComponent(() => import('../features/transcript/TranscriptView').then((m) => m.TranscriptView));
 
 /** One entry per view, keyed by name: a view without an entry does not compile. */
@@ -59,6 +60,8 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
   capacity: { label: 'Capacity', key: 'c', lazy: CapacityView, render: () => <CapacityView /> },
   trends: { label: 'Trends', key: 't', lazy: TrendsView, render: () => <TrendsView /> },
   drills: { label: 'Drills', key: 'd', lazy: DrillsView, render: (route) => <DrillsView runId={route.runId ?? null} /> },
+  // Reached from a notice or a link (the sidebar lists the hosts too).
+  hosts: { label: 'Hosts', key: null, lazy: HostsView, render: (r) => <HostsView host={r.host} /> },
   // Opened from a phase (not in the nav): keyed by the transcript, so another one starts afresh.
   log: {
     label: 'Transcript',
@@ -69,13 +72,13 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
 };
 
 /** The nav's views, in its order (top to bottom); the `g` help list follows it. */
-const NAV_ORDER: readonly Exclude<ViewName, 'log'>[] = ['review', 'notices', 'loops', 'findings', 'prs', 'capacity', 'trends', 'drills'];
+const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts'>[] = ['review', 'notices', 'loops', 'findings', 'prs', 'capacity', 'trends', 'drills'];
 
 /** The order lazy views are fetched ahead in: the ones opened most after the Review first. */
-export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'notices', 'prs', 'drills', 'trends', 'log'];
+export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts'];
 
 function entryOf<V extends ViewName>(view: V): ViewEntry<V> {
-  const hash = view === 'log' ? '' : routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));
+  const hash = view === 'log' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));
   return { view, hash, ...TABLE[view] } as ViewEntry<V>;
 }
 

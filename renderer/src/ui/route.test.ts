@@ -38,6 +38,8 @@ describe('routes', () => {
       { view: 'review' },
       { view: 'log', loop: 'reliability', date: '2026-11-30', phase: 'remediate', line: 1234567 },
       { view: 'log', loop: 'nightly/ops', date: '2026-11-30', phase: 'deliver', line: null },
+      { view: 'hosts', host: 'gpu a/1' },
+      { view: 'hosts', host: null },
     ] as Route[]) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }

@@ -1,7 +1,7 @@
 // The console's views live in the URL hash (`#/loops`, `#/findings/R-123`, `#/prs`) so they can be
 // linked to and the back button works. The query string stays the transport's (the serve token).
 
-import { transcriptHash } from '../../../shared/links';
+import { hostHash, transcriptHash } from '../../../shared/links';
 
 /** Which view is shown, and for findings, which one is open. */
 export type Route =
@@ -13,6 +13,8 @@ export type Route =
   | { readonly view: 'prs' }
   | { readonly view: 'capacity' }
   | { readonly view: 'trends' }
+  /** The hosts Loopdeck reads, opened on one (a notice about it lands here). */
+  | { readonly view: 'hosts'; readonly host: string | null }
   /** A phase's transcript, opened at a line (1-based) or on its last screen (null). */
   | { readonly view: 'log'; readonly loop: string; readonly date: string; readonly phase: string; readonly line: number | null };
 
@@ -60,6 +62,7 @@ export function parseRoute(hash: string): Route {
   if (head === 'trends') return { view: 'trends' };
   if (head === 'loops') return id ? { view: 'loops', loop: id } : { view: 'loops' };
   if (head === 'notices') return { view: 'notices' };
+  if (head === 'hosts') return { view: 'hosts', host: id };
   if (head === 'drills') return id ? { view: 'drills', runId: id } : { view: 'drills' };
   return { view: 'review' };
 }
@@ -70,5 +73,6 @@ export function routeHash(route: Route): string {
   if (route.view === 'loops' && route.loop) return `#/loops/${encodeURIComponent(route.loop)}`;
   if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
   if (route.view === 'log') return transcriptHash(route, route.line);
+  if (route.view === 'hosts') return route.host === null ? '#/hosts' : hostHash(route.host);
   return `#/${route.view}`;
 }

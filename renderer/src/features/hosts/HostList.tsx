@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { HostState } from '../../../../shared/domain';
 import { HOST_HEALTH, HOST_STATE_LABEL, retryText } from './hosts';
 import { useDeck } from '../../store';
@@ -6,12 +6,16 @@ import { TrustDialog } from './TrustDialog';
 import { UnlockForm } from './UnlockForm';
 import { UntrustControl } from './UntrustControl';
 
-function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: string) => void }) {
+function HostItem({ host, onTrust, focused = false }: { host: HostState; onTrust: (fingerprint: string) => void; focused?: boolean }) {
   const health = HOST_HEALTH[host.state];
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (focused) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [focused]);
   const retry = retryText(host);
   const mismatch = host.state === 'hostkey-mismatch';
   return (
-    <li className={`host host-health-${health}`} data-testid={`host-${host.name}`} data-state={host.state}>
+    <li ref={ref} className={`host host-health-${health}${focused ? ' host-focused' : ''}`} data-testid={`host-${host.name}`} data-state={host.state} aria-current={focused ? 'true' : undefined}>
       <div className="host-line">
         <span className={`dot health-${health}`} aria-hidden="true" />
         <span className="host-name">{host.name}</span>
@@ -56,7 +60,7 @@ function HostItem({ host, onTrust }: { host: HostState; onTrust: (fingerprint: s
 }
 
 /** The configured hosts: state, retry progress, last error, and what the operator can do about it. */
-export function HostList() {
+export function HostList({ focus = null }: { focus?: string | null } = {}) {
   const hosts = useDeck((s) => s.hosts);
   // The fingerprint is captured when the dialog opens: the operator confirms the key they saw.
   const [trusting, setTrusting] = useState<{ host: string; fingerprint: string } | null>(null);
@@ -65,7 +69,7 @@ export function HostList() {
     <>
       <ul className="hosts">
         {hosts.map((h) => (
-          <HostItem key={h.name} host={h} onTrust={(fingerprint) => setTrusting({ host: h.name, fingerprint })} />
+          <HostItem key={h.name} host={h} focused={h.name === focus} onTrust={(fingerprint) => setTrusting({ host: h.name, fingerprint })} />
         ))}
       </ul>
       {trusting ? <TrustDialog host={trusting.host} fingerprint={trusting.fingerprint} onClose={() => setTrusting(null)} /> : null}

@@ -48,7 +48,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
         </div>
         <p className="notice-message">{notice.message}</p>
         <div className="notice-foot" data-row-open>
-          <NoticeLinkView url={notice.url} title={notice.urlTitle} />
+          <NoticeLinkView url={notice.url} title={notice.urlTitle} testId={`notice-link-${key}`} />
           {acked ? (
             <span className="notice-state ok">✓ acknowledged {formatClock(notice.acknowledgedAt)}</span>
           ) : snoozed ? (
