@@ -164,6 +164,8 @@ export class LoopFollower {
     if (cold > 0) toRead.add(dates[HOT_CYCLES + (this.coldCursor++ % cold)] ?? '');
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
+    // Restored cycles carry no signal (whether a transcript grew was not known): the host answered, derive them again.
+    if (this.restored) for (const d of dates) this.dirty.add(d);
     this.restored = false;
     const removed = same ? [] : this.moveWindow(dates);
     if (this.listingChanged) this.pruneProblems(dates);
