@@ -448,7 +448,6 @@ export class LoopFollower {
     const found: { kill: LineMark | null } = { kill: null };
     let options: FollowOptions = { stat };
     if (watch) {
-      watch.repeat.at(stat?.mtimeMs ?? this.cache.get(path)?.mtimeMs ?? 0);
       const marker = (text: string, lineNo: number, records: readonly unknown[]): LineMark | null => {
         watch.repeat.feed(text, lineNo);
         const mark = transcriptMark(text, lineNo, records);
@@ -461,11 +460,13 @@ export class LoopFollower {
     this.behind ||= out.more;
     let signalMoved = false;
     if (watch) {
+      const atMs = stat?.mtimeMs ?? this.store.file(this.source.host, path).mtimeMs ?? 0;
       if (out.changed) {
         watch.lines = out.reset ? out.lines : watch.lines + out.lines;
-        if (found.kill) watch.watchdog = { line: found.kill.line, text: found.kill.text, atMs: stat?.mtimeMs ?? this.store.file(this.source.host, path).mtimeMs ?? 0 };
+        if (found.kill) watch.watchdog = { line: found.kill.line, text: found.kill.text, atMs };
         else if (out.reset) watch.watchdog = null;
       }
+      watch.repeat.settle(atMs);
       signalMoved = watch.repeat.takeChanged() || found.kill !== null;
     }
     const cached = this.cache.get(path);

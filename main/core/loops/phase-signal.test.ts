@@ -13,37 +13,49 @@ function evidence(over: Partial<SignalEvidence> = {}): SignalEvidence {
 }
 
 describe('RepeatTracker', () => {
-  it('says nothing for varied lines, and turns on for repeating ones (digits do not make a line new) from the window start', () => {
+  it('says nothing for varied lines, and turns on for repeating ones (digits do not make a line new), naming the newest line', () => {
     const t = new RepeatTracker();
-    t.at(1000);
     for (let i = 1; i <= 200; i++) t.feed(`tool_use Read src/${word(i)}.py`, i);
+    t.settle(1000);
     expect(t.repeating()).toBeNull();
     expect(t.takeChanged()).toBe(false);
-    t.at(2000);
     for (let i = 201; i <= 300; i++) t.feed(`[2026-08-23T09:${i % 60}:00] retrying request (attempt ${i})`, i);
-    const r = t.repeating();
-    expect(r).not.toBeNull();
-    expect(r?.sinceMs).toBe(2000);
-    expect(r?.line).toBeGreaterThan(200);
-    expect(r?.line).toBeLessThanOrEqual(260);
-    expect(r?.share).toBeGreaterThanOrEqual(0.75);
-    expect(r?.sample).toContain('retrying request');
+    t.settle(2000);
+    expect(t.repeating()).toMatchObject({ line: 300, sinceMs: 2000, lines: 64, sample: '[2026-08-23T09:0:00] retrying request (attempt 300)' });
+    expect(t.repeating()?.share).toBeGreaterThanOrEqual(0.75);
     expect(t.takeChanged()).toBe(true);
+    expect(t.takeChanged()).toBe(false);
+    // Still repeating later: the same since and line.
+    for (let i = 301; i <= 310; i++) t.feed(`retrying request (attempt ${i})`, i);
+    t.settle(3000);
+    expect(t.repeating()).toMatchObject({ line: 300, sinceMs: 2000 });
     expect(t.takeChanged()).toBe(false);
     // Varied output again: it stops.
-    for (let i = 301; i <= 400; i++) t.feed(`tool_use Edit ${word(i)}`, i);
+    for (let i = 311; i <= 400; i++) t.feed(`tool_use Edit ${word(i)}`, i);
+    t.settle(4000);
     expect(t.repeating()).toBeNull();
     expect(t.takeChanged()).toBe(true);
+  });
+
+  it('judges only the newest lines of a read, so a burst that ended is not a loop', () => {
+    const t = new RepeatTracker();
+    for (let i = 1; i <= 1000; i++) t.feed('same line', i);
+    for (let i = 1001; i <= 1100; i++) t.feed(`tool_use Read ${word(i)}`, i);
+    t.settle(1);
+    expect(t.repeating()).toBeNull();
   });
 
   it('needs REPEAT_MIN_LINES lines, and starts over when the file is read again from line 1', () => {
     const t = new RepeatTracker();
     for (let i = 1; i < REPEAT_MIN_LINES; i++) t.feed('same', i);
+    t.settle(1);
     expect(t.repeating()).toBeNull();
     t.feed('same', REPEAT_MIN_LINES);
+    t.settle(2);
     expect(t.repeating()?.line).toBe(REPEAT_MIN_LINES);
     t.takeChanged();
     t.feed('fresh file', 1);
+    t.settle(3);
     expect(t.repeating()).toBeNull();
     expect(t.takeChanged()).toBe(true);
   });

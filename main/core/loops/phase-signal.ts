@@ -47,62 +47,65 @@ export function lineHash(text: string): number {
   return h >>> 0;
 }
 
-/** The window's verdict while it repeats: from which line, since when, how much, and a sample. */
+/** The window's verdict while it repeats: at which line, since when, how much, and a sample. */
 export interface Repetition {
-  /** The line that tipped the window into repeating (one of the repeats). */
+  /** The newest line when the window was first seen repeating (one of the repeats). */
   readonly line: number;
-  /** When (ms, the file's mtime as followed) it started repeating. */
+  /** When (ms, the file's mtime as followed) it was first seen repeating. */
   readonly sinceMs: number;
-  /** Share of the window's lines that repeat an earlier one, when it started. */
+  /** Share of the window's lines that repeat an earlier one, then. */
   readonly share: number;
   /** How many lines the window held then. */
   readonly lines: number;
-  /** The line that started it, escape sequences stripped, cut short. */
+  /** That newest line, escape sequences stripped, cut short. */
   readonly sample: string;
 }
 
 /**
- * The newest REPEAT_WINDOW line hashes of one transcript, fed line by line as the follower reads
- * it: O(1) a line (a ring and a count per hash), bounded memory, nothing read back. Kept in
- * memory only: after a restart it fills again from the lines that follow.
+ * The newest REPEAT_WINDOW lines of one transcript, fed line by line as the follower reads it and
+ * judged once per read (`settle`): a line costs one array store, and only the window's newest
+ * lines are hashed (a backlog of millions of lines hashes 64), so following is not slowed. Memory
+ * is bounded (64 hashes; between feed and settle, references to the read's last 64 lines). Kept
+ * in memory only: after a restart it fills again from the lines that follow.
  */
 export class RepeatTracker {
-  private readonly ring = new Uint32Array(REPEAT_WINDOW);
-  private readonly counts = new Map<number, number>();
+  private readonly texts: (string | null)[] = new Array<string | null>(REPEAT_WINDOW).fill(null);
+  private readonly hashes = new Uint32Array(REPEAT_WINDOW);
   private filled = 0;
   private next = 0;
+  /** Lines fed since the last settle (at most the window). */
+  private pending = 0;
   private lastLine = 0;
-  private nowMs = 0;
   private current: Repetition | null = null;
   /** Whether `current` turned on or off since the last `takeChanged`. */
   private changed = false;
-
-  /** The time (ms) lines fed from now on were written at (the file's mtime, as the follower saw it). */
-  at(ms: number): void {
-    this.nowMs = ms;
-  }
 
   /** One line read from the transcript. A line number not after the last one is a reread from 0 (truncated or replaced). */
   feed(text: string, lineNo: number): void {
     if (lineNo <= this.lastLine) this.clear();
     this.lastLine = lineNo;
-    const h = lineHash(text);
-    if (this.filled === REPEAT_WINDOW) {
-      const old = this.ring[this.next] ?? 0;
-      const c = (this.counts.get(old) ?? 1) - 1;
-      if (c === 0) this.counts.delete(old);
-      else this.counts.set(old, c);
-    } else {
-      this.filled += 1;
-    }
-    this.ring[this.next] = h;
+    this.texts[this.next] = text;
     this.next = (this.next + 1) % REPEAT_WINDOW;
-    this.counts.set(h, (this.counts.get(h) ?? 0) + 1);
+    if (this.filled < REPEAT_WINDOW) this.filled += 1;
+    if (this.pending < REPEAT_WINDOW) this.pending += 1;
+  }
+
+  /** After a read: hash its newest lines and judge the window, `atMs` being the file's mtime as followed. */
+  settle(atMs: number): void {
+    if (this.pending === 0) return;
+    const newest = this.texts[(this.next + REPEAT_WINDOW - 1) % REPEAT_WINDOW] ?? '';
+    for (let k = 1; k <= this.pending; k++) {
+      const i = (this.next + REPEAT_WINDOW - k) % REPEAT_WINDOW;
+      this.hashes[i] = lineHash(this.texts[i] ?? '');
+      this.texts[i] = null;
+    }
+    this.pending = 0;
     if (this.filled < REPEAT_MIN_LINES) return;
-    const share = 1 - this.counts.size / this.filled;
+    // Before the ring wraps its lines are 0..filled-1; after, all of it.
+    const share = 1 - new Set(this.hashes.subarray(0, this.filled)).size / this.filled;
     if (this.current === null && share >= REPEAT_ON) {
-      const sample = stripEscapes(text.slice(0, 400)).slice(0, 120);
-      this.current = { line: lineNo, sinceMs: this.nowMs, share, lines: this.filled, sample };
+      const sample = stripEscapes(newest.slice(0, 400)).slice(0, 120);
+      this.current = { line: this.lastLine, sinceMs: atMs, share, lines: this.filled, sample };
       this.changed = true;
     } else if (this.current !== null && share < REPEAT_OFF) {
       this.current = null;
@@ -125,9 +128,10 @@ export class RepeatTracker {
   private clear(): void {
     if (this.current !== null) this.changed = true;
     this.current = null;
-    this.counts.clear();
+    this.texts.fill(null);
     this.filled = 0;
     this.next = 0;
+    this.pending = 0;
   }
 }
 
