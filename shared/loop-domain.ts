@@ -53,6 +53,30 @@ export type Verdict = z.infer<typeof VerdictSchema>;
 /** Where a phase's start and end times came from: the wrapper's stamps, or file times. */
 export const TimesFromSchema = z.enum(['stamps', 'files']);
 
+/** What a running phase's transcript tells (see main/core/loops/phase-signal.ts). */
+export const PhaseSignalKindSchema = z.enum(['hung', 'spinning', 'watchdog']);
+/** What a running phase's transcript tells. */
+export type PhaseSignalKind = z.infer<typeof PhaseSignalKindSchema>;
+
+/**
+ * A running phase's transcript says something is wrong: no output and no rc step for the loop's
+ * `silence` (hung), output that repeats itself while no rc step advances (spinning), or the stream
+ * watchdog's kill line (watchdog). Never on a finished phase.
+ */
+export const PhaseSignalSchema = z
+  .object({
+    kind: PhaseSignalKindSchema,
+    /** The transcript line (1-based) it is about; null when the transcript has no line yet. */
+    line: z.number().int().nullable(),
+    /** Since when (ISO): the last output (hung), the repetition's start (spinning), the kill (watchdog). */
+    since: z.string(),
+    /** One sentence for a person. */
+    detail: z.string(),
+  })
+  .readonly();
+/** What a running phase's transcript tells. */
+export type PhaseSignal = z.infer<typeof PhaseSignalSchema>;
+
 /** One phase of a cycle, with its evidence summarised. */
 export const PhaseSchema = z
   .object({
@@ -67,6 +91,8 @@ export const PhaseSchema = z
     verdict: VerdictSchema.nullable(),
     /** One sentence saying why the status is what it is (which evidence decided it). */
     reason: z.string(),
+    /** What the transcript tells of a running phase; absent (older summaries) or null when nothing. */
+    signal: PhaseSignalSchema.nullable().optional(),
   })
   .readonly();
 /** One phase of a cycle. */

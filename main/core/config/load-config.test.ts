@@ -45,7 +45,13 @@ describe('parseConfig', () => {
 
   it('fills defaults for a minimal loop', () => {
     const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs } }\n');
-    expect(cfg.loops.l).toMatchObject({ phases: ['audit', 'remediate', 'deliver'], cap: 72_000_000, grace: 7_200_000, cycles: 14 });
+    expect(cfg.loops.l).toMatchObject({ phases: ['audit', 'remediate', 'deliver'], cap: 72_000_000, grace: 7_200_000, silence: 1_800_000, cycles: 14 });
+  });
+
+  it('takes a loop\'s silence as a duration', () => {
+    const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs, silence: 45m } }\n');
+    expect(cfg.loops.l?.silence).toBe(2_700_000);
+    expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    silence: quiet\n')).toThrow(/\/c\.yaml:6: loops\.l\.silence: expected a duration/);
   });
 
   it.each([

@@ -63,6 +63,8 @@ export const LoopConfigSchema = z
     timezone: TimeZone.default('UTC'),
     grace: Duration.default(2 * 3_600_000),
     cap: Duration.default(20 * 3_600_000),
+    /** A running phase whose transcript is silent (or only repeats itself) this long, with no rc step, is hung (or spinning). */
+    silence: Duration.default(30 * 60_000),
     ledgers: z
       .object({ audit: NonEmpty.optional(), log: NonEmpty.optional(), implementer: NonEmpty.optional() })
       .strict()

@@ -151,3 +151,45 @@ describe('LoopFollower with files it cannot read', () => {
     expect(store.problems()).toEqual([]);
   });
 });
+
+describe('LoopFollower and the phase signals', () => {
+  const setup = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-signals-'));
+    const runs = join(dir, 'runs');
+    const day = join(runs, '2026-11-29');
+    mkdirSync(day, { recursive: true });
+    const at = (iso: string): Date => new Date(iso);
+    writeFileSync(join(day, 'remediate.status'), 'remediate 2026-11-29T05:00:00+00:00 STARTED\n');
+    writeFileSync(join(day, 'remediate.log'), `${'tool_use Read a\n'.repeat(3)}stream watchdog: no progress for 600s, killing the agent\n`);
+    for (const f of ['remediate.status', 'remediate.log']) utimesSync(join(day, f), at('2026-11-29T05:50:00Z'), at('2026-11-29T05:50:00Z'));
+    const cfg = parseConfig(join(dir, 'c.yaml'), `hosts: { r: { local: true } }\nloops: { l: { host: r, runs: ${JSON.stringify(runs)}, phases: [remediate], cap: 20h } }\n`);
+    return { day, loop: cfg.loops.l!, at };
+  };
+
+  it('takes a watchdog kill read before a restart from the stored marks, and shows no signal for cycles restored with the host down', async () => {
+    const { loop, at } = setup();
+    const store = Store.open(':memory:');
+    const first = await new LoopFollower('l', loop, new LocalSource('r'), store).poll(at('2026-11-29T06:00:00Z'));
+    expect(first.cycles[0]?.phases[0]?.signal).toMatchObject({ kind: 'watchdog', line: 4, since: '2026-11-29T05:50:00.000Z' });
+    store.flushPositions();
+    // Restored while the host is down: what the store holds, without a signal (whether the transcript grew is not known).
+    const again = new LoopFollower('l', loop, new LocalSource('r'), store);
+    const restored = again.restore(at('2026-11-29T06:01:00Z'));
+    expect(restored?.cycles[0]?.phases[0]?.status).toBe('running');
+    expect(restored?.cycles[0]?.phases[0]?.signal).toBeUndefined();
+    // The host answers: nothing new to read, and the kill comes back from the stored marks.
+    const read = await again.poll(at('2026-11-29T06:02:00Z'));
+    expect(read.cycles[0]?.phases[0]?.signal).toMatchObject({ kind: 'watchdog', line: 4 });
+  });
+
+  it('turns a silent phase hung by the clock on a quiet poll, at the loop\'s silence', async () => {
+    const { loop, at, day } = setup();
+    writeFileSync(join(day, 'remediate.log'), 'tool_use Read a\ntool_use Read b\n');
+    utimesSync(join(day, 'remediate.log'), at('2026-11-29T05:50:00Z'), at('2026-11-29T05:50:00Z'));
+    const follower = new LoopFollower('l', loop, new LocalSource('r'), Store.open(':memory:'));
+    expect((await follower.poll(at('2026-11-29T06:00:00Z'))).cycles[0]?.phases[0]?.signal).toBeUndefined();
+    expect((await follower.poll(at('2026-11-29T06:19:00Z'), { quiet: true })).upserted).toEqual([]);
+    const hung = await follower.poll(at('2026-11-29T06:20:00Z'), { quiet: true });
+    expect(hung.upserted[0]?.phases[0]?.signal).toMatchObject({ kind: 'hung', line: 2, since: '2026-11-29T05:50:00.000Z' });
+  });
+});

@@ -2,17 +2,18 @@ import { posix } from 'node:path';
 import type { Cycle, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import type { LoopConfig } from '../config/schema';
-import { followOnce, refuseFile } from '../follow/line-follower';
+import { followOnce, refuseFile, type FollowOptions } from '../follow/line-follower';
 import { derivePhase, deriveCycle, FINAL_STATUSES, type PhaseEvidence } from './phase-status';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
 import { INDEX_EVERY } from '../store/line-index';
 import { transcriptMark } from '../transcripts/transcript-marks';
+import { isWatchdogKill, phaseSignal, RepeatTracker, type SignalEvidence, type WatchdogKill } from './phase-signal';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
 import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
-import type { Store } from '../store/store';
+import type { LineMark, Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
 
 const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
@@ -30,6 +31,16 @@ export const HOT_CYCLES = 2;
  * every line, and the end it shows need not move faster than this.
  */
 export const TIMES_ONLY_MS = 5000;
+
+/**
+ * What the phase signals keep of one transcript while following it, in memory: its line count,
+ * the window of its newest lines' hashes (see RepeatTracker) and its last watchdog kill line.
+ */
+interface TranscriptWatch {
+  lines: number;
+  readonly repeat: RepeatTracker;
+  watchdog: WatchdogKill | null;
+}
 
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {
@@ -54,6 +65,8 @@ interface CachedFile {
  */
 export class LoopFollower {
   private readonly cache = new Map<string, CachedFile>();
+  /** Transcripts' signal evidence by path (see TranscriptWatch). */
+  private readonly watched = new Map<string, TranscriptWatch>();
   /** The phase files last seen in each cycle folder, by date. */
   private readonly cycleFiles = new Map<string, PhaseFile[]>();
   /** Derived cycles by date, and the window of dates, newest first. */
@@ -151,6 +164,8 @@ export class LoopFollower {
     if (cold > 0) toRead.add(dates[HOT_CYCLES + (this.coldCursor++ % cold)] ?? '');
     // Cycles are read concurrently; over SSH the connection's session cap bounds the fan-out.
     await Promise.all([...toRead].filter((d) => d !== '').map((date) => this.readCycle(date)));
+    // Restored cycles carry no signal (whether a transcript grew was not known): the host answered, derive them again.
+    if (this.restored) for (const d of dates) this.dirty.add(d);
     this.restored = false;
     const removed = same ? [] : this.moveWindow(dates);
     if (this.listingChanged) this.pruneProblems(dates);
@@ -208,6 +223,7 @@ export class LoopFollower {
       this.derivedAtWall.delete(date);
       this.namesJudged.delete(posix.join(this.config.runs, date));
       for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
+      for (const path of [...this.watched.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.watched.delete(path);
       this.listingChanged = true;
     }
     return removed;
@@ -233,8 +249,9 @@ export class LoopFollower {
       this.dirty.delete(date);
       this.timesDirty.delete(date);
       this.derivedAtWall.set(date, wall);
-      const cycle = this.deriveCycleAt(date, now);
-      const next = clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs) : Infinity;
+      const { cycle, signalDue } = this.deriveCycleAt(date, now);
+      // The cap turns a running phase incomplete; silence turns one hung or spinning.
+      const next = Math.min(clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs) : Infinity, signalDue);
       if (next < Infinity) this.clockDue.set(date, next);
       else this.clockDue.delete(date);
       // One cycle's JSON, only for cycles whose files or clock moved: never the whole loop.
@@ -366,13 +383,55 @@ export class LoopFollower {
     this.cycleFiles.set(date, files);
   }
 
-  private deriveCycleAt(date: string, now: Date): Cycle {
+  /** A cycle as of `now`, and when the clock alone next changes a signal of its phases. */
+  private deriveCycleAt(date: string, now: Date): { cycle: Cycle; signalDue: number } {
     const dir = posix.join(this.config.runs, date);
     const files = this.cycleFiles.get(date) ?? [];
-    const phases: Phase[] = this.config.phases.map((phase) =>
-      derivePhase(this.evidence(dir, phase, files.filter((f) => f.phase === phase)), now, this.config.cap),
-    );
-    return deriveCycle(date, phases, now, this.config.cap);
+    let signalDue = Infinity;
+    const phases: Phase[] = this.config.phases.map((phase) => {
+      const own = files.filter((f) => f.phase === phase);
+      const derived = derivePhase(this.evidence(dir, phase, own), now, this.config.cap);
+      // Restored from the store with the host down: whether the transcript grew is not known.
+      if (this.restored) return derived;
+      const out = phaseSignal(this.signalEvidence(dir, own, derived, now));
+      signalDue = Math.min(signalDue, out.dueMs);
+      return out.signal ? { ...derived, signal: out.signal } : derived;
+    });
+    return { cycle: deriveCycle(date, phases, now, this.config.cap), signalDue };
+  }
+
+  /** What a phase's signal is computed from: only what following its files kept (nothing is read). */
+  private signalEvidence(dir: string, files: readonly PhaseFile[], phase: Phase, now: Date): SignalEvidence {
+    const log = files.find((f) => f.kind === 'log');
+    const logPath = log ? posix.join(dir, log.name) : null;
+    const cached = logPath === null ? undefined : this.cache.get(logPath);
+    const watch = logPath === null ? undefined : this.watched.get(logPath);
+    const rcTimes = files
+      .filter((f) => f.kind === 'rc')
+      .map((f) => this.cache.get(posix.join(dir, f.name))?.mtimeMs)
+      .filter((t): t is number => typeof t === 'number');
+    const started = Date.parse(phase.startedAt ?? '');
+    return {
+      status: phase.status,
+      transcript: cached ? { lines: watch?.lines ?? 0, mtimeMs: cached.mtimeMs } : null,
+      rcChangedMs: rcTimes.length > 0 ? Math.max(...rcTimes) : null,
+      startedMs: Number.isNaN(started) ? null : started,
+      repetition: watch?.repeat.repeating() ?? null,
+      watchdog: watch?.watchdog ?? null,
+      silenceMs: this.config.silence,
+      nowMs: now.getTime(),
+    };
+  }
+
+  /** A transcript's signal evidence, begun (on first sight in this process) from its store row and its stored marks. */
+  private watchOf(path: string): TranscriptWatch {
+    let w = this.watched.get(path);
+    if (w) return w;
+    const row = this.store.file(this.source.host, path);
+    const kill = row.ino === null ? undefined : this.store.lineIndex.marks(this.source.host, path, row.ino).filter((m) => m.kind === 'watchdog' && isWatchdogKill(m.text)).at(-1);
+    w = { lines: row.lineNo, repeat: new RepeatTracker(), watchdog: kill ? { line: kill.line, text: kill.text, atMs: row.mtimeMs ?? 0 } : null };
+    this.watched.set(path, w);
+    return w;
   }
 
   /**
@@ -383,9 +442,33 @@ export class LoopFollower {
    * cycle is then derived again at most every TIMES_ONLY_MS, not on every line.
    */
   private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<'derive' | 'times' | false> {
-    // A transcript keeps its sparse line index and marks as it is read (the view jumps with them).
-    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], file.kind === 'log' ? { stat, indexEvery: INDEX_EVERY, marker: transcriptMark } : { stat });
+    // A transcript keeps its sparse line index and marks as it is read (the view jumps with them),
+    // and each line it reads feeds its signals: the repetition window and the watchdog's kill.
+    const watch = file.kind === 'log' ? this.watchOf(path) : null;
+    const found: { kill: LineMark | null } = { kill: null };
+    let options: FollowOptions = { stat };
+    if (watch) {
+      const marker = (text: string, lineNo: number, records: readonly unknown[]): LineMark | null => {
+        watch.repeat.feed(text, lineNo);
+        const mark = transcriptMark(text, lineNo, records);
+        if (mark?.kind === 'watchdog' && isWatchdogKill(text)) found.kill = mark;
+        return mark;
+      };
+      options = { stat, indexEvery: INDEX_EVERY, marker };
+    }
+    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], options);
     this.behind ||= out.more;
+    let signalMoved = false;
+    if (watch) {
+      const atMs = stat?.mtimeMs ?? this.store.file(this.source.host, path).mtimeMs ?? 0;
+      if (out.changed) {
+        watch.lines = out.reset ? out.lines : watch.lines + out.lines;
+        if (found.kill) watch.watchdog = { line: found.kill.line, text: found.kill.text, atMs };
+        else if (out.reset) watch.watchdog = null;
+      }
+      watch.repeat.settle(atMs);
+      signalMoved = watch.repeat.takeChanged() || found.kill !== null;
+    }
     const cached = this.cache.get(path);
     if (!cached) {
       // First sight in this process: what the store holds (a restart resumes, it does not re-read).
@@ -393,7 +476,7 @@ export class LoopFollower {
       this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
       return 'derive';
     }
-    if (!out.changed) return false;
+    if (!out.changed) return signalMoved ? 'derive' : false;
     const timesOnly = !out.reset && out.records.length === 0;
     if (out.reset) cached.records = [...(out.records as PhaseRecord[])];
     else for (const r of out.records as PhaseRecord[]) cached.records.push(r);
@@ -406,9 +489,11 @@ export class LoopFollower {
       cached.firstTimeMs = row.firstTimeMs;
       cached.mtimeMs = row.mtimeMs;
     }
-    if (!timesOnly) return 'derive';
+    if (!timesOnly || signalMoved) return 'derive';
     const phase = this.derived.get(date)?.phases.find((p) => p.name === file.phase);
     if (phase === undefined) return 'derive';
+    // Output after a hung phase's silence, or after a watchdog kill, may end what it shows.
+    if (phase.signal && phase.signal.kind !== 'spinning') return 'derive';
     // An unfinished phase shows no end, and an append moves no start; a finished one shows the
     // file's time as its end only without an end stamp.
     if (!FINAL_STATUSES.has(phase.status) || phase.timesFrom === 'stamps') return false;

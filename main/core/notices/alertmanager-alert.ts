@@ -27,6 +27,10 @@ export function ruleOfKey(key: string): RuleName | null {
     const status = key.slice(key.lastIndexOf(':') + 1);
     return status === 'failed' ? 'phase-failed' : status === 'incomplete' ? 'phase-incomplete' : status === 'no-op' ? 'phase-no-op' : null;
   }
+  if (key.startsWith('signal:')) {
+    const kind = key.slice(key.lastIndexOf(':') + 1);
+    return kind === 'hung' ? 'phase-hung' : kind === 'spinning' ? 'phase-spinning' : kind === 'watchdog' ? 'phase-watchdog' : null;
+  }
   if (key.startsWith('finding:')) return 'finding-p0';
   if (key.startsWith('pr:') && key.endsWith(':ready')) return 'prs-ready';
   if (key.startsWith('host-down:')) return 'host-down';
@@ -136,10 +140,13 @@ export function conditionOf(n: Pick<Notice, 'key' | 'source'>, scope: ConditionS
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     case 'phase-failed':
     case 'phase-incomplete':
-    case 'phase-no-op': {
+    case 'phase-no-op':
+    case 'phase-hung':
+    case 'phase-spinning':
+    case 'phase-watchdog': {
       const loop = loopName ? scope.loops.get(loopName) : undefined;
       if (!loop) return scope.full ? 'cleared' : 'unknown';
-      const rest = n.key.slice(`phase:${loop.name}:`.length).split(':');
+      const rest = n.key.slice(n.key.indexOf(`:${loop.name}:`) + loop.name.length + 2).split(':');
       const [date, phaseName] = rest;
       let covered = scope.full;
       for (const c of loop.cycles) {

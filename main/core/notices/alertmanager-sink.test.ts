@@ -209,6 +209,10 @@ describe('alert rules and conditions', () => {
     ['host-down:crossbar/gpu-1:2026-11-30T05:00:00.000Z', 'host-down'],
     ['host-recovered:mac:2026-11-30T05:00:00.000Z', 'host-recovered'],
     ['drill:abc', 'drill-finished'],
+    ['signal:rel:2026-11-29:remediate:hung', 'phase-hung'],
+    ['signal:rel:2026-11-29:remediate:spinning', 'phase-spinning'],
+    ['signal:rel:2026-11-29:remediate:watchdog', 'phase-watchdog'],
+    ['signal:rel:2026-11-29:remediate:other', null],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));
 
@@ -220,6 +224,16 @@ describe('alert rules and conditions', () => {
     expect(conditionOf(n, scope([rel([cycle('2026-11-30', phase('audit', 'failed'))])]))).toBe('unknown');
     expect(conditionOf(n, scope([rel([cycle('2026-11-30', phase('audit', 'ok'))])]))).toBe('cleared');
     expect(conditionOf(n, scope([rel([cycle('2026-11-28', phase('audit', 'ok')), cycle('2026-11-29', phase('audit', 'failed'))])], true))).toBe('holds');
+  });
+
+  it('judges a phase signal like its phase: it holds while derived, and clears when its cycle no longer calls for it', () => {
+    const n = { key: 'signal:rel:2026-11-29:remediate:hung', source: 'loop:rel' };
+    const rel = (cycles: Cycle[]): LoopState => ({ name: 'rel', host: 'mac', cycles, deadman: null });
+    const scope = (derived: string[], loops: LoopState[]) => ({ full: false, derived: new Set(derived), loops: new Map(loops.map((l) => [l.name, l])), findings: new Set<string>() });
+    const running = rel([cycle('2026-11-29', phase('remediate', 'running'))]);
+    expect(conditionOf(n, scope([n.key], []))).toBe('unknown');
+    expect(conditionOf(n, scope([n.key], [running]))).toBe('holds');
+    expect(conditionOf(n, scope([], [running]))).toBe('cleared');
   });
 
   it('judges a ready PR only when the update derived the PR list', () => {

@@ -18,6 +18,9 @@ export const RULE_NAMES = [
   'host-down',
   'host-recovered',
   'drill-finished',
+  'phase-hung',
+  'phase-spinning',
+  'phase-watchdog',
 ] as const;
 
 /** The name of a notice rule. */
@@ -35,6 +38,9 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'host-down': 1,
   'host-recovered': 0,
   'drill-finished': 0,
+  'phase-hung': 1,
+  'phase-spinning': 0,
+  'phase-watchdog': 1,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */

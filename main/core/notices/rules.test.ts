@@ -144,4 +144,26 @@ describe('deriveNotices', () => {
     const reworded = { ...input, now: new Date(NOW.getTime() + 3_600_000), findings: [finding('R-123', 'P0', { text: 'reworded by a second pass' })] };
     expect(deriveNotices(reworded).map((d) => d.key)).toEqual(a);
   });
+
+  it('raises what a running phase\'s transcript tells at its rule\'s priority, keyed by loop, cycle, phase and kind, linking the line', () => {
+    const signalled = (kind: 'hung' | 'spinning' | 'watchdog', line: number | null) =>
+      phase('remediate', 'running', { signal: { kind, line, since: '2026-11-30T06:00:00.000Z', detail: `${kind} detail` } });
+    const cycles = [
+      { date: '2026-11-30', status: 'running' as const, phases: [phase('audit', 'ok'), signalled('hung', 1234)] },
+      { date: '2026-11-28', status: 'running' as const, phases: [signalled('spinning', 77)] },
+      { date: '2026-11-27', status: 'running' as const, phases: [signalled('watchdog', null)] },
+      // A finished phase carrying one (an old summary) raises nothing of it.
+      { date: '2026-11-26', status: 'failed' as const, phases: [phase('remediate', 'failed', { signal: { kind: 'hung', line: 3, since: '2026-11-26T06:00:00.000Z', detail: 'x' } })] },
+    ];
+    const drafts = deriveNotices(emptyInput(NOW, { loops: [reliabilityLoop({ deadman: null, cycles })] })).filter((d) => d.key.startsWith('signal:'));
+    expect(drafts.map((d) => [d.key, d.priority, d.title, d.url, d.urlTitle])).toEqual([
+      ['signal:reliability:2026-11-30:remediate:hung', 1, 'reliability remediate hung', 'http://127.0.0.1:7777/#/loops/reliability/2026-11-30/remediate/log?line=1234', "remediate's transcript at line 1234 in Loopdeck"],
+      ['signal:reliability:2026-11-28:remediate:spinning', 0, 'reliability remediate spinning', 'http://127.0.0.1:7777/#/loops/reliability/2026-11-28/remediate/log?line=77', "remediate's transcript at line 77 in Loopdeck"],
+      ['signal:reliability:2026-11-27:remediate:watchdog', 1, 'reliability remediate killed by the stream watchdog', 'http://127.0.0.1:7777/#/loops/reliability/2026-11-27/remediate/log', "remediate's transcript in Loopdeck"],
+    ]);
+    expect(drafts[0]?.message).toBe('reliability remediate hung in cycle 2026-11-30 on mac, since 2026-11-30T06:00:00.000Z: hung detail.');
+    for (const d of drafts) expect(NoticeSchema.safeParse({ ...d, createdAt: NOW.toISOString(), acknowledgedAt: null, snoozedUntil: null }).success).toBe(true);
+    const over = deriveNotices(emptyInput(NOW, { loops: [reliabilityLoop({ deadman: null, cycles })], rules: { 'phase-spinning': 2, 'phase-hung': -1 } }));
+    expect(over.filter((d) => d.key.startsWith('signal:')).map((d) => d.priority)).toEqual([-1, 2, 1]);
+  });
 });

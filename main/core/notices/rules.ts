@@ -1,5 +1,5 @@
 import { transcriptHash } from '../../../shared/links';
-import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PullRequest } from '../../../shared/domain';
+import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest } from '../../../shared/domain';
 import { hostDrafts } from './host-rules';
 import { makeDraft, type NoticeDraft } from './notice-draft';
 import { consoleLink, humanDuration } from './notice-text';
@@ -24,6 +24,19 @@ export interface NoticeInput {
   /** Where the console is reached (`http://127.0.0.1:7777/`); without it notices carry no console link. */
   readonly consoleUrl?: string;
 }
+
+/** The rule of each signal a running phase's transcript can give. */
+export const SIGNAL_RULES: Readonly<Record<PhaseSignalKind, RuleName>> = {
+  hung: 'phase-hung',
+  spinning: 'phase-spinning',
+  watchdog: 'phase-watchdog',
+};
+
+const SIGNAL_TITLES: Readonly<Record<PhaseSignalKind, string>> = {
+  hung: 'hung',
+  spinning: 'spinning',
+  watchdog: 'killed by the stream watchdog',
+};
 
 const PHASE_RULES: Partial<Record<Phase['status'], RuleName>> = {
   incomplete: 'phase-incomplete',
@@ -60,6 +73,22 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
     }
     for (const cycle of loop.cycles) {
       for (const phase of cycle.phases) {
+        const signal = phase.signal;
+        // What a running phase's transcript tells, keyed by its kind: raised once per phase and kind.
+        if (signal && phase.status === 'running') {
+          const at = signal.line === null ? '' : ` at line ${signal.line}`;
+          out.push(
+            makeDraft({
+              key: `signal:${loop.name}:${cycle.date}:${phase.name}:${signal.kind}`,
+              priority: prio(SIGNAL_RULES[signal.kind]),
+              source: `loop:${loop.name}`,
+              title: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]}`,
+              message: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]} in cycle ${cycle.date} on ${loop.host}, since ${signal.since}: ${signal.detail}.`,
+              url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name }, signal.line)),
+              urlTitle: `${phase.name}'s transcript${at} in Loopdeck`,
+            }),
+          );
+        }
         const rule = PHASE_RULES[phase.status];
         if (!rule) continue;
         out.push(

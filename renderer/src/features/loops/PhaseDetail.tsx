@@ -1,4 +1,4 @@
-import type { Verdict } from '../../../../shared/domain';
+import type { Phase, Verdict } from '../../../../shared/domain';
 import { formatDateTime, formatDuration } from '../../ui/format';
 import { routeHash } from '../../ui/route';
 import { findPhase, type PhaseKey } from './selection';
@@ -18,6 +18,27 @@ function VerdictLinks({ verdict }: { verdict: Verdict }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+const SIGNAL_WORDS = { hung: 'Hung', spinning: 'Spinning', watchdog: 'Killed by the stream watchdog' } as const;
+
+/** What a running phase's transcript tells: "Hung since …, last line N", the line a link into the transcript. */
+function SignalLine({ phase, selection }: { phase: Phase; selection: PhaseKey }) {
+  const signal = phase.signal;
+  if (!signal || phase.status !== 'running') return null;
+  return (
+    <p className={`callout ${signal.kind === 'spinning' ? 'callout-warn' : 'callout-bad'}`} data-testid="phase-signal" data-kind={signal.kind} title={signal.detail}>
+      {SIGNAL_WORDS[signal.kind]} since {formatDateTime(signal.since) ?? signal.since}
+      {signal.line === null ? null : (
+        <>
+          ,{' '}
+          <a className="console-link" href={routeHash({ view: 'log', ...selection, line: signal.line })} data-testid="phase-signal-line">
+            {signal.kind === 'hung' ? 'last line' : 'line'} {signal.line}
+          </a>
+        </>
+      )}
+    </p>
   );
 }
 
@@ -68,6 +89,7 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
               </a>
             </p>
           ) : null}
+          <SignalLine phase={phase} selection={selection} />
           <dl className="facts">
             <dt>Started</dt>
             <dd>{started ?? '—'}</dd>

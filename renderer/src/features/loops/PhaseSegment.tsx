@@ -20,12 +20,14 @@ function tooltip(phase: Phase): string {
     if (stop) parts.push(`${st.name}: ${stop}`);
   }
   parts.push(phase.reason);
+  if (phase.signal && phase.status === 'running') parts.push(`${phase.signal.kind}: ${phase.signal.detail}`);
   return parts.join('\n');
 }
 
 /** One phase in a cycle's bar: a button (so Enter/Space work) that opens the detail panel. */
 export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSegmentProps) {
   const span = phase.startedAt && phase.endedAt ? phaseSpan(phase) : null;
+  const signal = phase.signal && phase.status === 'running' ? phase.signal.kind : null;
   return (
     <button
       type="button"
@@ -46,6 +48,7 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
             {STATUS_GLYPH[phase.status]}
           </span>
           {phase.status}
+          {signal ? <span className="seg-signal" data-testid={`signal-${loop}-${date}-${phase.name}`}> · {signal}</span> : null}
         </span>
         <span className="seg-time">
           {phaseTimeLabel(phase)}
