@@ -21,6 +21,12 @@ describe('the view table', () => {
     expect(GO_KEYS.map((g) => [g.key, g.label, g.hash])).toEqual(VIEWS.map((v) => [v.key, v.label, v.hash]));
   });
 
+  it('names every view, the ones outside the nav too (page titles)', () => {
+    expect(VIEW_LABEL.log).toBe('Transcript');
+    expect(VIEW_LABEL.hosts).toBe('Hosts');
+    expect(VIEWS.map((v) => v.view)).not.toContain('log');
+  });
+
   it('keeps letters the single-key shortcuts do not use', () => {
     for (const taken of ['j', 'k', 'a', 'g']) expect(VIEWS.map((v) => v.key)).not.toContain(taken);
   });
