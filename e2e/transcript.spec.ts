@@ -186,3 +186,29 @@ test.describe('the transcript view', () => {
     await expect(page.getByTestId('transcript')).toBeVisible();
   });
 });
+
+test.describe("the demo's transcripts", () => {
+  let served: Served;
+  test.beforeAll(async () => {
+    served = await serve([], {}, 'demo');
+  });
+  test.afterAll(async () => {
+    await served?.stop();
+  });
+
+  test('an incomplete remediate opens on why it stopped: the stream watchdog killed the agent', async ({ page }) => {
+    await page.goto(`${served.url}#/loops`);
+    const incomplete = page.locator('[data-testid^="phase-reliability-"][data-testid$="-remediate"][data-status="incomplete"]').first();
+    await incomplete.click();
+    await page.getByTestId('open-transcript').click();
+    const view = page.getByTestId('transcript');
+    await expect(view).toBeVisible();
+    await expect(page.getByTestId('transcript-marks')).toContainText('Watchdog kill');
+    // It opens on the last screen: the kill and the agent's exit are in view.
+    await expect(view.locator('.tl').last()).toContainText('agent exited 0 without committing');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: 'e2e/artifacts/transcript-demo-light.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: 'e2e/artifacts/transcript-demo-dark.png' });
+  });
+});

@@ -43,6 +43,36 @@ function dateName(d: Date): string {
 
 type Outcome = 'ok' | 'no-op' | 'incomplete' | 'failed' | 'deliver-incomplete';
 
+const ESC = '\u001b';
+const red = (t: string): string => `${ESC}[31m${t}${ESC}[0m`;
+const green = (t: string): string => `${ESC}[32m${t}${ESC}[0m`;
+const bold = (t: string): string => `${ESC}[1m${t}${ESC}[0m`;
+
+/**
+ * A remediate agent's transcript as the runner keeps it (stdout with the test runner's colours):
+ * what it read, the fixes it made, the gates and the suite; how it ends tells why the phase ended
+ * as it did (a failing suite, or an agent that gave up without committing).
+ */
+function remediateTranscript(outcome: Outcome, day: number): string {
+  const lines: string[] = ['Reading RELIABILITY_LOG.md backlog: 4 items for tonight', '$ git checkout -b reliability/nightly'];
+  for (const [i, item] of ['REL-101', 'REL-102', 'REL-103'].entries()) {
+    lines.push(`${bold(item)}: writing a failing test first`, `$ pytest -q tests/test_sync.py::test_retry_${i}`, `${red('F')}`, `${red('FAILED')} tests/test_sync.py::test_retry_${i} - AssertionError: expected 3 retries, got 1`);
+    lines.push(`${item}: patching web/lib/sync.ts`, `$ pytest -q tests/test_sync.py::test_retry_${i}`, green('.'), `${green('1 passed')} in 0.4${i}s`);
+  }
+  lines.push('$ ./gates.sh', 'ast_refresh: ok', 'lint: ok', 'types: ok');
+  lines.push('$ pytest -q');
+  for (let i = 0; i < 300; i++) lines.push(`tests/test_${String((i * 7 + day) % 97).padStart(2, '0')}.py::test_case_${i} ${green('PASSED')}`);
+  if (outcome === 'failed') {
+    lines.push('Traceback (most recent call last):', '  File "tests/test_sync.py", line 88, in test_backoff_cap', '    assert backoff(10) <= 30', 'AssertionError');
+    lines.push(`${red('FAILED')} tests/test_sync.py::test_backoff_cap`, `${red('3 failed')}, ${green('1204 passed')} in 412.77s`, 'suite: exit code 2');
+  } else if (outcome === 'incomplete') {
+    lines.push('tests/test_ws.py::test_reconnect_storm ...', '[stream watchdog] no output for 600s; killing the agent process group', 'agent exited 0 without committing to the nightly branch');
+  } else {
+    lines.push(`${green('1207 passed')} in 398.12s`, '$ git commit -m "reliability: REL-101 REL-102 REL-103"');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** Write one finished historical cycle whose phases ran at realistic hours of that day. */
 function writePastCycle(runs: string, day: Date, outcome: Outcome, prBase: number): void {
   const dir = join(runs, dateName(day));
@@ -62,7 +92,7 @@ function writePastCycle(runs: string, day: Date, outcome: Outcome, prBase: numbe
   const stageDone = outcome !== 'incomplete';
   const suiteRc = outcome === 'failed' ? 2 : 0;
   w('remediate.gates.rc', `ast_refresh_rc=\ngates_rc=\nsuite_rc=\nast_refresh_rc=0\ngates_rc=0\n${stageDone ? `suite_rc=${suiteRc}\nDONE\n` : ''}`);
-  w('remediate.log', 'REL-101: red 1 / green 1\nREL-102: red 2 / green 2\n');
+  w('remediate.log', remediateTranscript(outcome, day.getUTCDate()));
   if (outcome === 'incomplete') {
     w('remediate.status', `remediate ${at(1, 0)} STARTED\nremediate ${at(9, 12)} INCOMPLETE\nagent exited 0 without committing to the nightly branch\n`);
     return;
