@@ -203,7 +203,7 @@ describe('the summary kept across restarts', () => {
   it('knows the format of the summary it saves: a hash of the summary schema, so a changed schema never reads an old file', () => {
     const jsonSchema = JSON.stringify(z.toJSONSchema(SummarySchema, { unrepresentable: 'any', io: 'output' }));
     const format = createHash('sha256').update(jsonSchema).digest('hex').slice(0, 16);
-    expect(SUMMARY_FORMAT, `SummarySchema changed: set SUMMARY_FORMAT in summary-cache.ts to '${format}' (saved summaries of the old shape are then ignored)`).toBe(format);
+    expect(SUMMARY_FORMAT, `SummarySchema changed: set SUMMARY_FORMAT in saved-summary.ts to '${format}' (saved summaries of the old shape are then ignored)`).toBe(format);
   });
 
   it('saves after the first read that caught up, then at most every 15 minutes, and keeps the old one if never read afresh', () => {
