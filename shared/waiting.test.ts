@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditFinding, item, outcome, readyPr, task, waitingInput } from '../testing/waiting-fixtures';
+import { auditFinding, item, outcome, readyPr, task, waitingInput } from './waiting-fixtures';
 import { waitingKey, waitingOnYou } from './waiting';
 
 const NOW = Date.parse('2026-08-24T13:00:00Z');

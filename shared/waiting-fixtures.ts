@@ -1,7 +1,7 @@
-import type { BacklogItem, Finding, LogOutcome, PullRequest, Task } from '../shared/domain';
-import type { WaitingInput } from '../shared/waiting';
+import type { BacklogItem, Finding, LogOutcome, PullRequest, Task } from './domain';
+import type { WaitingInput } from './waiting';
 
-// Ledger rows written from the reference ledgers (RELIABILITY_AUDIT.md's backlog, RELIABILITY_LOG.md's
+// Test-only (kept in shared so the shared, main and renderer tests can all import it). Ledger rows written from the reference ledgers (RELIABILITY_AUDIT.md's backlog, RELIABILITY_LOG.md's
 // outcomes, the proxy's implementer log) for the "Waiting on you" and hollow-remediate tests.
 
 /** A log row, `| REL-051 | 2026-08-23 | BLOCKED | 1/0 | root cause: … |`. */
