@@ -85,7 +85,7 @@ const backlogItems: WaitingSource = (input) => {
     const action =
       status === 'blocked'
         ? note
-          ? `Unblock ${item.id}: the loop gave up after three attempts; root cause: ${note}`
+          ? `Unblock ${item.id}: the loop gave up after three attempts; ${/^root[\s-]*cause\b/i.test(note) ? note : `root cause: ${note}`}`
           : `Unblock ${item.id}: the loop gave up after three attempts and logged no root cause`
         : note
           ? `Do by hand: ${note}`
@@ -136,7 +136,7 @@ const uncoveredFindings: WaitingSource = (input) =>
       kind: 'uncovered' as const,
       loop: f.loop,
       id: f.id,
-      action: `Have ${f.loop} file a backlog item for ${f.id}: no REL-### covers it, and every finding must be`,
+      action: `Have ${f.loop} file a backlog item for ${f.id}: no backlog item covers it, and the contract requires every finding to be covered`,
       detail: f.text,
       before: [],
       since: f.firstSeenAt,
@@ -163,7 +163,7 @@ const readyPrs: WaitingSource = (input) => {
       kind: 'pr',
       loop: pr.loop,
       id: pr.number !== null ? String(pr.number) : pr.url,
-      action: `Merge ${name}${pr.branch ? ` (${pr.branch})` : ''}: CI is green${before.length ? ', after the actions the loop asked for' : ''}`,
+      action: `Merge ${name}: CI is green${pr.branch ? ` on ${pr.branch}` : ''}${before.length ? '; first do what the loop asked for below' : ''}`,
       detail: pr.url,
       before,
       since: pr.since,
