@@ -67,6 +67,11 @@ export const PhaseSchema = z
     verdict: VerdictSchema.nullable(),
     /** One sentence saying why the status is what it is (which evidence decided it). */
     reason: z.string(),
+    /**
+     * A remediate that ended `ok` or `no-op` while backlog items of its cycle's audit or earlier
+     * had no final outcome (see shared/hollow.ts): their ids. Optional: older saved state has none.
+     */
+    hollow: z.object({ items: z.array(z.string()).readonly() }).readonly().nullable().optional(),
   })
   .readonly();
 /** One phase of a cycle. */

@@ -18,6 +18,11 @@ export const RULE_NAMES = [
   'host-down',
   'host-recovered',
   'drill-finished',
+  'waiting-blocked',
+  'waiting-operator-only',
+  'waiting-stopped',
+  'waiting-uncovered',
+  'remediate-hollow',
 ] as const;
 
 /** The name of a notice rule. */
@@ -35,6 +40,11 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'host-down': 1,
   'host-recovered': 0,
   'drill-finished': 0,
+  'waiting-blocked': 1,
+  'waiting-operator-only': 1,
+  'waiting-stopped': 1,
+  'waiting-uncovered': 1,
+  'remediate-hollow': 0,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */
