@@ -209,6 +209,11 @@ describe('alert rules and conditions', () => {
     ['host-down:crossbar/gpu-1:2026-11-30T05:00:00.000Z', 'host-down'],
     ['host-recovered:mac:2026-11-30T05:00:00.000Z', 'host-recovered'],
     ['drill:abc', 'drill-finished'],
+    ['waiting:blocked:rel:REL-051', 'waiting-blocked'],
+    ['waiting:operator-only:rel:REL-052', 'waiting-operator-only'],
+    ['waiting:stopped:proxy:v2/01-props', 'waiting-stopped'],
+    ['waiting:uncovered:rel:R-105', 'waiting-uncovered'],
+    ['hollow:rel:2026-11-29:remediate', 'remediate-hollow'],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));
 
