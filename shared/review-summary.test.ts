@@ -205,6 +205,13 @@ describe('the review summary', () => {
     );
   });
 
+  it('bounds the waiting list and says how many more', () => {
+    const backlog = Array.from({ length: REVIEW_FINDING_LIMIT + 3 }, (_, i) => item(`REL-${100 + i}`, [outcome('2026-08-23', 'operator-only', `action ${i}`)]));
+    const md = reviewMarkdown({ ...state, prs: [], backlog }, { now: NOW });
+    expect(md).toContain('- and 3 more waiting\n');
+    expect(md.match(/^- \*\*operator-only\*\*/gm)).toHaveLength(REVIEW_FINDING_LIMIT);
+  });
+
   it('says so when nothing happened, rather than leaving sections out', () => {
     const md = reviewMarkdown({ ...state, loops: [{ ...testing, cycles: [] }], findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
     expect(md).toContain('- **testing** on runner\n  - no cycle ran since 2026-08-23T00:00:00.000Z');

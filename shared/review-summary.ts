@@ -333,6 +333,14 @@ function waitingLines(w: WaitingItem): string[] {
   return lines;
 }
 
+/** The waiting items listed (at most REVIEW_FINDING_LIMIT), then how many more. */
+function waitingList(items: readonly WaitingItem[]): string[] {
+  const lines = items.slice(0, REVIEW_FINDING_LIMIT).flatMap(waitingLines);
+  const more = items.length - REVIEW_FINDING_LIMIT;
+  if (more > 0) lines.push(`- and ${more} more waiting`);
+  return lines;
+}
+
 function section(title: string, lines: readonly string[], none: string): string[] {
   return ['', `## ${title}`, '', ...(lines.length ? lines : [none])];
 }
@@ -356,7 +364,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     `# Loopdeck review since ${s.since}`,
     '',
     headline,
-    ...section('Waiting on you', s.waiting.flatMap(waitingLines), 'Nothing.'),
+    ...section('Waiting on you', waitingList(s.waiting), 'Nothing.'),
     ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
     ...section('New P0/P1 findings', findings, 'None.'),
     ...section('Ready to merge', s.prs.map(prLine), 'None.'),

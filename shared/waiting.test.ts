@@ -19,6 +19,13 @@ describe('waitingOnYou', () => {
     expect(w).toMatchObject({ kind: 'operator-only', id: 'REL-052', action: 'Do by hand: rotate the broker credential', since: '2026-08-22' });
   });
 
+  it('says a row read at a first start has waited since its own earlier date, not since Loopdeck first read it', () => {
+    const old = item('REL-040', [outcome('2026-08-20', 'BLOCKED', 'root cause: z', 9, '2026-08-24T13:00:00.000Z')]);
+    expect(waitingOnYou(waitingInput({ backlog: [old] }), NOW)[0]?.since).toBe('2026-08-20');
+    const stopped = task('v1/01-store', 'stopped', { date: '2026-09-25', firstSeenAt: '2026-09-25T18:00:00.000Z' });
+    expect(waitingOnYou(waitingInput({ tasks: [stopped] }), NOW)[0]?.since).toBe('2026-09-25T18:00:00.000Z');
+  });
+
   it('drops an item once a later DONE is logged, and a DEFERRED after BLOCKED is the loop’s to finish, not yours', () => {
     const done = item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: x'), outcome('2026-08-24', 'DONE', 'gates 14/14')]);
     const deferred = item('REL-053', [outcome('2026-08-23', 'BLOCKED', 'root cause: y'), outcome('2026-08-24', 'DEFERRED', 'out of time')]);
@@ -32,9 +39,16 @@ describe('waitingOnYou', () => {
     expect(out.map((w) => [w.kind, w.loop, w.id, w.detail])).toEqual([['stopped', 'proxy', 'v2.4/01-wake', notes]]);
   });
 
-  it('lists an R-### no backlog item covers; review findings and covered ones are not', () => {
-    const findings = [auditFinding('R-104', ['REL-052']), auditFinding('R-105', []), auditFinding('v0 review#3', [])];
-    expect(ids(waitingInput({ findings }))).toEqual([['uncovered', 'reliability', 'R-105']]);
+  it('lists an R-### no backlog item covers; review findings, covered ones and a section whose backlog table is not written yet are not', () => {
+    const findings = [
+      auditFinding('R-104', ['REL-052']),
+      auditFinding('R-105', []),
+      auditFinding('v0 review#3', []),
+      auditFinding('R-110', [], { section: 'Delta audit 2026-08-24' }),
+    ];
+    const backlog = [item('REL-052', [])];
+    expect(ids(waitingInput({ findings, backlog }))).toEqual([['uncovered', 'reliability', 'R-105']]);
+    expect(ids(waitingInput({ findings }))).toEqual([]);
   });
 
   it('lists ready PRs with the operator-only actions logged in their cycle as pre-merge steps', () => {

@@ -57,8 +57,15 @@ export function isDeferred(outcome: string): boolean {
 const enc = encodeURIComponent;
 const clean = (s: string | null | undefined): string | null => (s && s.trim() && s.trim() !== '?' && s.trim() !== '—' ? s.trim() : null);
 
-/** When a row was first seen, else the date it carries. */
-const seen = (row: { readonly firstSeenAt?: string | undefined; readonly date: string | null }): string | null => row.firstSeenAt ?? row.date;
+/**
+ * Since when a row has stood: when Loopdeck first read it, or the date the row carries when that
+ * is an earlier day (history read at a first start has waited longer than Loopdeck has known it).
+ */
+const seen = (row: { readonly firstSeenAt?: string | undefined; readonly date: string | null }): string | null => {
+  const day = row.date ? (/\d{4}-\d{2}-\d{2}/.exec(row.date)?.[0] ?? null) : null;
+  if (row.firstSeenAt && day && day < row.firstSeenAt.slice(0, 10)) return day;
+  return row.firstSeenAt ?? row.date;
+};
 
 /** The item's latest outcome and the first row of the run of that same outcome it ends (since when it has stood). */
 function latestRun(outcomes: readonly LogOutcome[]): { latest: LogOutcome; first: LogOutcome } | null {
@@ -128,10 +135,16 @@ const stoppedTasks: WaitingSource = (input) => {
   return out;
 };
 
-/** Audit findings (`R-###`) no backlog item covers: the contract requires every one to be covered. */
-const uncoveredFindings: WaitingSource = (input) =>
-  input.findings
-    .filter((f) => /^R-\d+$/i.test(f.id.trim()) && f.backlog.length === 0)
+/**
+ * Audit findings (`R-###`) no backlog item covers: the contract requires every one to be. Only in
+ * a section whose backlog table has been written (some item of that section exists): the audit
+ * writes its findings table before its backlog table, and a ledger without backlog tables at all
+ * is not following this contract.
+ */
+const uncoveredFindings: WaitingSource = (input) => {
+  const sections = new Set(input.backlog.map((b) => `${b.loop}\u0000${b.section}`));
+  return input.findings
+    .filter((f) => /^R-\d+$/i.test(f.id.trim()) && f.backlog.length === 0 && sections.has(`${f.loop}\u0000${f.section}`))
     .map((f) => ({
       kind: 'uncovered' as const,
       loop: f.loop,
@@ -142,6 +155,7 @@ const uncoveredFindings: WaitingSource = (input) =>
       since: f.firstSeenAt,
       href: `#/findings/${enc(f.id)}`,
     }));
+};
 
 /**
  * PRs ready to merge. Before the merge: the operator-only actions the loop logged in the PR's

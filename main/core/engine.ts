@@ -318,10 +318,12 @@ export class Engine {
       try {
         const read = await ledgers.poll(now, hostScope);
         if (this.takeLedgers(name, ledgers, read)) {
-          changed.findings.push(...read.findings.upserted);
+          const backlogMoved = !isEmptyDelta(read.backlog);
+          // A backlog table landing can leave findings of its section uncovered that did not move themselves.
+          changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
           changed.backlog.push(...read.backlog.upserted);
           changed.tasks.push(...read.tasks.upserted);
-          if (!isEmptyDelta(read.backlog)) this.loops.refreshHollow(name, changed.loops);
+          if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
         }
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {

@@ -9,6 +9,9 @@ const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
   pr: 'ready to merge',
 };
 
+/** The most rows the section lists; the rest are counted (a ledger with thousands of uncovered findings). */
+export const WAITING_SHOWN = 50;
+
 /** "Waiting on you": what the loops hand a person (shared/waiting.ts), one row per item, at the top of the Review. */
 export function WaitingSection({ items, now }: { items: readonly WaitingItem[]; now: number }) {
   return (
@@ -21,7 +24,7 @@ export function WaitingSection({ items, now }: { items: readonly WaitingItem[]; 
         <p className="empty-inline">Nothing the loops handed you is waiting.</p>
       ) : (
         <ul className="rv-list">
-          {items.map((w) => (
+          {items.slice(0, WAITING_SHOWN).map((w) => (
             <li key={`${w.kind}\u0000${w.loop}\u0000${w.id}`}>
               <a className="review-item rv-waiting" href={w.href} data-testid={`waiting-${w.kind}-${w.loop}-${w.id}`}>
                 <span className="rv-inc-head">
@@ -46,6 +49,11 @@ export function WaitingSection({ items, now }: { items: readonly WaitingItem[]; 
           ))}
         </ul>
       )}
+      {items.length > WAITING_SHOWN ? (
+        <p className="rv-more muted small" data-testid="waiting-more">
+          and {(items.length - WAITING_SHOWN).toLocaleString('en-US')} more waiting
+        </p>
+      ) : null}
     </section>
   );
 }
