@@ -11,6 +11,7 @@ import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
 import { LoopFollower } from './loops/loop-follower';
+import type { LoopPoll } from './loops/loop-poll';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
@@ -298,9 +299,11 @@ export class Engine {
         this.loops.refreshDeadman(name, now, changed.loops);
         continue;
       }
+      // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
+      // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
+      let cyclesRead: LoopPoll | null = null;
       try {
-        const read = await follower.poll(now, hostScope);
-        this.loops.apply(read, now, changed.loops);
+        cyclesRead = await follower.poll(now, hostScope);
         this.errors.set(name, null);
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
@@ -311,25 +314,31 @@ export class Engine {
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) {
+        if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
         this.unread.read(name);
         continue;
       }
       if (!named && !hostScope.quiet) await letRequestsIn();
+      let backlogMoved = false;
       try {
         const read = await ledgers.poll(now, hostScope);
         if (this.takeLedgers(name, ledgers, read)) {
-          const backlogMoved = !isEmptyDelta(read.backlog);
+          backlogMoved = !isEmptyDelta(read.backlog);
           // A backlog table landing can leave findings of its section uncovered that did not move themselves.
           changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
           changed.backlog.push(...read.backlog.upserted);
           changed.tasks.push(...read.tasks.upserted);
-          if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
         }
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
-        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
+        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) {
+          if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+          continue;
+        }
         this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
+      if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+      if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
       this.unread.read(name);
     }
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
