@@ -56,6 +56,8 @@ export const LogOutcomeSchema = z
     green: z.number().int().nullable(),
     note: z.string().nullable(),
     line: z.number().int(),
+    /** When Loopdeck first read this row (ISO); absent in state saved before it was kept. */
+    firstSeenAt: z.string().optional(),
   })
   .readonly();
 /** One outcome row of the reliability log. */
@@ -93,6 +95,8 @@ export const TaskSchema = z
     notes: z.string().nullable(),
     model: z.string().nullable(),
     line: z.number().int(),
+    /** When Loopdeck first read this row (ISO); absent in state saved before it was kept. */
+    firstSeenAt: z.string().optional(),
   })
   .readonly();
 /** A task row of an implementer log. */

@@ -93,6 +93,11 @@ export const PhaseSchema = z
     reason: z.string(),
     /** What the transcript tells of a running phase; absent (older summaries) or null when nothing. */
     signal: PhaseSignalSchema.nullable().optional(),
+    /**
+     * A remediate that ended `ok` or `no-op` while backlog items of its cycle's audit or earlier
+     * had no final outcome (see shared/hollow.ts): their ids. Optional: older saved state has none.
+     */
+    hollow: z.object({ items: z.array(z.string()).readonly() }).readonly().nullable().optional(),
   })
   .readonly();
 /** One phase of a cycle. */

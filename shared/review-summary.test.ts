@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from './domain';
 import { emptySnapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
+import { auditFinding, item, outcome, task } from './waiting-fixtures';
 import { buildReviewSummary, REVIEW_FINDING_LIMIT, reviewMarkdown, reviewWindow, type ReviewInput } from './review-summary';
 
 const NOW = Date.parse('2026-08-24T07:00:00Z');
@@ -26,7 +27,7 @@ function finding(id: string, severity: Finding['severity'], firstSeenAt: string,
     where: `scripts/${id}.py:1`,
     text: `finding ${id}`,
     status: 'open',
-    backlog: [],
+    backlog: ['REL-001'],
     firstSeenAt,
     line: 1,
     ...over,
@@ -136,6 +137,13 @@ describe('the review summary', () => {
         '',
         '1 of 2 loops need attention · 3 new findings (1 P0, 1 P1, 1 P2) · 2 PRs ready to merge · 1 drill run · 2 fleet incidents',
         '',
+        '## Waiting on you',
+        '',
+        '- **ready to merge** testing `88` — Merge \\#88: CI is green on testing/2026-08-24 (waiting since 2026-08-24T05:00:00.000Z)',
+        '  - https://github.com/acme/radon/pull/88',
+        '- **ready to merge** testing `89` — Merge \\#89: CI is green on testing/2026-08-24 (waiting since 2026-08-24T05:00:00.000Z)',
+        '  - https://github.com/acme/radon/pull/89',
+        '',
         '## What ran',
         '',
         '- **reliability** on runner — dead-man **missed**: No cycle for 2026-08-24 by 06:00.',
@@ -166,10 +174,49 @@ describe('the review summary', () => {
     );
   });
 
+  it('heads the summary with what is waiting on you: BLOCKED with its root cause, operator-only with its action, stopped tasks, uncovered findings, a PR with its pre-merge action', () => {
+    const backlog = [
+      item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: the broker mock cannot drop mid-frame', 12, '2026-08-23T14:00:00.000Z')]),
+      item('REL-052', [outcome('2026-08-24', 'operator-only', 'rotate the broker credential', 13, '2026-08-24T04:00:00.000Z')], { loop: 'testing' }),
+      item('REL-050', [outcome('2026-08-22', 'BLOCKED', 'root cause: x'), outcome('2026-08-23', 'DONE', 'gates 14/14')]),
+    ];
+    const tasks = [task('v2/01-props', 'stopped', { notes: 'make gate fails on two GIVEN v1 proxy tests', firstSeenAt: '2026-08-23T20:00:00.000Z' })];
+    const findings = [...state.findings, auditFinding('R-105', [], { text: 'a 502 is reported as success', firstSeenAt: '2026-08-23T05:00:00.000Z' })];
+    const md = reviewMarkdown({ ...state, backlog, tasks, findings }, { now: NOW });
+    const section = md.slice(md.indexOf('## Waiting on you'), md.indexOf('## What ran'));
+    expect(section).toBe(
+      [
+        '## Waiting on you',
+        '',
+        '- **blocked** reliability `REL-051` — Unblock REL-051: the loop gave up after three attempts; root cause: the broker mock cannot drop mid-frame (waiting since 2026-08-23T14:00:00.000Z)',
+        '- **operator-only** testing `REL-052` — Do by hand: rotate the broker credential (waiting since 2026-08-24T04:00:00.000Z)',
+        '- **stopped task** proxy `v2/01-props` — Look at task v2/01-props: the implementer stopped (waiting since 2026-08-23T20:00:00.000Z)',
+        '  - notes: make gate fails on two GIVEN v1 proxy tests',
+        '- **uncovered finding** reliability `R-105` — Have reliability file a backlog item for R-105: no backlog item covers it, and the contract requires every finding to be covered (waiting since 2026-08-23T05:00:00.000Z)',
+        '- **ready to merge** testing `88` — Merge \\#88: CI is green on testing/2026-08-24; first do what the loop asked for below (waiting since 2026-08-24T05:00:00.000Z)',
+        '  - https://github.com/acme/radon/pull/88',
+        '  - before the merge: REL-052: rotate the broker credential',
+        '- **ready to merge** testing `89` — Merge \\#89: CI is green on testing/2026-08-24; first do what the loop asked for below (waiting since 2026-08-24T05:00:00.000Z)',
+        '  - https://github.com/acme/radon/pull/89',
+        '  - before the merge: REL-052: rotate the broker credential',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('bounds the waiting list and says how many more', () => {
+    const backlog = Array.from({ length: REVIEW_FINDING_LIMIT + 3 }, (_, i) => item(`REL-${100 + i}`, [outcome('2026-08-23', 'operator-only', `action ${i}`)]));
+    const md = reviewMarkdown({ ...state, prs: [], backlog }, { now: NOW });
+    expect(md).toContain('- and 3 more waiting\n');
+    expect(md.match(/^- \*\*operator-only\*\*/gm)).toHaveLength(REVIEW_FINDING_LIMIT);
+  });
+
   it('says so when nothing happened, rather than leaving sections out', () => {
     const md = reviewMarkdown({ ...state, loops: [{ ...testing, cycles: [] }], findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
     expect(md).toContain('- **testing** on runner\n  - no cycle ran since 2026-08-23T00:00:00.000Z');
     expect(md.match(/\nNone\.\n/g)).toHaveLength(4);
+    expect(md).toContain('## Waiting on you\n\nNothing.\n');
     expect(md).toContain('0 of 1 loop need attention · 0 new findings · 0 PRs ready to merge · 0 drill runs · 0 fleet incidents');
   });
 

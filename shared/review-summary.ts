@@ -1,5 +1,6 @@
 import { isSaturated, type Capacity, type Cycle, type DeadmanState, type DrillRun, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
+import { waitingOnYou, type WaitingItem } from './waiting';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
@@ -12,7 +13,7 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
 
 /** What a host that cannot be read is doing, for a sentence. */
 const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
@@ -135,6 +136,8 @@ export interface ReviewSummary {
   readonly since: string;
   /** Where `since` came from. */
   readonly sinceFrom: 'option' | 'last-review' | 'default-24h';
+  /** Everything waiting on a person, whenever it started waiting (see shared/waiting.ts). */
+  readonly waiting: readonly WaitingItem[];
   readonly loops: readonly SummaryLoop[];
   readonly findings: {
     /** New findings of every severity in the window. */
@@ -269,7 +272,8 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     .map((r): SummaryDrill => ({ id: r.id, drill: r.drill, host: r.host, status: r.status, rc: r.rc, args: r.args, user: r.user, startedAt: r.startedAt }))
     .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
 
-  return { schema: 1, ...window, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity) };
+  const waiting = waitingOnYou(input, options.now);
+  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity) };
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -312,6 +316,31 @@ function incidentLine(i: SummaryIncident): string {
   return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${i.kind}: ${escapeMarkdown(i.detail)}`;
 }
 
+const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
+  blocked: 'blocked',
+  'operator-only': 'operator-only',
+  stopped: 'stopped task',
+  uncovered: 'uncovered finding',
+  pr: 'ready to merge',
+};
+
+function waitingLines(w: WaitingItem): string[] {
+  const since = w.since ? ` (waiting since ${escapeMarkdown(w.since)})` : '';
+  const lines = [`- **${KIND_LABEL[w.kind]}** ${escapeMarkdown(w.loop)} ${codeSpan(w.id)} — ${escapeMarkdown(w.action)}${since}`];
+  if (w.kind === 'stopped' && w.detail) lines.push(`  - notes: ${escapeMarkdown(w.detail)}`);
+  if (w.kind === 'pr' && w.detail) lines.push(`  - ${markdownUrl(w.detail)}`);
+  for (const b of w.before) lines.push(`  - before the merge: ${escapeMarkdown(b)}`);
+  return lines;
+}
+
+/** The waiting items listed (at most REVIEW_FINDING_LIMIT), then how many more. */
+function waitingList(items: readonly WaitingItem[]): string[] {
+  const lines = items.slice(0, REVIEW_FINDING_LIMIT).flatMap(waitingLines);
+  const more = items.length - REVIEW_FINDING_LIMIT;
+  if (more > 0) lines.push(`- and ${more} more waiting`);
+  return lines;
+}
+
 function section(title: string, lines: readonly string[], none: string): string[] {
   return ['', `## ${title}`, '', ...(lines.length ? lines : [none])];
 }
@@ -335,6 +364,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     `# Loopdeck review since ${s.since}`,
     '',
     headline,
+    ...section('Waiting on you', waitingList(s.waiting), 'Nothing.'),
     ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
     ...section('New P0/P1 findings', findings, 'None.'),
     ...section('Ready to merge', s.prs.map(prLine), 'None.'),

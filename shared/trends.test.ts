@@ -67,7 +67,15 @@ describe('trends: series', () => {
     expect(l?.nights.map((n) => n.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'incomplete', 'ok']);
     expect(l?.nights[5]?.capHits).toEqual(['remediate']);
     const rem = l?.phases.find((p) => p.phase === 'remediate');
-    expect(rem).toMatchObject({ runs: 7, p50Ms: H, p95Ms: 20 * H, capHits: 1 });
+    expect(rem).toMatchObject({ runs: 7, p50Ms: H, p95Ms: 20 * H, capHits: 1, hollow: 0 });
+  });
+
+  it('counts the remediate runs that ended ok but hollow', () => {
+    const hollow = (d: string): Cycle => ({ date: d, status: 'ok', phases: [phase('audit', d, 0.5), phase('remediate', d, 1, { hollow: { items: ['REL-052'] } })] });
+    const cycles = nights(10, (d) => (d === '2026-08-29' || d === '2026-08-30' ? hollow(d) : cycle(d)));
+    const l = createTrendsMemo().compute(input({ loops: [loop(cycles)], days: 7 })).loops[0];
+    expect(l?.phases.find((p) => p.phase === 'remediate')).toMatchObject({ runs: 7, hollow: 2 });
+    expect(l?.phases.find((p) => p.phase === 'audit')).toMatchObject({ hollow: 0 });
   });
 
   it('opens findings on their audit section date, closes them on their dated DONE, and carries the backlog over', () => {

@@ -28,6 +28,8 @@ export interface NightPhase {
   readonly status: PhaseStatus;
   readonly durationMs: number | null;
   readonly capHit: boolean;
+  /** A remediate stamped ok or no-op that left backlog items without a final outcome (Phase.hollow). */
+  readonly hollow: boolean;
 }
 
 /** What one loop's night holds, derived once and reused while its cycle and findings are unchanged. */
@@ -71,6 +73,8 @@ export interface PhaseTrend {
   readonly p50Ms: number | null;
   readonly p95Ms: number | null;
   readonly capHits: number;
+  /** Runs that ended ok or no-op but hollow (items of their audit or earlier left without an outcome). */
+  readonly hollow: number;
 }
 
 /** One loop over the window. */
@@ -149,7 +153,7 @@ function nightPhases(cycle: Cycle | null): NightPhase[] {
     const start = p.startedAt ? Date.parse(p.startedAt) : NaN;
     const end = p.endedAt ? Date.parse(p.endedAt) : NaN;
     const ok = FINISHED.has(p.status) && Number.isFinite(start) && Number.isFinite(end) && end >= start;
-    return { name: p.name, status: p.status, durationMs: ok ? end - start : null, capHit: capHit(p.status, p.reason) };
+    return { name: p.name, status: p.status, durationMs: ok ? end - start : null, capHit: capHit(p.status, p.reason), hollow: !!p.hollow };
   });
 }
 
@@ -245,6 +249,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
   const series: TrendNight[] = [];
   const durations = new Map<string, number[]>();
   const caps = new Map<string, number>();
+  const hollows = new Map<string, number>();
   const toDone: number[] = [];
   let closedDated = 0;
   for (let d = from; d <= to && series.length < MAX_TREND_POINTS; d = addDays(d, 1)) {
@@ -256,6 +261,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       if (!durations.has(p.name)) durations.set(p.name, []);
       if (p.durationMs !== null) durations.get(p.name)?.push(p.durationMs);
       if (p.capHit) caps.set(p.name, (caps.get(p.name) ?? 0) + 1);
+      if (p.hollow) hollows.set(p.name, (hollows.get(p.name) ?? 0) + 1);
     }
     if (n) {
       toDone.push(...n.daysToDone);
@@ -274,7 +280,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
   }
   const phases = [...durations.entries()].map(([phase, ms]) => {
     const s = [...ms].sort((a, b) => a - b);
-    return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0 };
+    return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0, hollow: hollows.get(phase) ?? 0 };
   });
   return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible };
 }

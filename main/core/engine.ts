@@ -1,5 +1,6 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type Capacity, type Finding, type LoopState, type Problem, type Snapshot } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type LoopState, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { isEmptyDelta } from '../../shared/deltas';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import { DrillService } from './drills/drill-service';
@@ -10,6 +11,7 @@ import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
 import { LoopFollower } from './loops/loop-follower';
+import type { LoopPoll } from './loops/loop-poll';
 import { runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
@@ -27,6 +29,17 @@ import { TranscriptService } from './transcripts/transcript-service';
 
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
+/** What one poll changed, for the notices: loops with their moved cycles, and the ledger rows that moved. */
+interface PollChanges {
+  loops: LoopState[];
+  findings: Finding[];
+  backlog: BacklogItem[];
+  tasks: Task[];
+}
+
+/** The ledger rows the notice rules read. */
+const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
+
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Receives every event the engine publishes. */
@@ -120,6 +133,7 @@ export class Engine {
       unread: this.unread,
       onChanged: (payload) => this.emit('loop.changed', payload),
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
+      backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.capacity = new CapacityService({
       proxies: config.proxies,
@@ -266,7 +280,7 @@ export class Engine {
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
     const scope = this.watches.begin(reason);
-    const changed: { loops: LoopState[]; findings: Finding[] } = { loops: [], findings: [] };
+    const changed: PollChanges = { loops: [], findings: [], backlog: [], tasks: [] };
     // Whether a follower read more than the files a watcher named: then the folders to watch may
     // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
     let readMore = reason !== 'wake';
@@ -285,9 +299,11 @@ export class Engine {
         this.loops.refreshDeadman(name, now, changed.loops);
         continue;
       }
+      // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
+      // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
+      let cyclesRead: LoopPoll | null = null;
       try {
-        const read = await follower.poll(now, hostScope);
-        this.loops.apply(read, now, changed.loops);
+        cyclesRead = await follower.poll(now, hostScope);
         this.errors.set(name, null);
       } catch (err) {
         // A link that dropped mid-poll is the host's state to report, not the loop's: the next
@@ -298,18 +314,31 @@ export class Engine {
       // The ledgers are read even when the runs folder could not be, and apart from it.
       const ledgers = this.ledgerFollowers.get(name);
       if (!ledgers) {
+        if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
         this.unread.read(name);
         continue;
       }
       if (!named && !hostScope.quiet) await letRequestsIn();
+      let backlogMoved = false;
       try {
         const read = await ledgers.poll(now, hostScope);
-        if (this.takeLedgers(name, ledgers, read)) changed.findings.push(...read.findings.upserted);
+        if (this.takeLedgers(name, ledgers, read)) {
+          backlogMoved = !isEmptyDelta(read.backlog);
+          // A backlog table landing can leave findings of its section uncovered that did not move themselves.
+          changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
+          changed.backlog.push(...read.backlog.upserted);
+          changed.tasks.push(...read.tasks.upserted);
+        }
         this.errors.set(`${name} ledgers`, null);
       } catch (err) {
-        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
+        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) {
+          if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+          continue;
+        }
         this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
+      if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+      if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
       this.unread.read(name);
     }
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
@@ -328,11 +357,11 @@ export class Engine {
     for (const [name, f] of this.ledgerFollowers) if (f.behind) this.watches.readAgain(this.config.loops[name]?.host ?? '');
     const caughtUp = !this.behind();
     const prs = this.prTracker.prs;
-    const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || hostsChanged;
+    const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
       const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs() };
       try {
-        this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], findings: this.ledgers.all().findings }));
+        this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.errors.set('notices', null);
       } catch (err) {
         // Nothing of it is lost: the notifier derives the whole state again at its next update.
@@ -355,13 +384,13 @@ export class Engine {
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
-  private restoreLoop(follower: LoopFollower, now: Date, changed: { loops: LoopState[]; findings: Finding[] }): void {
+  private restoreLoop(follower: LoopFollower, now: Date, changed: PollChanges): void {
     const cycles = follower.restore(now);
     if (cycles) this.loops.apply(cycles, now, changed.loops, true);
     const ledgers = this.ledgerFollowers.get(follower.name);
     const read = ledgers?.restore(now);
     // Restored findings were news at the last run, not now: they are not handed to the notices.
-    if (ledgers && read) this.takeLedgers(follower.name, ledgers, read);
+    if (ledgers && read && this.takeLedgers(follower.name, ledgers, read)) this.loops.refreshHollow(follower.name, changed.loops);
   }
 
   /** Keep a loop's ledgers as read (or restored) and publish what changed; true when something was published. */

@@ -1,5 +1,6 @@
 import type { EventPayload } from '../../../shared/contract';
-import type { Cycle, Deadman, LoopState } from '../../../shared/domain';
+import type { BacklogItem, Cycle, Deadman, LoopState } from '../../../shared/domain';
+import { markHollow } from '../../../shared/hollow';
 import type { Config } from '../config/schema';
 import { DeadmanClock, sameDeadman } from '../loops/deadman-clock';
 import type { LoopPoll } from '../loops/loop-poll';
@@ -11,6 +12,8 @@ export interface LoopStatesOptions {
   readonly unread: UnreadLoops;
   readonly onChanged: (payload: EventPayload<'loop.changed'>) => void;
   readonly onCycles: (loop: string, upserted: readonly Cycle[], removed: readonly string[]) => void;
+  /** A loop's backlog as last read: where the loop state and its ledgers meet (a hollow remediate). */
+  readonly backlogOf?: (loop: string) => readonly BacklogItem[];
 }
 
 /**
@@ -42,11 +45,31 @@ export class LoopStates {
     const deadman = restored ? null : (this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null);
     const deadmanChanged = !sameDeadman(before?.deadman, deadman);
     if (!cyclesMoved && !deadmanChanged) return;
-    const state: LoopState = { name, host: read.host, cycles: read.cycles, deadman };
+    const backlog = this.options.backlogOf?.(name) ?? [];
+    const cycles = cyclesMoved ? markHollow(read.cycles, backlog) : (before?.cycles ?? read.cycles);
+    const moved = new Set(read.upserted.map((c) => c.date));
+    const upserted = cycles.filter((c) => moved.has(c.date));
+    const state: LoopState = { name, host: read.host, cycles, deadman };
     this.states.set(name, state);
-    this.options.onChanged({ loop: name, host: read.host, upserted: read.upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
-    changed.push({ ...state, cycles: read.upserted });
-    this.options.onCycles(name, read.upserted, read.removed);
+    this.options.onChanged({ loop: name, host: read.host, upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
+    changed.push({ ...state, cycles: upserted });
+    this.options.onCycles(name, upserted, read.removed);
+  }
+
+  /**
+   * The loop's backlog changed: mark its remediate phases hollow (or not) again, and publish the
+   * cycles whose mark moved (a later DONE clears one; a new audit's items can make one).
+   */
+  refreshHollow(loop: string, changed: LoopState[]): void {
+    const before = this.states.get(loop);
+    if (!before || before.cycles.length === 0) return;
+    const cycles = markHollow(before.cycles, this.options.backlogOf?.(loop) ?? []);
+    const upserted = cycles.filter((c, i) => c !== before.cycles[i]);
+    if (upserted.length === 0) return;
+    const state = { ...before, cycles };
+    this.states.set(loop, state);
+    this.options.onChanged({ loop, host: before.host, upserted, removed: [] });
+    changed.push({ ...state, cycles: upserted });
   }
 
   /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */

@@ -21,6 +21,8 @@ export interface FindingsInput {
   readonly outcomes: readonly OutcomeRow[];
   /** When Loopdeck first read a finding (ISO), by its id. */
   readonly firstSeen: (id: string) => string;
+  /** When Loopdeck first read a log row (ISO), if known. */
+  readonly outcomeSeen?: (row: OutcomeRow) => string | undefined;
 }
 
 export { severityRank } from '../../../shared/domain';
@@ -65,7 +67,8 @@ export function deriveFindings(input: FindingsInput): { findings: Finding[]; bac
   for (const o of input.outcomes) {
     const k = key(o.id);
     const list = outcomesById.get(k) ?? [];
-    list.push({ date: o.date, outcome: o.outcome, red: o.red, green: o.green, note: o.note, line: o.line });
+    const seen = input.outcomeSeen?.(o);
+    list.push({ date: o.date, outcome: o.outcome, red: o.red, green: o.green, note: o.note, line: o.line, ...(seen === undefined ? {} : { firstSeenAt: seen }) });
     outcomesById.set(k, list);
   }
 

@@ -239,15 +239,24 @@ export class LedgerFollower {
     const auditSource = byRole.get('audit')?.path ?? byRole.get('log')?.path ?? '';
     const findingRows = of('finding').map(({ r }) => r);
     const reviewRows = of('review-finding');
-    const seen = this.firstSeen([...findingRows.map((r) => r.id), ...reviewRows.map(({ r }) => `${r.section}#${r.number}`)], now.toISOString());
+    const outcomeRows = of('outcome').map(({ r }) => r);
+    const taskRows = of('task');
+    // Log and task rows are known by what they say (a task log gains rows at the top, so not by position).
+    const outcomeId = (r: { readonly id: string; readonly date: string | null; readonly outcome: string }): string => `log:${norm(r.id)}:${r.date ?? ''}:${r.outcome}`;
+    const taskId = (r: { readonly task: string; readonly date: string | null; readonly status: string }): string => `task:${r.task}:${r.date ?? ''}:${r.status}`;
+    const seen = this.firstSeen(
+      [...findingRows.map((r) => r.id), ...reviewRows.map(({ r }) => `${r.section}#${r.number}`), ...outcomeRows.map(outcomeId), ...taskRows.map(({ r }) => taskId(r))],
+      now.toISOString(),
+    );
     const firstSeen = (id: string): string => seen.get(id) ?? now.toISOString();
     const derived = deriveFindings({
       loop: this.loop,
       source: auditSource,
       findings: findingRows,
       backlog: of('backlog').map(({ r }) => r),
-      outcomes: of('outcome').map(({ r }) => r),
+      outcomes: outcomeRows,
       firstSeen,
+      outcomeSeen: (r) => firstSeen(outcomeId(r)),
     });
     const reviews: Finding[] = reviewRows.map(({ path, r }) => ({
       id: `${r.section}#${r.number}`,
@@ -266,7 +275,7 @@ export class LedgerFollower {
     return {
       findings: [...derived.findings, ...reviews],
       backlog: derived.backlog,
-      tasks: of('task').map(({ path, r }) => ({
+      tasks: taskRows.map(({ path, r }) => ({
         loop: this.loop,
         source: path,
         task: r.task,
@@ -278,6 +287,7 @@ export class LedgerFollower {
         notes: r.notes,
         model: r.model,
         line: r.line,
+        firstSeenAt: firstSeen(taskId(r)),
       })),
       lessons: of('lesson').map(({ path, r }) => ({ loop: this.loop, source: path, date: r.date, tag: r.tag, text: r.text, line: r.line })),
       audits: of('audit-mark').map(({ r }) => ({ loop: this.loop, sha: r.sha, date: r.date, newFindings: r.newFindings, line: r.line })),

@@ -36,6 +36,9 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('host-down:')) return 'host-down';
   if (key.startsWith('host-recovered:')) return 'host-recovered';
   if (key.startsWith('drill:')) return 'drill-finished';
+  if (key.startsWith('hollow:')) return 'remediate-hollow';
+  const waiting = /^waiting:(blocked|operator-only|stopped|uncovered):/.exec(key);
+  if (waiting) return `waiting-${waiting[1] as 'blocked' | 'operator-only' | 'stopped' | 'uncovered'}`;
   return null;
 }
 

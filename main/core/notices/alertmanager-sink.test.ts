@@ -213,6 +213,11 @@ describe('alert rules and conditions', () => {
     ['signal:rel:2026-11-29:remediate:spinning', 'phase-spinning'],
     ['signal:rel:2026-11-29:remediate:watchdog', 'phase-watchdog'],
     ['signal:rel:2026-11-29:remediate:other', null],
+    ['waiting:blocked:rel:REL-051', 'waiting-blocked'],
+    ['waiting:operator-only:rel:REL-052', 'waiting-operator-only'],
+    ['waiting:stopped:proxy:v2/01-props', 'waiting-stopped'],
+    ['waiting:uncovered:rel:R-105', 'waiting-uncovered'],
+    ['hollow:rel:2026-11-29:remediate', 'remediate-hollow'],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));
 

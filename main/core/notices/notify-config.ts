@@ -21,6 +21,11 @@ export const RULE_NAMES = [
   'phase-hung',
   'phase-spinning',
   'phase-watchdog',
+  'waiting-blocked',
+  'waiting-operator-only',
+  'waiting-stopped',
+  'waiting-uncovered',
+  'remediate-hollow',
 ] as const;
 
 /** The name of a notice rule. */
@@ -41,6 +46,11 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'phase-hung': 1,
   'phase-spinning': 0,
   'phase-watchdog': 1,
+  'waiting-blocked': 1,
+  'waiting-operator-only': 1,
+  'waiting-stopped': 1,
+  'waiting-uncovered': 1,
+  'remediate-hollow': 0,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */

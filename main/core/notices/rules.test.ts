@@ -3,6 +3,7 @@ import { NoticeSchema } from '../../../shared/domain';
 import { trackDownSince } from './host-rules';
 import { ruleOverrides } from './notify-config';
 import { deriveNotices, type NoticeDraft } from './rules';
+import { auditFinding, item, outcome, task } from '../../../shared/waiting-fixtures';
 import { CYCLE_29, drillRun, emptyInput, finding, gpu, host, phase, pr, reliabilityLoop } from '../../../testing/notice-fixtures';
 
 const NOW = new Date('2026-11-30T07:00:00.000Z');
@@ -165,5 +166,52 @@ describe('deriveNotices', () => {
     for (const d of drafts) expect(NoticeSchema.safeParse({ ...d, createdAt: NOW.toISOString(), acknowledgedAt: null, snoozedUntil: null }).success).toBe(true);
     const over = deriveNotices(emptyInput(NOW, { loops: [reliabilityLoop({ deadman: null, cycles })], rules: { 'phase-spinning': 2, 'phase-hung': -1 } }));
     expect(over.filter((d) => d.key.startsWith('signal:')).map((d) => d.priority)).toEqual([-1, 2, 1]);
+  });
+
+  describe('waiting on you', () => {
+    const backlog = [
+      item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: the broker mock cannot drop mid-frame')]),
+      item('REL-051', [outcome('2026-08-23', 'operator-only', 'rotate the broker credential')], { loop: 'testing' }),
+      item('REL-050', [outcome('2026-08-22', 'BLOCKED', 'root cause: x'), outcome('2026-08-23', 'DONE', 'gates 14/14')]),
+    ];
+    const tasks = [task('v2/01-props', 'stopped', { notes: 'make gate fails on two GIVEN v1 proxy tests' })];
+    const findings = [auditFinding('R-105', [])];
+    const waiting = (drafts: NoticeDraft[]) => drafts.filter((d) => d.key.startsWith('waiting:')).map((d) => [d.key, d.priority]);
+
+    it('raises each item at priority 1 under a key of its kind, loop and id (two loops sharing an id are two notices)', () => {
+      const drafts = deriveNotices(emptyInput(NOW, { backlog, tasks, findings }));
+      expect(waiting(drafts)).toEqual([
+        ['waiting:blocked:reliability:REL-051', 1],
+        ['waiting:operator-only:testing:REL-051', 1],
+        ['waiting:stopped:proxy:v2/01-props', 1],
+        ['waiting:uncovered:reliability:R-105', 1],
+      ]);
+      const blocked = drafts.find((d) => d.key === 'waiting:blocked:reliability:REL-051');
+      expect(blocked?.message).toContain('root cause: the broker mock cannot drop mid-frame');
+      expect(drafts.find((d) => d.key.startsWith('waiting:stopped'))?.message).toContain('Notes: make gate fails');
+      expect(drafts.find((d) => d.key.startsWith('waiting:operator-only'))?.message).toContain('rotate the broker credential');
+    });
+
+    it('takes notify.rules overrides per kind, and stops raising an item once a later DONE is logged', () => {
+      const { rules } = ruleOverrides({ 'waiting-uncovered': -1, 'waiting-blocked': 2 });
+      expect(waiting(deriveNotices(emptyInput(NOW, { backlog: backlog.slice(0, 1), findings, rules })))).toEqual([
+        ['waiting:blocked:reliability:REL-051', 2],
+        ['waiting:uncovered:reliability:R-105', -1],
+      ]);
+      const done = item('REL-051', [...(backlog[0]?.outcomes ?? []), outcome('2026-08-24', 'DONE', 'gates 14/14')]);
+      expect(waiting(deriveNotices(emptyInput(NOW, { backlog: [done] })))).toEqual([]);
+    });
+
+    it('raises a hollow remediate at priority 0 (overridable), keyed by loop, cycle and phase', () => {
+      const hollow = phase('remediate', 'ok', { hollow: { items: ['REL-052', 'REL-053'] } });
+      const loop = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('audit', 'ok'), hollow] }] });
+      const drafts = deriveNotices(emptyInput(NOW, { loops: [loop] }));
+      expect(drafts.map((d) => [d.key, d.priority])).toEqual([['hollow:reliability:2026-11-29:remediate', 0]]);
+      expect(drafts[0]?.message).toContain('REL-052, REL-053');
+      const { rules } = ruleOverrides({ 'remediate-hollow': 1 });
+      expect(deriveNotices(emptyInput(NOW, { loops: [loop], rules }))[0]?.priority).toBe(1);
+      const clean = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('remediate', 'ok')] }] });
+      expect(deriveNotices(emptyInput(NOW, { loops: [clean] }))).toEqual([]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { transcriptHash } from '../../../shared/links';
-import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest } from '../../../shared/domain';
+import type { BacklogItem, Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
+import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
 import { hostDrafts } from './host-rules';
 import { makeDraft, type NoticeDraft } from './notice-draft';
 import { consoleLink, humanDuration } from './notice-text';
@@ -12,6 +13,10 @@ export type { NoticeDraft } from './notice-draft';
 export interface NoticeInput {
   readonly loops: readonly LoopState[];
   readonly findings: readonly Finding[];
+  /** Backlog items (all, or those that changed): their BLOCKED and operator-only outcomes wait on a person. */
+  readonly backlog?: readonly BacklogItem[];
+  /** Implementer-log task rows (all, or those that changed): a stopped task waits on a person. */
+  readonly tasks?: readonly Task[];
   readonly prs: readonly PullRequest[];
   readonly hosts: readonly HostState[];
   /** Tracked outages (see `trackDownSince`): `since`, or `since/until` once recovered. */
@@ -36,6 +41,17 @@ const SIGNAL_TITLES: Readonly<Record<PhaseSignalKind, string>> = {
   hung: 'hung',
   spinning: 'spinning',
   watchdog: 'killed by the stream watchdog',
+};
+
+/**
+ * The rule of each kind of "Waiting on you" item. A ready PR has its own rule (`prs-ready`, keyed
+ * by its URL), so it is not noticed twice; a due drill (drill cadence) will add its kind here.
+ */
+const WAITING_RULES: Partial<Record<WaitingKind, RuleName>> = {
+  blocked: 'waiting-blocked',
+  'operator-only': 'waiting-operator-only',
+  stopped: 'waiting-stopped',
+  uncovered: 'waiting-uncovered',
 };
 
 const PHASE_RULES: Partial<Record<Phase['status'], RuleName>> = {
@@ -90,6 +106,19 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
           );
         }
         const rule = PHASE_RULES[phase.status];
+        if (phase.hollow) {
+          out.push(
+            makeDraft({
+              key: `hollow:${loop.name}:${cycle.date}:${phase.name}`,
+              priority: prio('remediate-hollow'),
+              source: `loop:${loop.name}`,
+              title: `${loop.name} ${phase.name} ${phase.status} but hollow`,
+              message: `${loop.name} ${phase.name} in cycle ${cycle.date} on ${loop.host} ended ${phase.status} with backlog items of its audit or earlier still without a DONE, BLOCKED or operator-only outcome: ${phase.hollow.items.join(', ')}. The contract calls that a failed remediate.`,
+              url: loopUrl,
+              urlTitle: `${loop.name} in Loopdeck`,
+            }),
+          );
+        }
         if (!rule) continue;
         out.push(
           makeDraft({
@@ -139,6 +168,24 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
         message: `${pr.loop}: ${pr.url} is green and ready to merge${parts.length ? ` (${parts.join(', ')})` : ''}.`,
         url: pr.url,
         urlTitle: name,
+      }),
+    );
+  }
+
+  // What the loops hand a person; an item that leaves the list is simply not derived again.
+  const waiting = waitingOnYou({ loops: [], findings: input.findings, backlog: input.backlog ?? [], tasks: input.tasks ?? [], prs: [], drillRuns: [] }, input.now.getTime());
+  for (const w of waiting) {
+    const rule = WAITING_RULES[w.kind];
+    if (!rule) continue;
+    out.push(
+      makeDraft({
+        key: waitingKey(w),
+        priority: prio(rule),
+        source: `loop:${w.loop}`,
+        title: `Waiting on you: ${w.id} (${w.loop}) ${w.kind}`,
+        message: `${w.action}.${w.kind === 'stopped' && w.detail ? ` Notes: ${w.detail}` : ''}${w.since ? ` Waiting since ${w.since}.` : ''}`,
+        url: link(w.href),
+        urlTitle: `${w.id} in Loopdeck`,
       }),
     );
   }

@@ -82,6 +82,11 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             <StatusBadge status={phase.status} />
             <p className="reason">{phase.reason}</p>
           </div>
+          {phase.hollow ? (
+            <p className="callout callout-bad" data-testid="phase-hollow">
+              Hollow: stamped {phase.status}, but {phase.hollow.items.join(', ')} of this cycle&apos;s audit or earlier had no DONE, BLOCKED or operator-only outcome. The contract calls that a failed remediate.
+            </p>
+          ) : null}
           {phase.status !== 'pending' ? (
             <p>
               <a className="console-link" href={routeHash({ view: 'log', ...selection, line: null })} data-testid="open-transcript">

@@ -10,6 +10,8 @@ import { CopyMarkdownButton } from './CopyMarkdownButton';
 import { argsText, DrillStatusBadge, runDuration } from '../drills/DrillParts';
 import { SeverityTag } from '../findings/FindingTags';
 import { ReviewLoop } from './ReviewLoops';
+import { WaitingSection } from './WaitingSection';
+import { waitingOnYou } from '../../../../shared/waiting';
 
 function Section({ title, count, id, children }: { title: string; count?: ReactNode; id: string; children: ReactNode }) {
   return (
@@ -68,6 +70,8 @@ export function ReviewView() {
   const prs = useDeck((s) => s.prs);
   const runs = useDeck((s) => s.drillRuns);
   const capacity = useDeck((s) => s.capacity);
+  const backlog = useDeck((s) => s.backlog);
+  const tasks = useDeck((s) => s.tasks);
   const since = reviewSince(lastReviewedAt, now);
 
   const loopReviews = useMemo(() => {
@@ -81,10 +85,12 @@ export function ReviewView() {
   const ready = useMemo(() => readyPrs(prs), [prs]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);
   const incidents = useMemo(() => fleetIncidents(capacity), [capacity]);
+  // The loop states are not read by the list yet (drill cadence will add drills that are due).
+  const waiting = useMemo(() => waitingOnYou({ loops: [], findings, backlog, tasks, prs, drillRuns: runs }, now), [findings, backlog, tasks, prs, runs, now]);
 
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;
-  const nothing = ledgersLoaded && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
+  const nothing = ledgersLoaded && waiting.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
       Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago).
@@ -115,6 +121,7 @@ export function ReviewView() {
 
   const { shown, more, moreP0 } = reviewFindingsShown(fresh);
   const summary = [
+    waiting.length ? `${waiting.length} waiting on you` : null,
     needy.length ? `${needy.length} ${needy.length === 1 ? 'loop needs' : 'loops need'} you` : null,
     fresh.items.length ? `${fresh.items.length} new ${fresh.items.length === 1 ? 'finding' : 'findings'}${p0 ? ` (${p0} P0)` : ''}` : null,
     ready.length ? `${ready.length} ${ready.length === 1 ? 'PR' : 'PRs'} ready to merge` : null,
@@ -135,6 +142,8 @@ export function ReviewView() {
           <CopyMarkdownButton since={since} />
         </div>
       </section>
+
+      <WaitingSection items={waiting} now={now} />
 
       <Section title="Loops" id="rv-loops" count={<span className="muted small">{needy.length ? `${needy.length} of ${loopReviews.length} need you` : reading ? 'reading…' : 'all fine'}</span>}>
         <ul className="rv-list">

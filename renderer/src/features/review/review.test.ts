@@ -3,6 +3,8 @@ import type { Capacity, HostState } from '../../../../shared/domain';
 import { PhaseStatusSchema } from '../../../../shared/domain';
 import { buildReviewSummary } from '../../../../shared/review-summary';
 import { cycle, finding, loop, phase, pullRequest, snapshot } from '../../ui/test-fixtures';
+import { waitingOnYou } from '../../../../shared/waiting';
+import { auditFinding, item, outcome, task } from '../../../../shared/waiting-fixtures';
 import { fleetIncidents, newFindings, readyPrs, REVIEW_FINDINGS_MAX, REVIEW_FINDINGS_SHOWN, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 
 const SINCE = '2026-08-23T12:00:00.000Z';
@@ -15,6 +17,23 @@ function cap(host: string, over: Partial<Capacity> = {}): Capacity {
 }
 
 describe('review', () => {
+  it('lists what waits on you as the Markdown summary does, two loops sharing an id apart', () => {
+    const backlog = [
+      item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: the broker mock cannot drop mid-frame')]),
+      item('REL-051', [outcome('2026-08-23', 'operator-only', 'rotate the broker credential')], { loop: 'testing' }),
+    ];
+    const state = snapshot({ backlog, tasks: [task('v2/01-props', 'stopped', { notes: 'gate fails' })], findings: [auditFinding('R-105', [])], lastReviewedAt: SINCE });
+    const now = Date.parse('2026-08-24T07:00:00Z');
+    const screen = waitingOnYou({ ...state, loops: [] }, now);
+    expect(screen.map((w) => `waiting-${w.kind}-${w.loop}-${w.id}`)).toEqual([
+      'waiting-blocked-reliability-REL-051',
+      'waiting-operator-only-testing-REL-051',
+      'waiting-stopped-proxy-v2/01-props',
+      'waiting-uncovered-reliability-R-105',
+    ]);
+    expect(buildReviewSummary(state, { now }).waiting).toEqual(screen);
+  });
+
   it('agrees with the Markdown summary on where every cycle stopped, whatever the statuses of its phases', () => {
     const stages = [
       { name: 'gates', done: true, stoppedAt: null, steps: [{ name: 'lint', rc: 0 }, { name: 'types', rc: 2 }] },

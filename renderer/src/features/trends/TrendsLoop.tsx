@@ -100,6 +100,7 @@ export function TrendsLoop({ trends }: { trends: LoopTrends }) {
                 <th scope="col">p50</th>
                 <th scope="col">p95</th>
                 <th scope="col">Cap hits</th>
+                <th scope="col" title="Stamped ok or no-op with backlog items of its audit or earlier left without a DONE, BLOCKED or operator-only outcome">Hollow</th>
               </tr>
             </thead>
             <tbody>
@@ -110,6 +111,7 @@ export function TrendsLoop({ trends }: { trends: LoopTrends }) {
                   <td className="num">{p.p50Ms === null ? '—' : formatDuration(p.p50Ms)}</td>
                   <td className="num">{p.p95Ms === null ? '—' : formatDuration(p.p95Ms)}</td>
                   <td className={`num${p.capHits > 0 ? ' trend-cap-hit' : ''}`}>{p.capHits}</td>
+                  <td className={`num${p.hollow > 0 ? ' trend-cap-hit' : ''}`}>{p.hollow}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { EventPayload } from '../../../shared/contract';
+import type { BacklogItem, Cycle, LoopState } from '../../../shared/domain';
+import { item, outcome } from '../../../shared/waiting-fixtures';
+import type { Config } from '../config/schema';
+import { phase } from '../../../testing/notice-fixtures';
+import { LoopStates } from './loop-states';
+import { UnreadLoops } from './unread-loops';
+
+// Where the loop state and the ledgers meet: a remediate stamped OK is marked hollow from the
+// loop's backlog, and marked again (published as a loop.changed) when the backlog moves.
+describe('LoopStates and the remediate contract', () => {
+  it('marks an ok remediate hollow from the backlog, and clears the mark when a later DONE is logged', () => {
+    let backlog: BacklogItem[] = [item('REL-052', [], { section: 'Delta audit 2026-11-29' })];
+    const published: EventPayload<'loop.changed'>[] = [];
+    const config = { loops: { reliability: { host: 'mac' } } } as unknown as Config;
+    const states = new LoopStates({ config, unread: new UnreadLoops(['reliability']), onChanged: (p) => published.push(p), onCycles: () => undefined, backlogOf: () => backlog });
+    const cycle: Cycle = { date: '2026-11-29', status: 'ok', phases: [phase('audit', 'ok'), phase('remediate', 'ok')] };
+    const changed: LoopState[] = [];
+    states.apply({ name: 'reliability', host: 'mac', cycles: [cycle], deadman: null, upserted: [cycle], removed: [] }, new Date('2026-11-30T07:00:00Z'), changed, true);
+    const remediateOf = (l: LoopState | undefined) => l?.cycles[0]?.phases[1];
+    expect(remediateOf([...states.all()][0])?.hollow).toEqual({ items: ['REL-052'] });
+    expect(published.at(-1)?.upserted[0]?.phases[1]?.hollow).toEqual({ items: ['REL-052'] });
+
+    states.refreshHollow('reliability', changed);
+    expect(published).toHaveLength(1);
+    backlog = [item('REL-052', [outcome('2026-11-29', 'DONE', 'gates 14/14')], { section: 'Delta audit 2026-11-29' })];
+    states.refreshHollow('reliability', changed);
+    expect(published).toHaveLength(2);
+    expect(remediateOf([...states.all()][0])?.hollow).toBeUndefined();
+    expect(changed.at(-1)?.cycles.map((c) => c.date)).toEqual(['2026-11-29']);
+  });
+});
