@@ -98,6 +98,8 @@ export const PhaseSchema = z
      * had no final outcome (see shared/hollow.ts): their ids. Optional: older saved state has none.
      */
     hollow: z.object({ items: z.array(z.string()).readonly() }).readonly().nullable().optional(),
+    /** How many STARTED stamps the phase has (continuation rounds), when more than one; absent otherwise. */
+    rounds: z.number().int().min(2).optional(),
   })
   .readonly();
 /** One phase of a cycle. */

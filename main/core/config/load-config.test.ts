@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, MAX_CONFIG_BYTES, parseConfig } from './load-config';
 import { formatDuration, parseDuration } from './duration';
+import { phaseCap } from './schema';
 
 const FULL = `
 hosts:
@@ -52,6 +53,19 @@ describe('parseConfig', () => {
     const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs, silence: 45m } }\n');
     expect(cfg.loops.l?.silence).toBe(2_700_000);
     expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    silence: quiet\n')).toThrow(/\/c\.yaml:6: loops\.l\.silence: expected a duration/);
+  });
+
+  it('takes per-phase caps beside cap, and refuses a caps key that is not a phase, naming it', () => {
+    const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs, cap: 20h, caps: { deliver: 3h } } }\n');
+    const loop = cfg.loops.l;
+    expect(loop?.caps).toEqual({ deliver: 10_800_000 });
+    expect(loop && phaseCap(loop, 'deliver')).toBe(10_800_000);
+    expect(loop && phaseCap(loop, 'audit')).toBe(72_000_000);
+    expect(parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs } }\n').loops.l?.caps).toEqual({});
+    const bad = 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    caps: { delivr: 3h }\n';
+    expect(() => parseConfig('/c.yaml', bad)).toThrow(ConfigError);
+    expect(() => parseConfig('/c.yaml', bad)).toThrow(/loops\.l\.caps\.delivr: "delivr" is not one of this loop's phases \(audit, remediate, deliver\)/);
+    expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /x, caps: { deliver: soon } } }\n')).toThrow(/loops\.l\.caps\.deliver: expected a duration/);
   });
 
   it.each([

@@ -63,6 +63,8 @@ export const LoopConfigSchema = z
     timezone: TimeZone.default('UTC'),
     grace: Duration.default(2 * 3_600_000),
     cap: Duration.default(20 * 3_600_000),
+    /** Per-phase caps (`caps: { deliver: 3h }`), each key one of `phases`; a phase not named here has `cap`. */
+    caps: z.record(z.string(), Duration).default({}),
     /** A running phase whose transcript is silent (or only repeats itself) this long, with no rc step, is hung (or spinning). */
     silence: Duration.default(30 * 60_000),
     ledgers: z
@@ -73,7 +75,23 @@ export const LoopConfigSchema = z
     layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
     cycles: z.number().int().min(1).max(400).default(14),
   })
-  .strict();
+  .strict()
+  .superRefine((loop, ctx) => {
+    for (const key of Object.keys(loop.caps)) {
+      if (loop.phases.includes(key)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['caps', key],
+        message: `${JSON.stringify(key)} is not one of this loop's phases (${loop.phases.join(', ')}); caps takes a phase name and a duration, e.g. caps: { deliver: 3h }`,
+      });
+    }
+  });
+
+/** The cap of one phase of a loop: its own under `caps`, else the loop's `cap`. */
+export function phaseCap(loop: { readonly cap: number; readonly caps?: Readonly<Record<string, number>> }, phase: string): number {
+  const caps = loop.caps ?? {};
+  return Object.prototype.hasOwnProperty.call(caps, phase) ? (caps[phase] ?? loop.cap) : loop.cap;
+}
 
 /** One inference endpoint polled for capacity; a `prometheus` one reads a whole fleet from Prometheus. */
 export const ProxyConfigSchema = z

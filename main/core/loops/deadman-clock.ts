@@ -25,6 +25,6 @@ export class DeadmanClock {
     const last = this.at.get(loop);
     if (!cyclesMoved && last !== undefined && Math.abs(now.getTime() - last) < EVERY_MS) return undefined;
     this.at.set(loop, now.getTime());
-    return deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, cycles: cycles.slice(0, NEWEST_CYCLES), now });
+    return deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, capsMs: cfg.caps, cycles: cycles.slice(0, NEWEST_CYCLES), now });
   }
 }

@@ -86,6 +86,25 @@ describe('deriveDeadman: states', () => {
     expect(dm({ now: '2026-11-30T20:00:00Z', capMs: 20 * HOUR, cycles: [c] }).state).toBe('ok');
   });
 
+  it('holds a running phase named under caps to its own cap, from its own start', () => {
+    const c: Cycle = {
+      date: '2026-11-30',
+      status: 'running',
+      phases: [phase('audit', 'ok', '2026-11-30T05:00:00Z'), phase('remediate', 'ok', '2026-11-30T06:00:00Z'), phase('deliver', 'running', '2026-11-30T08:00:00Z')],
+    };
+    const capsMs = { deliver: 3 * HOUR };
+    expect(dm({ now: '2026-11-30T11:00:00Z', capsMs, cycles: [c] }).state).toBe('ok'); // exactly 3h
+    const d = dm({ now: '2026-11-30T11:30:00Z', capsMs, cycles: [c] });
+    expect(d.state).toBe('stalled');
+    expect(d.reason).toBe('cycle 2026-11-30 deliver is still running after 3h 30m (its cap 3h)');
+    // Without caps the loop's 20 h cap still holds the same cycle.
+    expect(dm({ now: '2026-11-30T11:30:00Z', cycles: [c] }).state).toBe('ok');
+    // Another phase keeps the loop's cap: audit running 10 h is not stalled by deliver's 3 h.
+    const audit: Cycle = { date: '2026-11-30', status: 'running', phases: [phase('audit', 'running', '2026-11-30T05:00:00Z'), phase('deliver', 'pending')] };
+    expect(dm({ now: '2026-11-30T15:00:00Z', capsMs, cycles: [audit] }).state).toBe('ok');
+    expect(dm({ now: '2026-12-01T01:00:01Z', capsMs, cycles: [audit] }).state).toBe('stalled');
+  });
+
   it('does not call a finished cycle stalled', () => {
     expect(dm({ now: '2026-12-01T04:00:00Z', cycles: [cycle('2026-11-30', 'incomplete', '2026-11-30T05:00:00Z')] }).state).toBe('ok');
   });

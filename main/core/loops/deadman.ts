@@ -9,6 +9,8 @@ export interface DeadmanInput {
   readonly timezone: string;
   readonly graceMs: number;
   readonly capMs: number;
+  /** Per-phase caps (`caps`), overriding `capMs` for the phases they name. */
+  readonly capsMs?: Readonly<Record<string, number>>;
   /** Newest first, as the loop follower returns them. */
   readonly cycles: readonly Cycle[];
   readonly now: Date;
@@ -206,9 +208,22 @@ export function deriveDeadman(input: DeadmanInput): Deadman {
     return result('missed', `no cycle for ${date} by ${clockIn(deadline, tz)} ${tz} (${fired}, grace ${duration(graceMs)})`);
   }
   if (cycle.status === 'running') {
-    const start = earliestStart(cycle) ?? last;
-    const age = nowMs - start;
-    if (age > capMs) return result('stalled', `cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+    // A running phase named under `caps` is held to its own cap, from its own start; the cycle
+    // as a whole (between phases, or in a phase without its own cap) to the loop's `cap`.
+    const own = (name: string): number | null => (input.capsMs && Object.prototype.hasOwnProperty.call(input.capsMs, name) ? (input.capsMs[name] ?? null) : null);
+    const running = cycle.phases.filter((p) => p.status === 'running');
+    for (const p of running) {
+      const cap = own(p.name);
+      if (cap === null) continue;
+      const started = Date.parse(p.startedAt ?? '');
+      const age = nowMs - (Number.isNaN(started) ? (earliestStart(cycle) ?? last) : started);
+      if (age > cap) return result('stalled', `cycle ${date} ${p.name} is still running after ${duration(age)} (its cap ${duration(cap)})`);
+    }
+    if (running.length === 0 || running.some((p) => own(p.name) === null)) {
+      const start = earliestStart(cycle) ?? last;
+      const age = nowMs - start;
+      if (age > capMs) return result('stalled', `cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+    }
   }
   return result('ok', `cycle ${date} started (${fired}); it is ${cycle.status}`);
 }

@@ -193,3 +193,25 @@ describe('LoopFollower and the phase signals', () => {
     expect(hung.upserted[0]?.phases[0]?.signal).toMatchObject({ kind: 'hung', line: 2, since: '2026-11-29T05:50:00.000Z' });
   });
 });
+
+describe('LoopFollower and per-phase caps', () => {
+  it('holds deliver to its own 3 h cap while remediate keeps the loop\'s 20 h cap, and counts continuation rounds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-caps-'));
+    const runs = join(dir, 'runs');
+    mkdirSync(join(runs, '2026-11-29'), { recursive: true });
+    // Remediate resumed once (two STARTED) and still runs; deliver started 4 h ago, no outcome.
+    writeFileSync(join(runs, '2026-11-29', 'remediate.status'), 'remediate 2026-11-29T00:00:00+00:00 STARTED\nremediate 2026-11-29T01:00:00+00:00 FAILED 75\nremediate 2026-11-29T01:05:00+00:00 STARTED\n');
+    writeFileSync(join(runs, '2026-11-29', 'deliver.status'), 'deliver 2026-11-29T02:00:00+00:00 STARTED\n');
+    const cfg = parseConfig(join(dir, 'c.yaml'), `hosts: { r: { local: true } }\nloops: { l: { host: r, runs: ${JSON.stringify(runs)}, cap: 20h, caps: { deliver: 3h } } }\n`);
+    const follower = new LoopFollower('l', cfg.loops.l!, new LocalSource('r'), Store.open(':memory:'));
+    const phase = (s: Awaited<ReturnType<LoopFollower['poll']>>, name: string) => s.cycles.find((c) => c.date === '2026-11-29')?.phases.find((p) => p.name === name);
+
+    const early = await follower.poll(new Date('2026-11-29T04:59:00Z'));
+    expect(phase(early, 'deliver')?.status).toBe('running');
+    const late = await follower.poll(new Date('2026-11-29T06:00:00Z'));
+    expect(phase(late, 'deliver')).toMatchObject({ status: 'incomplete', reason: 'STARTED stamp but no outcome after 4h (cap 3h)' });
+    expect(phase(late, 'deliver')?.rounds).toBeUndefined();
+    expect(phase(late, 'remediate')).toMatchObject({ status: 'running', rounds: 2 });
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Cycle, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
-import type { LoopConfig } from '../config/schema';
+import { phaseCap, type LoopConfig } from '../config/schema';
 import { followOnce, refuseFile, type FollowOptions } from '../follow/line-follower';
 import { derivePhase, deriveCycle, FINAL_STATUSES, type PhaseEvidence } from './phase-status';
 import { rcFileParser } from './rc-file';
@@ -251,7 +251,7 @@ export class LoopFollower {
       this.derivedAtWall.set(date, wall);
       const { cycle, signalDue } = this.deriveCycleAt(date, now);
       // The cap turns a running phase incomplete; silence turns one hung or spinning.
-      const next = Math.min(clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs) : Infinity, signalDue);
+      const next = Math.min(clockBound(cycle) ? nextClockChange(cycle, this.config.cap, nowMs, (phase) => phaseCap(this.config, phase)) : Infinity, signalDue);
       if (next < Infinity) this.clockDue.set(date, next);
       else this.clockDue.delete(date);
       // One cycle's JSON, only for cycles whose files or clock moved: never the whole loop.
@@ -390,7 +390,7 @@ export class LoopFollower {
     let signalDue = Infinity;
     const phases: Phase[] = this.config.phases.map((phase) => {
       const own = files.filter((f) => f.phase === phase);
-      const derived = derivePhase(this.evidence(dir, phase, own), now, this.config.cap);
+      const derived = derivePhase(this.evidence(dir, phase, own), now, phaseCap(this.config, phase));
       // Restored from the store with the host down: whether the transcript grew is not known.
       if (this.restored) return derived;
       const out = phaseSignal(this.signalEvidence(dir, own, derived, now));

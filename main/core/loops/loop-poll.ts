@@ -32,11 +32,12 @@ export function clockBound(c: Cycle): boolean {
 
 /**
  * The first moment after `nowMs` at which the clock can change a cycle's derived state: a phase's
- * start plus the cap (a running phase turns incomplete), or the cycle's earliest start plus the cap
+ * start plus its cap (`capOf`, the phase's own; a running phase turns incomplete), or the cycle's earliest start plus the cap
  * (a cycle waiting on a pending phase does). A phase without a known start stays young.
  */
-export function nextClockChange(c: Cycle, capMs: number, nowMs: number): number {
-  const starts = c.phases.map((p) => Date.parse(p.startedAt ?? '')).filter((t) => !Number.isNaN(t));
-  const flips = [...starts.map((t) => t + capMs), ...(starts.length ? [Math.min(...starts) + capMs] : [])].filter((t) => t > nowMs);
+export function nextClockChange(c: Cycle, capMs: number, nowMs: number, capOf: (phase: string) => number = () => capMs): number {
+  const own = c.phases.map((p) => ({ t: Date.parse(p.startedAt ?? ''), cap: capOf(p.name) })).filter((s) => !Number.isNaN(s.t));
+  const starts = own.map((s) => s.t);
+  const flips = [...own.map((s) => s.t + s.cap), ...(starts.length ? [Math.min(...starts) + capMs] : [])].filter((t) => t > nowMs);
   return flips.length ? Math.min(...flips) : Infinity;
 }

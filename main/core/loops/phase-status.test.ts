@@ -195,6 +195,14 @@ describe('derivePhase: stages, then any evidence', () => {
     expect(derive({ rc: { tests: 'a_rc=\na_rc=0\nDONE' } }).status).toBe('running');
   });
 
+  it('counts continuation rounds (several STARTED stamps), and says nothing of a single one', () => {
+    const status = 'audit 2026-08-23T00:00:04-04:00 STARTED\naudit 2026-08-23T01:00:00-04:00 FAILED 75\naudit 2026-08-23T01:05:00-04:00 STARTED\naudit 2026-08-23T02:00:00-04:00 FAILED 75\naudit 2026-08-23T02:05:00-04:00 STARTED\naudit 2026-08-23T03:00:00-04:00 OK';
+    expect(derive({ status })).toMatchObject({ status: 'ok', rounds: 3 });
+    expect(derive({ status: 'audit 2026-08-23T00:00:04-04:00 STARTED\naudit 2026-08-23T01:00:00-04:00 OK' }).rounds).toBeUndefined();
+    // Another phase's STARTED stamps are not this one's rounds.
+    expect(derive({ status: 'audit 2026-08-23T00:00:04-04:00 STARTED\nremediate 2026-08-23T01:00:00-04:00 STARTED' }).rounds).toBeUndefined();
+  });
+
   it('age runs from the first STARTED stamp, not the file times', () => {
     const status = 'audit 2026-08-22T15:00:00-04:00 STARTED\naudit 2026-08-23T00:00:00-04:00 STARTED';
     const p = derive({ status, first: '2026-08-23T15:00:00.000Z' });

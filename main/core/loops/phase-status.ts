@@ -134,6 +134,8 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
   const counting = verdicts.filter((v) => counts(v, ev));
   const verdict = counting.at(-1) ?? null;
   const firstStarted = stamps.find((s) => readStamp(s.status).kind === 'started') ?? null;
+  // Continuation rounds: the wrapper stamps STARTED again when it resumes a phase (exit 75).
+  const rounds = stamps.filter((s) => readStamp(s.status).kind === 'started').length;
   const startMs = Date.parse(firstStarted?.at ?? ev.firstFileTime ?? '');
   const ageMs = now.getTime() - startMs; // NaN when the start is unknown: treated as young
   const young = !(ageMs >= capMs);
@@ -164,6 +166,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     stages,
     verdict,
     reason: decision.reason,
+    ...(rounds > 1 ? { rounds } : {}),
   };
 
   function decide(): Decision {

@@ -106,6 +106,12 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
                 <dd>{formatDuration(ms)}</dd>
               </>
             ) : null}
+            {phase.rounds ? (
+              <>
+                <dt>Rounds</dt>
+                <dd data-testid="phase-rounds">{phase.rounds} (STARTED {phase.rounds} times: continued after an incomplete round)</dd>
+              </>
+            ) : null}
             {phase.timesFrom ? (
               <>
                 <dt>Times from</dt>
