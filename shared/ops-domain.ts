@@ -36,6 +36,8 @@ export const DrillSchema = z
     host: z.string(),
     timeoutMs: z.number().int(),
     args: z.record(z.string(), z.array(z.string()).readonly()).readonly(),
+    /** Its cadence (`every`, ms): due when its last successful run is older. Absent: no cadence (and older saved state). */
+    everyMs: z.number().int().positive().optional(),
   })
   .readonly();
 /** A declared drill. */

@@ -13,7 +13,7 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills'>>;
 
 /** What a host that cannot be read is doing, for a sentence. */
 const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
@@ -322,6 +322,7 @@ const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
   stopped: 'stopped task',
   uncovered: 'uncovered finding',
   pr: 'ready to merge',
+  'drill-due': 'drill due',
 };
 
 function waitingLines(w: WaitingItem): string[] {

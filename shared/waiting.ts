@@ -1,17 +1,19 @@
-import type { BacklogItem, DrillRun, Finding, LogOutcome, LoopState, PullRequest, Task } from './domain';
+import type { BacklogItem, Drill, DrillRun, Finding, LogOutcome, LoopState, PullRequest, Task } from './domain';
+import { daysText as day, drillCadence } from './drill-due';
 
 // "Waiting on you": everything the loops hand to a human, from the state the renderer's store
 // and a snapshot both hold. One pure derivation for the Review screen, the Markdown summary
 // (`## Waiting on you`) and the notices (`waiting:<kind>:<loop>:<id>`), so the three agree.
 
-/** Kinds of item, in the order the list shows them. `drill` (a drill that is due) is reserved for drill cadence. */
-export const WAITING_KINDS = ['blocked', 'operator-only', 'stopped', 'uncovered', 'pr'] as const;
+/** Kinds of item, in the order the list shows them; `drill-due` is a drill whose cadence (`every`) says run it. */
+export const WAITING_KINDS = ['blocked', 'operator-only', 'stopped', 'uncovered', 'pr', 'drill-due'] as const;
 /** What kind of thing waits. */
 export type WaitingKind = (typeof WAITING_KINDS)[number];
 
 /** One thing a person must do, identified by its loop and its id (two loops can share an id). */
 export interface WaitingItem {
   readonly kind: WaitingKind;
+  /** The loop; for a due drill (which belongs to no loop), the drill's host. */
   readonly loop: string;
   /** `REL-051`, a task name, `R-104`, or a PR's number (its URL when it has none). */
   readonly id: string;
@@ -35,9 +37,11 @@ export interface WaitingInput {
   readonly tasks: readonly Task[];
   readonly prs: readonly PullRequest[];
   readonly drillRuns: readonly DrillRun[];
+  /** The declared drills: those with a cadence (`everyMs`) are due when their last success is older. */
+  readonly drills?: readonly Drill[];
 }
 
-/** One source of items. Drill cadence (issue 29, item 6) adds a source here yielding kind `drill`. */
+/** One source of items. */
 type WaitingSource = (input: WaitingInput, now: number) => WaitingItem[];
 
 /** Which final outcome a log row states: DONE, BLOCKED or operator-only (any case, leading markup ignored), else null. */
@@ -187,7 +191,31 @@ const readyPrs: WaitingSource = (input) => {
   return out;
 };
 
-const SOURCES: readonly WaitingSource[] = [backlogItems, stoppedTasks, uncoveredFindings, readyPrs];
+/** Drills whose cadence says they are due: never succeeded, or `every` has passed since the last success. */
+const dueDrills: WaitingSource = (input, now) => {
+  const out: WaitingItem[] = [];
+  for (const d of input.drills ?? []) {
+    const c = drillCadence(d, input.drillRuns, now);
+    if (!c?.due) continue;
+    const every = day(c.everyMs);
+    out.push({
+      kind: 'drill-due',
+      loop: d.host,
+      id: d.name,
+      action:
+        c.lastOkAt === null
+          ? `Run drill ${d.name} on ${d.host}: it is to run every ${every} and has no successful run`
+          : `Run drill ${d.name} on ${d.host}: it is to run every ${every}; the last successful run was ${c.lastOkAt}${c.overdueMs >= 3_600_000 ? `, overdue by ${day(c.overdueMs)}` : ''}`,
+      detail: null,
+      before: [],
+      since: c.dueAt,
+      href: '#/drills',
+    });
+  }
+  return out;
+};
+
+const SOURCES: readonly WaitingSource[] = [backlogItems, stoppedTasks, uncoveredFindings, readyPrs, dueDrills];
 
 const asc = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

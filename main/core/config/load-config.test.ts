@@ -55,6 +55,13 @@ describe('parseConfig', () => {
     expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    silence: quiet\n')).toThrow(/\/c\.yaml:6: loops\.l\.silence: expected a duration/);
   });
 
+  it('takes a drill\'s optional cadence as a duration', () => {
+    const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\ndrills:\n  d: { host: r, command: ./d.sh, every: 30d }\n  e: { host: r, command: ./e.sh }\n');
+    expect(cfg.drills.d?.every).toBe(30 * 86_400_000);
+    expect(cfg.drills.e?.every).toBeUndefined();
+    expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\ndrills:\n  d: { host: r, command: ./d.sh, every: monthly }\n')).toThrow(/drills\.d\.every: expected a duration/);
+  });
+
   it('takes per-phase caps beside cap, and refuses a caps key that is not a phase, naming it', () => {
     const cfg = parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /runs, cap: 20h, caps: { deliver: 3h } } }\n');
     const loop = cfg.loops.l;

@@ -127,6 +127,8 @@ export const DrillConfigSchema = z
     command: NonEmpty,
     cwd: NonEmpty.optional(),
     timeout: Duration.default(30 * 60_000),
+    /** Its cadence: due (in "Waiting on you") when its last successful run is older than this, or it never ran. */
+    every: Duration.optional(),
     args: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected an argument name of letters, digits and "_"'), z.array(z.string()).min(1)).default({}),
   })
   .strict();

@@ -95,7 +95,7 @@ export class DrillService {
 
   /** The declared drills, without their commands. */
   list(): Drill[] {
-    return Object.entries(this.options.drills).map(([name, d]) => ({ name, host: d.host, timeoutMs: d.timeout, args: d.args }));
+    return Object.entries(this.options.drills).map(([name, d]) => ({ name, host: d.host, timeoutMs: d.timeout, args: d.args, ...(d.every === undefined ? {} : { everyMs: d.every }) }));
   }
 
   /** The audit trail, newest first. */

@@ -37,8 +37,8 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('host-recovered:')) return 'host-recovered';
   if (key.startsWith('drill:')) return 'drill-finished';
   if (key.startsWith('hollow:')) return 'remediate-hollow';
-  const waiting = /^waiting:(blocked|operator-only|stopped|uncovered):/.exec(key);
-  if (waiting) return `waiting-${waiting[1] as 'blocked' | 'operator-only' | 'stopped' | 'uncovered'}`;
+  const waiting = /^waiting:(blocked|operator-only|stopped|uncovered|drill-due):/.exec(key);
+  if (waiting) return `waiting-${waiting[1] as 'blocked' | 'operator-only' | 'stopped' | 'uncovered' | 'drill-due'}`;
   return null;
 }
 

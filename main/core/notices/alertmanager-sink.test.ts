@@ -217,6 +217,7 @@ describe('alert rules and conditions', () => {
     ['waiting:operator-only:rel:REL-052', 'waiting-operator-only'],
     ['waiting:stopped:proxy:v2/01-props', 'waiting-stopped'],
     ['waiting:uncovered:rel:R-105', 'waiting-uncovered'],
+    ['waiting:drill-due:mac:restore-db:never', 'waiting-drill-due'],
     ['hollow:rel:2026-11-29:remediate', 'remediate-hollow'],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));

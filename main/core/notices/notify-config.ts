@@ -26,6 +26,7 @@ export const RULE_NAMES = [
   'waiting-stopped',
   'waiting-uncovered',
   'remediate-hollow',
+  'waiting-drill-due',
 ] as const;
 
 /** The name of a notice rule. */
@@ -51,6 +52,7 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'waiting-stopped': 1,
   'waiting-uncovered': 1,
   'remediate-hollow': 0,
+  'waiting-drill-due': 0,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */

@@ -113,6 +113,25 @@ describe('deriveNotices', () => {
     expect(tracked['host:mac']).toBe(again.toISOString());
   });
 
+  it('raises a due drill under waiting-drill-due (priority 0 by default), keyed by the time it fell due', () => {
+    const drill = { name: 'restore-db', host: 'mac', timeoutMs: 1_800_000, args: {}, everyMs: 30 * 86_400_000 };
+    const old = { ...drillRun('run-9', 'ok', 0), drill: 'restore-db', startedAt: '2026-10-30T07:00:00.000Z' };
+    const drafts = deriveNotices(emptyInput(NOW, { drills: [drill], drillRuns: [old] }));
+    const due = drafts.find((d) => d.key.startsWith('waiting:drill-due:'));
+    expect(due).toMatchObject({
+      key: 'waiting:drill-due:mac:restore-db:2026-11-29T07:00:00.000Z',
+      priority: 0,
+      source: 'drill:restore-db',
+      url: 'http://127.0.0.1:7777/#/drills',
+    });
+    expect(due?.message).toContain('Run drill restore-db on mac');
+    const raised = deriveNotices(emptyInput(NOW, { drills: [drill], drillRuns: [old], rules: { 'waiting-drill-due': 1 } }));
+    expect(raised.find((d) => d.key.startsWith('waiting:drill-due:'))?.priority).toBe(1);
+    // A fresh success: nothing due.
+    const fresh = { ...old, id: 'run-10', startedAt: '2026-11-29T07:00:00.000Z' };
+    expect(deriveNotices(emptyInput(NOW, { drills: [drill], drillRuns: [old, fresh] })).some((d) => d.key.startsWith('waiting:drill-due:'))).toBe(false);
+  });
+
   it('raises a finished drill once per run, not a running one', () => {
     const drafts = deriveNotices(emptyInput(NOW, { drillRuns: [drillRun('run-1', 'failed', 1), drillRun('run-2', 'running', null)] }));
     expect(drafts).toEqual([

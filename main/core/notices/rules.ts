@@ -1,5 +1,5 @@
 import { transcriptHash } from '../../../shared/links';
-import type { BacklogItem, Capacity, Cycle, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
+import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
 import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
 import { hostDrafts } from './host-rules';
 import { makeDraft, type NoticeDraft } from './notice-draft';
@@ -23,6 +23,8 @@ export interface NoticeInput {
   readonly hostDownSince: Readonly<Record<string, string>>;
   readonly capacity: readonly Capacity[];
   readonly drillRuns: readonly DrillRun[];
+  /** The declared drills: one with a cadence (`every`) that is due waits on a person. */
+  readonly drills?: readonly Drill[];
   /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
   readonly rules: Partial<Record<RuleName, NoticePriority>>;
   readonly now: Date;
@@ -45,13 +47,14 @@ const SIGNAL_TITLES: Readonly<Record<PhaseSignalKind, string>> = {
 
 /**
  * The rule of each kind of "Waiting on you" item. A ready PR has its own rule (`prs-ready`, keyed
- * by its URL), so it is not noticed twice; a due drill (drill cadence) will add its kind here.
+ * by its URL), so it is not noticed twice.
  */
 const WAITING_RULES: Partial<Record<WaitingKind, RuleName>> = {
   blocked: 'waiting-blocked',
   'operator-only': 'waiting-operator-only',
   stopped: 'waiting-stopped',
   uncovered: 'waiting-uncovered',
+  'drill-due': 'waiting-drill-due',
 };
 
 const PHASE_RULES: Partial<Record<Phase['status'], RuleName>> = {
@@ -173,15 +176,16 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
   }
 
   // What the loops hand a person; an item that leaves the list is simply not derived again.
-  const waiting = waitingOnYou({ loops: [], findings: input.findings, backlog: input.backlog ?? [], tasks: input.tasks ?? [], prs: [], drillRuns: [] }, input.now.getTime());
+  const waiting = waitingOnYou({ loops: [], findings: input.findings, backlog: input.backlog ?? [], tasks: input.tasks ?? [], prs: [], drillRuns: input.drillRuns, drills: input.drills ?? [] }, input.now.getTime());
   for (const w of waiting) {
     const rule = WAITING_RULES[w.kind];
     if (!rule) continue;
     out.push(
       makeDraft({
-        key: waitingKey(w),
+        // A drill falls due again after each success: its due time (or `never`) keys each time it is due.
+        key: w.kind === 'drill-due' ? `${waitingKey(w)}:${w.since ?? 'never'}` : waitingKey(w),
         priority: prio(rule),
-        source: `loop:${w.loop}`,
+        source: w.kind === 'drill-due' ? `drill:${w.id}` : `loop:${w.loop}`,
         title: `Waiting on you: ${w.id} (${w.loop}) ${w.kind}`,
         message: `${w.action}.${w.kind === 'stopped' && w.detail ? ` Notes: ${w.detail}` : ''}${w.since ? ` Waiting since ${w.since}.` : ''}`,
         url: link(w.href),

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
-import type { Drill } from '../../../../shared/domain';
+import type { Drill, DrillRun } from '../../../../shared/domain';
+import { daysText, drillCadence } from '../../../../shared/drill-due';
 import { formatDateTime, formatDuration } from '../../ui/format';
 import { navigate, useNow } from '../../ui/react-hooks';
 import { routeHash } from '../../ui/route';
@@ -8,8 +9,29 @@ import { DrillDialog } from './DrillDialog';
 import { argsText, DrillStatusBadge, runDuration } from './DrillParts';
 import { DrillRunDetail } from './DrillRunDetail';
 
+/** A drill's cadence: none, next due, due (never succeeded) or overdue by how long. */
+function CadenceCell({ drill, runs, now }: { drill: Drill; runs: readonly DrillRun[]; now: number }) {
+  const c = drillCadence(drill, runs, now);
+  if (!c) return <span className="muted">—</span>;
+  const every = `every ${daysText(c.everyMs)}`;
+  if (!c.due) {
+    return (
+      <span data-testid={`drill-cadence-${drill.name}`} data-state="ok">
+        {every} · next due {formatDateTime(c.dueAt) ?? c.dueAt}
+      </span>
+    );
+  }
+  return (
+    <span data-testid={`drill-cadence-${drill.name}`} data-state={c.lastOkAt === null || c.overdueMs === 0 ? 'due' : 'overdue'}>
+      {every} · <span className="tag tag-warn">{c.lastOkAt === null ? 'due: never succeeded' : c.overdueMs >= 60_000 ? `overdue by ${daysText(c.overdueMs)}` : 'due'}</span>
+    </span>
+  );
+}
+
 function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
   const drills = useDeck((s) => s.drills);
+  const runs = useDeck((s) => s.drillRuns);
+  const now = useNow(60_000);
   const configPath = useDeck((s) => s.info?.config.path);
   return (
     <section className="card" aria-labelledby="drills-title">
@@ -28,6 +50,7 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
               <th scope="col">Drill</th>
               <th scope="col">Host</th>
               <th scope="col">Timeout</th>
+              <th scope="col">Cadence</th>
               <th scope="col">Arguments</th>
               <th scope="col">
                 <span className="visually-hidden">Run</span>
@@ -40,6 +63,9 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
                 <td className="mono strong">{d.name}</td>
                 <td>{d.host}</td>
                 <td className="num">{formatDuration(d.timeoutMs)}</td>
+                <td>
+                  <CadenceCell drill={d} runs={runs} now={now} />
+                </td>
                 <td>
                   {Object.keys(d.args).length === 0 ? (
                     <span className="muted">none</span>

@@ -69,6 +69,7 @@ export function ReviewView() {
   const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   const prs = useDeck((s) => s.prs);
   const runs = useDeck((s) => s.drillRuns);
+  const drills = useDeck((s) => s.drills);
   const capacity = useDeck((s) => s.capacity);
   const backlog = useDeck((s) => s.backlog);
   const tasks = useDeck((s) => s.tasks);
@@ -85,8 +86,8 @@ export function ReviewView() {
   const ready = useMemo(() => readyPrs(prs), [prs]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);
   const incidents = useMemo(() => fleetIncidents(capacity), [capacity]);
-  // The loop states are not read by the list yet (drill cadence will add drills that are due).
-  const waiting = useMemo(() => waitingOnYou({ loops: [], findings, backlog, tasks, prs, drillRuns: runs }, now), [findings, backlog, tasks, prs, runs, now]);
+  // The loop states are not read by the list yet; drills with a cadence that are due are.
+  const waiting = useMemo(() => waitingOnYou({ loops: [], findings, backlog, tasks, prs, drillRuns: runs, drills }, now), [findings, backlog, tasks, prs, runs, drills, now]);
 
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;

@@ -7,6 +7,7 @@ const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
   stopped: 'stopped task',
   uncovered: 'uncovered finding',
   pr: 'ready to merge',
+  'drill-due': 'drill due',
 };
 
 /** The most rows the section lists; the rest are counted (a ledger with thousands of uncovered findings). */
