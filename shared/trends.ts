@@ -142,7 +142,7 @@ export function closedNight(f: Finding, backlog: ReadonlyMap<string, BacklogItem
   return best;
 }
 
-/** A phase's cap hit: the status decision says it stopped or found no outcome past the loop's cap. */
+/** A phase's cap hit: the status decision says it stopped or found no outcome past its cap (the phase's own under `caps`, else the loop's). */
 function capHit(status: PhaseStatus, reason: string): boolean {
   return status === 'incomplete' && /\bcap\b/.test(reason);
 }
