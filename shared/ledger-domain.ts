@@ -31,6 +31,8 @@ export const FindingSchema = z
     /** The section heading, e.g. `Delta audit 2026-08-23 (second pass)`. */
     section: z.string(),
     severity: SeveritySchema.nullable(),
+    /** The severity cell as written when it says more than the severity (`P1 (contested: P0)`). */
+    severityText: z.string().optional(),
     category: z.string().nullable(),
     /** `file:line` as written. */
     where: z.string().nullable(),
