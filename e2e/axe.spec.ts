@@ -33,6 +33,7 @@ const SCREENS: readonly Screen[] = [
       await expect(p.locator('.detail')).toBeVisible();
     },
   },
+  { name: 'ledgers', hash: '#/ledgers', ready: (p) => expect(p.getByTestId('ledgers-tasks')).toBeVisible({ timeout: 20_000 }) },
   { name: 'prs', hash: '#/prs', ready: (p) => expect(p.getByTestId('prs-table').or(p.getByTestId('prs-empty'))).toBeVisible({ timeout: 20_000 }) },
   {
     name: 'capacity',

@@ -6,6 +6,7 @@ const GO: readonly (readonly [string, string])[] = [
   ['n', 'notices'],
   ['l', 'loops'],
   ['f', 'findings'],
+  ['e', 'ledgers'],
   ['p', 'prs'],
   ['c', 'capacity'],
   ['d', 'drills'],

@@ -31,6 +31,8 @@ export const FindingSchema = z
     /** The section heading, e.g. `Delta audit 2026-08-23 (second pass)`. */
     section: z.string(),
     severity: SeveritySchema.nullable(),
+    /** The severity cell as written when it says more than the severity (`P1 (contested: P0)`). */
+    severityText: z.string().optional(),
     category: z.string().nullable(),
     /** `file:line` as written. */
     where: z.string().nullable(),
@@ -115,3 +117,30 @@ export const AuditMarkSchema = z
   .readonly();
 /** An audit-ledger line. */
 export type AuditMark = z.infer<typeof AuditMarkSchema>;
+
+/** A task's status as a rule compares it. */
+export const taskStatus = (t: Pick<Task, 'status'>): string => t.status.trim().toLowerCase();
+
+/**
+ * Each task of each loop at its latest row, with how many rows it has. Implementer logs are not in
+ * time order (the reference log is newest first, with older rows appended below), so "latest" is
+ * the newest date, and on that date a `done` row wins over a `stopped` one (a task is not stopped
+ * again once done). One rule for "Waiting on you" and the tasks table.
+ */
+export function latestTasks(tasks: readonly Task[]): { readonly task: Task; readonly rows: number }[] {
+  const byTask = new Map<string, Task[]>();
+  for (const t of tasks) {
+    const k = `${t.loop}\u0000${t.task}`;
+    const rows = byTask.get(k);
+    if (rows) rows.push(t);
+    else byTask.set(k, [t]);
+  }
+  const out: { task: Task; rows: number }[] = [];
+  for (const rows of byTask.values()) {
+    const newest = rows.reduce<string>((d, r) => (r.date !== null && r.date > d ? r.date : d), '');
+    const latest = rows.filter((r) => (r.date ?? '') === newest);
+    const pick = latest.find((r) => taskStatus(r) === 'done') ?? latest.find((r) => taskStatus(r) === 'stopped') ?? latest[0];
+    if (pick) out.push({ task: pick, rows: rows.length });
+  }
+  return out;
+}

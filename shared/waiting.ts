@@ -1,4 +1,4 @@
-import type { BacklogItem, Drill, DrillRun, Finding, LogOutcome, LoopState, PullRequest, Task } from './domain';
+import { latestTasks, taskStatus, type BacklogItem, type Drill, type DrillRun, type Finding, type LogOutcome, type LoopState, type PullRequest, type Task } from './domain';
 import { daysText as day, drillCadence } from './drill-due';
 
 // "Waiting on you": everything the loops hand to a human, from the state the renderer's store
@@ -112,18 +112,9 @@ const backlogItems: WaitingSource = (input) => {
  * `done` row of that date wins over a `stopped` one (a task is not stopped again once done).
  */
 const stoppedTasks: WaitingSource = (input) => {
-  const byTask = new Map<string, Task[]>();
-  for (const t of input.tasks) {
-    const k = `${t.loop}\u0000${t.task}`;
-    byTask.set(k, [...(byTask.get(k) ?? []), t]);
-  }
   const out: WaitingItem[] = [];
-  for (const rows of byTask.values()) {
-    const newest = rows.reduce<string>((d, r) => (r.date !== null && r.date > d ? r.date : d), '');
-    const latest = rows.filter((r) => (r.date ?? '') === newest);
-    if (latest.some((r) => r.status.trim().toLowerCase() === 'done')) continue;
-    const stopped = latest.find((r) => r.status.trim().toLowerCase() === 'stopped');
-    if (!stopped) continue;
+  for (const { task: stopped } of latestTasks(input.tasks)) {
+    if (taskStatus(stopped) !== 'stopped') continue;
     const notes = clean(stopped.notes);
     out.push({
       kind: 'stopped',

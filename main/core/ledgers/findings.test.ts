@@ -123,6 +123,15 @@ describe('deriveFindings: findings', () => {
     ]);
   });
 
+  it('keeps a contested severity as written beside the one it sorts by', () => {
+    const { findings } = derive({ findings: [finding('R-003', 12, { severityText: 'P1 (contested: P0)' }), finding('R-004', 13)] });
+    expect(findings.map((f) => [f.severity, f.severityText])).toEqual([
+      ['P1', 'P1 (contested: P0)'],
+      ['P1', undefined],
+    ]);
+    expect('severityText' in (findings[1] ?? {})).toBe(false);
+  });
+
   it('is open when no backlog item covers it', () => {
     expect(derive({ findings: [finding('R-002', 11)] }).findings[0]).toMatchObject({ status: 'open', backlog: [] });
   });

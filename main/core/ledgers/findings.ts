@@ -102,6 +102,7 @@ export function deriveFindings(input: FindingsInput): { findings: Finding[]; bac
       source,
       section: row.section,
       severity: row.severity,
+      ...(row.severityText === undefined ? {} : { severityText: row.severityText }),
       category: row.category,
       where: row.where,
       text: row.text,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyHeader, idsIn, normalizeSeverity, redGreen } from './ledger-columns';
+import { classifyHeader, idsIn, normalizeSeverity, redGreen, severityAsWritten } from './ledger-columns';
 import { headerName, isDelimiterRow, splitCells } from './table-cells';
 
 const kindOf = (header: string) => classifyHeader(splitCells(header).map(headerName));
@@ -43,6 +43,22 @@ describe('classifyHeader', () => {
     ['| ID | Notes |', 'other', {}],
   ])('%s → %s', (header, kind, cols) => {
     expect(kindOf(header)).toEqual({ kind, cols });
+  });
+});
+
+describe('severityAsWritten', () => {
+  it.each([
+    ['P1 (contested: P0)', 'P1 (contested: P0)'],
+    ['contested  P2', 'contested P2'],
+    ['High', 'High'],
+    ['P1', null],
+    ['p1', null],
+    ['**P0**', null],
+    [' P3 ', null],
+    ['', null],
+    [null, null],
+  ])('%j → %j', (cell, want) => {
+    expect(severityAsWritten(cell)).toBe(want);
   });
 });
 

@@ -149,6 +149,18 @@ export function normalizeSeverity(cellText: string | null): Severity | null {
 }
 
 /**
+ * A severity cell as written when it says more than its severity (`P1 (contested: P0)`, `High`),
+ * so the disagreement is shown, not lost; null when the cell is only the severity (`p1`, `**P1**`).
+ */
+export function severityAsWritten(cellText: string | null): string | null {
+  if (cellText === null) return null;
+  const text = cellText.replace(/\s+/g, ' ').trim();
+  const bare = text.replace(/[*_`]/g, '').trim().toUpperCase();
+  if (bare === '' || bare === normalizeSeverity(text)) return null;
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/**
  * The ids with `prefix` (`R` or `REL`) in a text, in order and without duplicates: `R-125`,
  * `R-84`. A range `R-084…R-090` gives its two ends (ranges are not expanded).
  */

@@ -67,6 +67,8 @@ describe('ledgerParser: RELIABILITY_AUDIT.md', () => {
       ['R-141', 'Delta audit 2026-08-22 (second pass)', 'P2', 29],
       ['R-142', 'Delta audit 2026-08-22 (second pass)', null, 30],
     ]);
+    // A contested severity is kept as written beside the one it sorts and filters by.
+    expect(findings.map((f) => f.severityText ?? null)).toEqual([null, null, 'P1 (contested: P0)', null, 'High']);
     expect(findings[1]).toEqual({
       kind: 'finding',
       line: 14,

@@ -10,6 +10,8 @@ export interface FindingRecord {
   /** `R-123` (the first R-id in the ID cell; the cell as written when it has none). */
   readonly id: string;
   readonly severity: Severity | null;
+  /** The severity cell as written when it says more (`P1 (contested: P0)`); absent otherwise. */
+  readonly severityText?: string;
   readonly category: string | null;
   /** `file:line` as written. */
   readonly where: string | null;

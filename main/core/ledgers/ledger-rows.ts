@@ -1,4 +1,4 @@
-import { firstInt, idsIn, normalizeSeverity, redGreen } from './ledger-columns';
+import { firstInt, idsIn, normalizeSeverity, redGreen, severityAsWritten } from './ledger-columns';
 import type { ColumnRole, LedgerRecord, TableShape } from './ledger-records';
 
 /** The role that names a row, per table kind: a row without it cannot become a record. */
@@ -37,17 +37,20 @@ export function rowRecord(table: TableShape, cells: readonly string[], line: num
     return `${short}no ${KEY[kind] === 'number' ? '#' : KEY[kind]} cell; row skipped`;
   }
   switch (kind) {
-    case 'finding':
+    case 'finding': {
+      const written = severityAsWritten(at('severity'));
       return {
         kind,
         line,
         section,
         id: idOf(key, 'R'),
         severity: normalizeSeverity(at('severity')),
+        ...(written === null ? {} : { severityText: written }),
         category: at('category'),
         where: at('where'),
         text: at('text') ?? '',
       };
+    }
     case 'backlog': {
       const id = idOf(key, 'REL');
       const refs = cols.refs === undefined ? cells.filter((_, i) => i !== cols.id).join(' ') : (at('refs') ?? '');

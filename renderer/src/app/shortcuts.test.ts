@@ -7,14 +7,14 @@ const key = (k: string, more: Partial<KeyInput> = {}): KeyInput => ({ key: k, ct
 describe('createKeySequence', () => {
   it('maps g then each letter to its view, in the nav order', () => {
     const seq = createKeySequence();
-    const hashes = 'rnlfpctd'.split('').map((l, i) => {
+    const hashes = 'rnlfepctd'.split('').map((l, i) => {
       expect(seq.feed(key('g'), i * 100)).toBeNull();
       return seq.feed(key(l), i * 100 + 50);
     });
     expect(hashes).toEqual(
-      ['#/review', '#/notices', '#/loops', '#/findings', '#/prs', '#/capacity', '#/trends', '#/drills'].map((hash) => ({ kind: 'go', hash })),
+      ['#/review', '#/notices', '#/loops', '#/findings', '#/ledgers', '#/prs', '#/capacity', '#/trends', '#/drills'].map((hash) => ({ kind: 'go', hash })),
     );
-    expect(GO_KEYS.map((g) => g.key).join('')).toBe('rnlfpctd');
+    expect(GO_KEYS.map((g) => g.key).join('')).toBe('rnlfepctd');
   });
 
   it('forgets g after the timeout, and a letter alone is not navigation', () => {

@@ -7,7 +7,7 @@ describe('the view table', () => {
   it('lists every view once, each with its own shortcut letter and a hash that parses back to it', () => {
     const names = VIEWS.map((v) => v.view);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.sort()).toEqual(['capacity', 'drills', 'findings', 'loops', 'notices', 'prs', 'review', 'trends']);
+    expect(names.sort()).toEqual(['capacity', 'drills', 'findings', 'ledgers', 'loops', 'notices', 'prs', 'review', 'trends']);
     const keys = VIEWS.map((v) => v.key);
     expect(new Set(keys).size).toBe(keys.length);
     for (const v of VIEWS) {

@@ -43,6 +43,7 @@ const NoticesView = lazyComponent(() => import('../features/notices/NoticesView'
 const PrsView = lazyComponent(() => import('../features/prs/PrsView').then((m) => m.PrsView));
 const DrillsView = lazyComponent(() => import('../features/drills/DrillsView').then((m) => m.DrillsView));
 const HostsView = lazyComponent(() => import('../features/hosts/HostsView').then((m) => m.HostsView));
+const LedgersView = lazyComponent(() => import('../features/ledgers/LedgersView').then((m) => m.LedgersView));
 const TranscriptView = lazyComponent(() => import('../features/transcript/TranscriptView').then((m) => m.TranscriptView));
 
 /** One entry per view, keyed by name: a view without an entry does not compile. */
@@ -57,6 +58,7 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
   },
   findings: { label: 'Findings', key: 'f', lazy: FindingsView, render: (route) => <FindingsView selectedId={route.id} /> },
   prs: { label: 'Pull requests', key: 'p', lazy: PrsView, render: () => <PrsView /> },
+  ledgers: { label: 'Ledgers', key: 'e', lazy: LedgersView, render: () => <LedgersView /> },
   capacity: { label: 'Capacity', key: 'c', lazy: CapacityView, render: () => <CapacityView /> },
   trends: { label: 'Trends', key: 't', lazy: TrendsView, render: () => <TrendsView /> },
   drills: { label: 'Drills', key: 'd', lazy: DrillsView, render: (route) => <DrillsView runId={route.runId ?? null} /> },
@@ -72,10 +74,10 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
 };
 
 /** The nav's views, in its order (top to bottom); the `g` help list follows it. */
-const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts'>[] = ['review', 'notices', 'loops', 'findings', 'prs', 'capacity', 'trends', 'drills'];
+const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts'>[] = ['review', 'notices', 'loops', 'findings', 'ledgers', 'prs', 'capacity', 'trends', 'drills'];
 
 /** The order lazy views are fetched ahead in: the ones opened most after the Review first. */
-export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts'];
+export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'ledgers', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts'];
 
 function entryOf<V extends ViewName>(view: V): ViewEntry<V> {
   const hash = view === 'log' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));

@@ -34,8 +34,8 @@ export const selectSearchKeys = (s: DeckData): readonly string[] => keysOf(s.fin
 /** The same haystacks for a findings array, built when a text filter first needs them. */
 export const searchKeysOf = (findings: readonly Finding[]): readonly string[] => keysOf(findings);
 
-/** Distinct loops and sections of the findings. */
-export const selectFindingFacets = (s: DeckData): { loops: string[]; sections: string[] } => facetsOf(s.findings);
+/** Distinct loops, sections and categories of the findings. */
+export const selectFindingFacets = (s: DeckData): { loops: string[]; sections: string[]; categories: string[] } => facetsOf(s.findings);
 
 /** When the operator last reviewed the findings (null: never, so nothing is marked new). */
 export const selectLastReviewedAt = (s: DeckData): string | null => s.lastReviewedAt;

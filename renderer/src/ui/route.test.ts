@@ -15,6 +15,7 @@ describe('routes', () => {
     expect(parseRoute('#/drills/run-7')).toEqual({ view: 'drills', runId: 'run-7' });
     expect(parseRoute('#/prs')).toEqual({ view: 'prs' });
     expect(parseRoute('#/trends')).toEqual({ view: 'trends' });
+    expect(parseRoute('#/ledgers')).toEqual({ view: 'ledgers' });
     expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
     expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
     expect(parseRoute('#/loops/reliability/2026-11-30/remediate/log?line=42')).toEqual({
@@ -32,6 +33,7 @@ describe('routes', () => {
       { view: 'findings', id: null },
       { view: 'prs' },
       { view: 'trends' },
+      { view: 'ledgers' },
       { view: 'loops' },
       { view: 'loops', loop: 'nightly ops' },
       { view: 'drills', runId: '2026-08-24T03:00:00Z-gpu-reset' },

@@ -13,6 +13,8 @@ export type Route =
   | { readonly view: 'prs' }
   | { readonly view: 'capacity' }
   | { readonly view: 'trends' }
+  /** The ledgers beyond findings: implementer tasks, the audit ledger, the lessons. */
+  | { readonly view: 'ledgers' }
   /** The hosts Loopdeck reads, opened on one (a notice about it lands here). */
   | { readonly view: 'hosts'; readonly host: string | null }
   /** A phase's transcript, opened at a line (1-based) or on its last screen (null). */
@@ -60,6 +62,7 @@ export function parseRoute(hash: string): Route {
   if (head === 'prs') return { view: 'prs' };
   if (head === 'capacity') return { view: 'capacity' };
   if (head === 'trends') return { view: 'trends' };
+  if (head === 'ledgers') return { view: 'ledgers' };
   if (head === 'loops') return id ? { view: 'loops', loop: id } : { view: 'loops' };
   if (head === 'notices') return { view: 'notices' };
   if (head === 'hosts') return { view: 'hosts', host: id };

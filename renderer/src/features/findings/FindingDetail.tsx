@@ -64,7 +64,7 @@ export function FindingDetail({ id, onClose }: { id: string; onClose: () => void
           <div className="detail-crumbs">{finding ? `${finding.loop} · ${finding.section}` : 'Finding'}</div>
           <h2 className="finding-title">
             <span className="mono">{id}</span>
-            {finding ? <SeverityTag severity={finding.severity} /> : null}
+            {finding ? <SeverityTag severity={finding.severity} written={finding.severityText} /> : null}
             {finding ? <FindingStatusTag status={finding.status} /> : null}
             {finding && isNewFinding(finding, reviewedAt) ? <span className="new-mark">new</span> : null}
           </h2>

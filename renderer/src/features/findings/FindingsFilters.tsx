@@ -8,6 +8,7 @@ export interface FindingsFiltersProps {
   text: string;
   loops: readonly string[];
   sections: readonly string[];
+  categories: readonly string[];
   onText: (text: string) => void;
   onChange: (filter: FindingFilter) => void;
   onClear: () => void;
@@ -47,8 +48,8 @@ function Toggles<T extends string>({
   );
 }
 
-/** Filters over the findings: free text, loop, section, severities and statuses. */
-export function FindingsFilters({ filter, text, loops, sections, onText, onChange, onClear, filtering }: FindingsFiltersProps) {
+/** Filters over the findings: free text, loop, section, category, severities and statuses. */
+export function FindingsFilters({ filter, text, loops, sections, categories, onText, onChange, onClear, filtering }: FindingsFiltersProps) {
   return (
     <div className="findings-filters">
       <div className="filter-row">
@@ -76,6 +77,17 @@ export function FindingsFilters({ filter, text, loops, sections, onText, onChang
             {loops.map((l) => (
               <option key={l} value={l}>
                 {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="filter-select">
+          <span>Category</span>
+          <select data-testid="findings-filter-category" value={filter.category ?? ''} onChange={(e) => onChange({ ...filter, category: e.target.value || null })}>
+            <option value="">All categories</option>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {c}
               </option>
             ))}
           </select>

@@ -49,8 +49,9 @@ const COLUMNS: readonly Column[] = [
     ),
   },
   { id: 'loop', header: 'Loop', sortable: true, cell: (f) => f.loop },
-  { id: 'severity', header: 'Sev', sortable: true, cell: (f) => <SeverityTag severity={f.severity} /> },
+  { id: 'severity', header: 'Sev', sortable: true, cell: (f) => <SeverityTag severity={f.severity} written={f.severityText} /> },
   { id: 'status', header: 'Status', sortable: true, cell: (f) => <FindingStatusTag status={f.status} /> },
+  { id: 'category', header: 'Category', sortable: true, cell: (f) => f.category ?? '' },
   { id: 'section', header: 'Section', sortable: true, cell: (f) => f.section },
   { id: 'where', header: 'Where', sortable: true, cell: (f) => f.where ?? '' },
   { id: 'text', header: 'Finding', sortable: false, cell: (f) => f.text },
@@ -145,7 +146,7 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
               }}
             >
               {COLUMNS.map((c) => (
-                <div key={c.id} role="gridcell" className={`fcell fcol-${c.id}`} title={c.id === 'text' ? f.text : undefined}>
+                <div key={c.id} role="gridcell" className={`fcell fcol-${c.id}`} title={c.id === 'text' ? f.text : c.id === 'severity' ? (f.severityText ?? undefined) : undefined}>
                   {c.cell(f, reviewedAt)}
                 </div>
               ))}

@@ -95,6 +95,7 @@ function LoadedFindings({ selectedId }: { selectedId: string | null }) {
         text={text}
         loops={facets.loops}
         sections={facets.sections}
+        categories={facets.categories}
         onText={setText}
         onChange={setFilter}
         onClear={() => {

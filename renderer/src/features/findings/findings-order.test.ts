@@ -6,7 +6,7 @@ import { finding } from '../../ui/test-fixtures';
 
 const SEV: (Severity | null)[] = ['P2', 'P0', null, 'P1', 'P3', 'P0'];
 const findings: Finding[] = Array.from({ length: 60 }, (_, i) =>
-  finding(`R-${(i * 7) % 23}`, { line: i, severity: SEV[i % SEV.length] ?? null, loop: i % 3 ? 'reliability' : 'testing', where: i % 4 ? `src/f${i % 5}.ts` : null, firstSeenAt: `2026-08-${10 + (i % 9)}T00:00:00.000Z` }),
+  finding(`R-${(i * 7) % 23}`, { line: i, severity: SEV[i % SEV.length] ?? null, loop: i % 3 ? 'reliability' : 'testing', category: i % 5 ? `c${i % 3}` : null, where: i % 4 ? `src/f${i % 5}.ts` : null, firstSeenAt: `2026-08-${10 + (i % 9)}T00:00:00.000Z` }),
 );
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
@@ -15,6 +15,7 @@ const key: Record<FindingSortId, (f: Finding) => string | number> = {
   loop: (f) => f.loop,
   severity: (f) => severityRank(f.severity),
   status: (f) => f.status,
+  category: (f) => f.category ?? '',
   section: (f) => f.section,
   where: (f) => f.where ?? '',
   firstSeen: (f) => f.firstSeenAt,

@@ -6,7 +6,7 @@ import { matchMask, severityCounts, severityRank, type FindingFilter, type Sever
 // the store's: opening the view again, or filtering, costs one pass over a mask, not a sort.
 
 /** Columns the table sorts by. */
-export type FindingSortId = 'id' | 'loop' | 'severity' | 'status' | 'section' | 'where' | 'firstSeen';
+export type FindingSortId = 'id' | 'loop' | 'severity' | 'status' | 'category' | 'section' | 'where' | 'firstSeen';
 
 /** What the table is sorted by. */
 export interface FindingSort {
@@ -24,6 +24,7 @@ const text: Partial<Record<FindingSortId, (f: Finding) => string>> = {
   loop: (f) => f.loop,
   status: (f) => f.status,
   section: (f) => f.section,
+  category: (f) => f.category ?? '',
   where: (f) => f.where ?? '',
 };
 
@@ -105,7 +106,7 @@ export function visibleRows(order: Uint32Array, mask: Uint8Array): Uint32Array {
 
 /** A filter's fields as one string, so equal filters from two openings of the view match. */
 function filterKey(filter: FindingFilter): string {
-  return JSON.stringify([filter.loop, filter.section, filter.severities, filter.statuses, filter.text]);
+  return JSON.stringify([filter.loop, filter.section, filter.category, filter.severities, filter.statuses, filter.text]);
 }
 
 let lastMask: { findings: readonly Finding[]; key: string; mask: Uint8Array } | null = null;

@@ -7,6 +7,7 @@ import {
   isNewFinding,
   matchMask,
   searchKeys,
+  severityAsWritten,
   severityCounts,
   severityRank,
   toggled,
@@ -17,7 +18,7 @@ import { finding } from '../../ui/test-fixtures';
 const all = [
   finding('R-1', { severity: 'P0', where: 'src/sync/queue.ts:88', text: 'Retry loop swallows the last error.' }),
   finding('R-2', { severity: 'P2', status: 'done', loop: 'testing', section: 'Full audit', where: 'src/http/retry.ts:12', text: 'Backoff has no jitter.' }),
-  finding('R-3', { severity: null, status: 'blocked', where: null, text: 'Queue grows without bound.' }),
+  finding('R-3', { severity: null, status: 'blocked', category: 'resources', where: null, text: 'Queue grows without bound.' }),
   finding('review-7#2', { severity: 'P1', where: 'db/migrate.ts:3', text: 'Migration is not idempotent.' }),
 ];
 const keys = searchKeys(all);
@@ -44,6 +45,12 @@ describe('matchMask', () => {
     expect(isFiltering({ ...emptyFindingFilter, statuses: ['open'] })).toBe(true);
   });
 
+  it('narrows by the category as written', () => {
+    expect(ids(matchMask(all, keys, { ...emptyFindingFilter, category: 'resources' }))).toEqual(['R-3']);
+    expect(ids(matchMask(all, keys, { ...emptyFindingFilter, category: 'resources', statuses: ['open'] }))).toEqual([]);
+    expect(isFiltering({ ...emptyFindingFilter, category: 'resources' })).toBe(true);
+  });
+
   it('stays fast at 20,000 findings', () => {
     const many = Array.from({ length: 20_000 }, (_, i) => finding(`R-${i}`, { text: `finding number ${i}` }));
     const k = searchKeys(many);
@@ -61,8 +68,18 @@ describe('counts and facets', () => {
     expect(severityCounts(all, new Uint8Array(all.length))).toEqual({ P0: 0, P1: 0, P2: 0, P3: 0, none: 0 });
   });
 
-  it('lists loops and sections in first-seen order', () => {
-    expect(findingFacets(all)).toEqual({ loops: ['reliability', 'testing'], sections: ['Delta audit 2026-08-23', 'Full audit'] });
+  it('lists loops and sections in first-seen order, categories sorted', () => {
+    expect(findingFacets(all)).toEqual({
+      loops: ['reliability', 'testing'],
+      sections: ['Delta audit 2026-08-23', 'Full audit'],
+      categories: ['error-handling', 'resources'],
+    });
+  });
+
+  it('shows a contested severity as the ledger wrote it', () => {
+    expect(severityAsWritten({ severity: 'P1', severityText: 'P1 (contested: P0)' })).toBe('P1 (contested: P0)');
+    expect(severityAsWritten({ severity: 'P2' })).toBe('P2');
+    expect(severityAsWritten({ severity: null })).toBeNull();
   });
 
   it('ranks severities P0 first and none last', () => {

@@ -15,17 +15,19 @@ export interface FindingFilter {
   readonly severities: readonly Severity[];
   readonly statuses: readonly FindingStatus[];
   readonly section: string | null;
+  /** The ledger's category cell, as written (`state`, `error handling`). */
+  readonly category: string | null;
   /** Free text over id, where and text; whitespace-separated words must all appear. */
   readonly text: string;
 }
 
 /** No narrowing at all. */
-export const emptyFindingFilter: FindingFilter = { loop: null, severities: [], statuses: [], section: null, text: '' };
+export const emptyFindingFilter: FindingFilter = { loop: null, severities: [], statuses: [], section: null, category: null, text: '' };
 
 /** Whether a filter narrows anything. */
 export function isFiltering(filter: FindingFilter): boolean {
   return (
-    filter.loop !== null || filter.section !== null || filter.severities.length > 0 || filter.statuses.length > 0 || filter.text.trim() !== ''
+    filter.loop !== null || filter.section !== null || filter.category !== null || filter.severities.length > 0 || filter.statuses.length > 0 || filter.text.trim() !== ''
   );
 }
 
@@ -44,6 +46,7 @@ export function matchMask(findings: readonly Finding[], keys: readonly string[],
     const f = findings[i] as Finding;
     if (filter.loop !== null && f.loop !== filter.loop) continue;
     if (filter.section !== null && f.section !== filter.section) continue;
+    if (filter.category !== null && f.category !== filter.category) continue;
     if (sev && !sev.has(f.severity)) continue;
     if (st && !st.has(f.status)) continue;
     if (words.length > 0) {
@@ -74,15 +77,25 @@ export function severityCounts(findings: readonly Finding[], mask: Uint8Array): 
   return counts;
 }
 
-/** Distinct loops and sections, in first-seen order, for the filter's choices. */
-export function findingFacets(findings: readonly Finding[]): { loops: string[]; sections: string[] } {
+/** Distinct loops and sections (first-seen order) and categories (sorted), for the filter's choices. */
+export function findingFacets(findings: readonly Finding[]): { loops: string[]; sections: string[]; categories: string[] } {
   const loops = new Set<string>();
   const sections = new Set<string>();
+  const categories = new Set<string>();
   for (const f of findings) {
     loops.add(f.loop);
     sections.add(f.section);
+    if (f.category !== null) categories.add(f.category);
   }
-  return { loops: [...loops], sections: [...sections] };
+  return { loops: [...loops], sections: [...sections], categories: [...categories].sort((a, b) => a.localeCompare(b)) };
+}
+
+/**
+ * A finding's severity as the ledger wrote it when the cell says more than the severity
+ * (`P1 (contested: P0)`), else the severity (`P1`), else null.
+ */
+export function severityAsWritten(finding: Pick<Finding, 'severity' | 'severityText'>): string | null {
+  return finding.severityText ?? finding.severity;
 }
 
 /** Whether a finding appeared after the operator last reviewed; nothing is new without a review time. */

@@ -12,6 +12,10 @@ import { SeverityTag } from '../findings/FindingTags';
 import { ReviewLoop } from './ReviewLoops';
 import { WaitingSection } from './WaitingSection';
 import { waitingOnYou } from '../../../../shared/waiting';
+import { newLessons } from '../ledgers/ledgers';
+
+/** How many new lessons the Review lists before pointing at the Ledgers view. */
+const LESSONS_SHOWN = 8;
 
 function Section({ title, count, id, children }: { title: string; count?: ReactNode; id: string; children: ReactNode }) {
   return (
@@ -73,6 +77,7 @@ export function ReviewView() {
   const capacity = useDeck((s) => s.capacity);
   const backlog = useDeck((s) => s.backlog);
   const tasks = useDeck((s) => s.tasks);
+  const lessons = useDeck((s) => s.lessons);
   const since = reviewSince(lastReviewedAt, now);
 
   const loopReviews = useMemo(() => {
@@ -86,6 +91,7 @@ export function ReviewView() {
   const ready = useMemo(() => readyPrs(prs), [prs]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);
   const incidents = useMemo(() => fleetIncidents(capacity), [capacity]);
+  const lessonsNew = useMemo(() => newLessons(lessons, since), [lessons, since]);
   // The loop states are not read by the list yet; drills with a cadence that are due are.
   const waiting = useMemo(() => waitingOnYou({ loops: [], findings, backlog, tasks, prs, drillRuns: runs, drills }, now), [findings, backlog, tasks, prs, runs, drills, now]);
 
@@ -128,6 +134,7 @@ export function ReviewView() {
     ready.length ? `${ready.length} ${ready.length === 1 ? 'PR' : 'PRs'} ready to merge` : null,
     incidents.length ? `${incidents.length} fleet ${incidents.length === 1 ? 'incident' : 'incidents'}` : null,
     drillRuns.length ? `${drillRuns.length} ${drillRuns.length === 1 ? 'drill run' : 'drill runs'}` : null,
+    lessonsNew.length ? `${lessonsNew.length} new ${lessonsNew.length === 1 ? 'lesson' : 'lessons'}` : null,
   ].filter(Boolean);
 
   return (
@@ -272,6 +279,31 @@ export function ReviewView() {
                 ))}
               </ul>
             )}
+          </Section>
+
+          <Section title="New lessons" id="rv-lessons" count={<span className="muted small">{lessonsNew.length || 'none'}</span>}>
+            {lessonsNew.length === 0 ? (
+              <p className="empty-inline">No lessons dated in this window.</p>
+            ) : (
+              <ul className="rv-list" data-testid="review-lessons">
+                {lessonsNew.slice(0, LESSONS_SHOWN).map((l) => (
+                  <li key={`${l.loop}:${l.source}:${l.line}`}>
+                    <a className="review-item rv-lesson" href={routeHash({ view: 'ledgers' })} data-testid={`review-lesson-${l.loop}-${l.line}`}>
+                      <span className="muted small">
+                        {l.loop} · {l.date}
+                        {l.tag ? ` (${l.tag})` : ''}
+                      </span>
+                      <span className="rv-reason">{l.text}</span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {lessonsNew.length > LESSONS_SHOWN ? (
+              <a className="rv-more" href={routeHash({ view: 'ledgers' })}>
+                {lessonsNew.length - LESSONS_SHOWN} more in Ledgers →
+              </a>
+            ) : null}
           </Section>
         </div>
       </div>
