@@ -14,7 +14,7 @@ test.describe('waiting on you, on the demo', () => {
     await served?.stop();
   });
 
-  test('lists what needs the operator at the top of the Review, and in the Markdown summary', async ({ page }) => {
+  test('lists what needs the operator at the top of the Review, each with its loop, id and what to do', async ({ page }) => {
     await page.goto(`${served.url}#/review`);
     const waiting = page.getByTestId('waiting');
     await expect(waiting).toBeVisible();
