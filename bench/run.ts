@@ -1,3 +1,4 @@
+import { transcriptPaint } from './transcript-paint';
 import { transcriptView } from './transcript-view';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -101,7 +102,7 @@ async function main(): Promise<number> {
     log(`figure ${id} took ${round((Date.now() - t0) / 1000, 1)} s`);
   };
 
-  const needsBrowser = ['1', '4', '5', '6', '9'].some((id) => only.has(id));
+  const needsBrowser = ['1', '4', '5', '6', '9', '10'].some((id) => only.has(id));
   if (needsBrowser) ensureRenderer(runNotes);
   // The spawned loopdeck processes run the bundle npm start runs, built from the sources now.
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -143,7 +144,7 @@ async function main(): Promise<number> {
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
   await step('8', () => historyCost(quick));
   await step('9', () => inBrowser((browser) => historyPaint(browser, quick)));
-  await step('10', () => transcriptView(sshd, quick));
+  await step('10', async () => [...(await transcriptView(sshd, quick)), ...(await inBrowser((browser) => transcriptPaint(browser, sshd)))]);
 
   const order = (id: string): number => Number.parseFloat(id) + (id.charCodeAt(1) || 0) / 1000;
   figures.sort((a, b) => order(a.id) - order(b.id) || a.id.localeCompare(b.id));
