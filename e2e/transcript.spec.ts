@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sshHostYaml } from '../testing/ssh-fixture';
@@ -210,5 +210,31 @@ test.describe("the demo's transcripts", () => {
     await page.screenshot({ path: 'e2e/artifacts/transcript-demo-light.png' });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: 'e2e/artifacts/transcript-demo-dark.png' });
+  });
+});
+
+test.describe('a line link from a notice', () => {
+  let served: Served;
+  const date = new Date().toISOString().slice(0, 10);
+  test.beforeAll(async () => {
+    const runner = createRunner();
+    runner.write(date, 'audit.status', `audit ${stamp(new Date(Date.now() - 2 * HOUR))} STARTED\n`);
+    runner.write(date, 'audit.log', Array.from({ length: 40 }, (_, i) => `audit step ${i + 1}`).join('\n') + '\n');
+    // Silent for an hour, past the default `silence` (30 min), with no rc step: the phase is hung.
+    const old = new Date(Date.now() - HOUR);
+    utimesSync(join(runner.dir, 'runs', date, 'audit.log'), old, old);
+    served = await serve(['--config', runner.configPath, '--data', runner.dataDir]);
+  });
+  test.afterAll(async () => {
+    await served?.stop();
+  });
+
+  test("a hung phase's notice opens its transcript at the line it is about", async ({ page }) => {
+    await page.goto(`${served.url}#/notices`);
+    const link = page.getByTestId(`notice-link-signal:reliability:${date}:audit:hung`);
+    await expect(link).toHaveAttribute('href', `#/loops/reliability/${date}/audit/log?line=40`);
+    await link.click();
+    await expect(page.getByTestId('transcript-line-40')).toHaveClass(/tl-selected/);
+    await expect(page.getByTestId('transcript-line-40')).toContainText('audit step 40');
   });
 });
