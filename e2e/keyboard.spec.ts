@@ -67,6 +67,8 @@ test.describe('keyboard shortcuts in the demo', () => {
     await page.goto(`${served.url}#/findings`);
     const rows = page.locator('[data-testid^="finding-row-"]');
     await expect(rows.first()).toBeVisible({ timeout: 20_000 });
+    const count = page.getByTestId('findings-count');
+    const unfiltered = await count.textContent();
     const filter = page.getByTestId('findings-filter-text');
     await page.keyboard.press('/');
     await expect(filter).toBeFocused();
@@ -75,6 +77,9 @@ test.describe('keyboard shortcuts in the demo', () => {
     await expect(page).toHaveURL(/#\/findings$/);
     await filter.fill('');
     await filter.blur();
+    // The rows are the unfiltered ones again before j moves through them (j on rows being replaced
+    // focused one that was then taken out of the page).
+    await expect(count).toHaveText(unfiltered ?? '');
 
     await page.keyboard.press('j');
     await expect(rows.nth(0)).toBeFocused();
