@@ -113,6 +113,9 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
   });
 
   // A stand-in apt-get on a PATH that holds nothing else: the real one is never reached.
+  // Skipped unless root: the check installs only as root (apt-get needs it), so as another user
+  // there is no install path to test, and that user's path (the message naming `sudo apt-get`)
+  // is the test above. `.ci/run` and this machine run as root, where these run.
   describe.skipIf(!isRoot)('as root with apt-get', () => {
     /** An apt-get that logs each call and, on install, puts `installs` in `bin`. */
     function fakeApt(bin: string, installs: readonly string[]): string {

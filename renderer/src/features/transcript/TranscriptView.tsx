@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { TRANSCRIPT_BEING_READ, type TranscriptInfo, type TranscriptMark, type TranscriptSearch } from '../../../../shared/transcript-domain';
+import { TRANSCRIPT_BEING_READ, type TranscriptInfo, type TranscriptSearch } from '../../../../shared/transcript-domain';
 import { stripEscapes } from '../../../../shared/transcript-text';
 import { transcriptKey, useDeck } from '../../store';
 import { navigate } from '../../ui/react-hooks';
 import { RowCache, type TranscriptRow } from './row-cache';
 import { lastTop, markFraction, ROW_PX, rowsIn, scrollTopFor, spacerPx, topLineAt } from './scroll-map';
+import { MARK_LABEL, MarkList, TranscriptHeader } from './TranscriptParts';
 import { TranscriptText } from './TranscriptText';
 import './transcript.css';
 
@@ -27,13 +28,6 @@ const OPEN_RETRY_MS = 1000;
 /** The most lines one Copy takes (fetched in pages of 2,000). */
 const MAX_COPY_LINES = 20_000;
 
-const MARK_LABEL: Readonly<Record<TranscriptMark['kind'], string>> = {
-  verdict: 'Verdict',
-  stop: 'Stop point',
-  watchdog: 'Watchdog kill',
-  refused: 'Refused',
-  failure: 'Failure',
-};
 
 export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps) {
   const open = useDeck((s) => s.transcriptOpen);
@@ -397,49 +391,7 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
           ))}
         </div>
       </div>
-      {info.marks.length > 0 ? (
-        <details className="transcript-mark-list" open data-testid="transcript-marks">
-          <summary>
-            What matters here <span className="muted small">({info.marks.length})</span>
-          </summary>
-          <ul>
-            {info.marks.map((m) => (
-              <li key={`${m.kind}-${m.n}`}>
-                <button type="button" className="link" onClick={() => jump(m.n)} data-testid={`transcript-mark-${m.n}`}>
-                  <span className={`mark-kind mark-${m.kind}`}>{MARK_LABEL[m.kind]}</span> line {m.n}
-                </button>{' '}
-                <span className="mono small muted">{m.text}</span>
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      <MarkList marks={info.marks} onJump={jump} />
     </section>
   );
-}
-
-function TranscriptHeader({ loop, date, phase, info, lines }: { loop: string; date: string; phase: string; info?: TranscriptInfo; lines?: number }) {
-  return (
-    <header className="transcript-head">
-      <button type="button" className="link" onClick={() => navigate({ view: 'loops', loop })}>
-        ← {loop}
-      </button>
-      <h2>
-        {phase} <span className="muted">· {date}</span>
-      </h2>
-      {info ? (
-        <span className="muted small mono" title={`${info.host}:${info.path}`}>
-          {info.host}:{info.path} · {lines?.toLocaleString('en')} lines · {formatBytes(info.size)}
-          {info.running ? ' · running' : ''}
-        </span>
-      ) : null}
-    </header>
-  );
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
