@@ -45,3 +45,18 @@ describe('the transcript row cache', () => {
     expect(cache.rows(259, 1)).toEqual([undefined]);
   });
 });
+
+describe('the transcript row cache while the file grows', () => {
+  it('reads a block again when the file grew while it was being read (follow)', async () => {
+    let lines = 300;
+    const f = fileOf(() => lines);
+    const cache = new RowCache(f.fetch, () => undefined);
+    cache.want(261, 40, lines);
+    // The line lands while the block's read is in flight: the view asks again, and is told it is pending.
+    lines = 301;
+    cache.want(262, 40, lines);
+    await settle();
+    await settle();
+    expect(cache.rows(301, 1).map((r) => r?.n)).toEqual([301]);
+  });
+});

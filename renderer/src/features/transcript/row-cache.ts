@@ -28,6 +28,8 @@ export class RowCache {
   private readonly blocks = new Map<number, readonly TranscriptRow[]>();
   private readonly pending = new Map<number, Promise<void>>();
   private generation = 0;
+  /** The file's line count as last asked for: a block that came back shorter while it grew is read again. */
+  private lines = 0;
 
   constructor(
     private readonly fetch: FetchRows,
@@ -46,6 +48,7 @@ export class RowCache {
 
   /** Ask for what lines from..from+count-1 need (and the block after, as margin) within `lines`. */
   want(from: number, count: number, lines: number): void {
+    this.lines = lines;
     if (lines <= 0) return;
     const first = blockOf(Math.max(1, from));
     const last = Math.min(blockOf(Math.max(1, Math.min(lines, from + count - 1))) + 1, blockOf(lines));
@@ -85,6 +88,11 @@ export class RowCache {
         this.blocks.set(b, rows);
         while (this.blocks.size > MAX_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
         this.changed();
+        // The file grew while this block was read (follow): its new lines are read now, not at the next scroll.
+        if (rows.length < BLOCK_ROWS && b * BLOCK_ROWS + rows.length < this.lines) {
+          this.pending.delete(b);
+          this.load(b);
+        }
       })
       .catch(() => undefined)
       .finally(() => {
