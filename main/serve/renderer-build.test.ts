@@ -15,6 +15,8 @@ describe('serve on a fresh clone', () => {
       env: { ...process.env, LOOPDECK_RENDERER_DIR: renderer },
     });
     let output = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const url = await new Promise<string>((resolve, reject) => {
         const onData = (chunk: Buffer): void => {
@@ -27,6 +29,8 @@ describe('serve on a fresh clone', () => {
         child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
       });
       expect(output).toMatch(/the renderer is not built yet .*building it once/);
+      // Vite's own chatter (its config-loader warning) is not passed on to serve's terminal.
+      expect(stderr).toBe('');
       const page = await fetch(url);
       expect(page.status, output).toBe(200);
       const html = await page.text();

@@ -24,12 +24,19 @@ export function ensureRenderer(dir: string, say: (line: string) => void = (l) =>
   // Built beside the folder and moved into place whole: two serves starting at once never see half a build.
   const building = `${dir}.building-${process.pid}`;
   try {
+    // Vite's own output (its warnings about its config loader, chunk sizes) is kept, not passed on:
+    // serve's terminal carries Loopdeck's lines alone. It is shown when the build fails.
     const out = spawnSync(process.execPath, [vite, 'build', '--config', VITE_CONFIG, '--outDir', building, '--emptyOutDir', '--logLevel', 'warn'], {
       cwd: join(dirname(VITE_CONFIG), '..'),
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 4 * 1024 * 1024,
     });
     if (out.status !== 0 || !rendererBuilt(building)) {
-      throw new Error(`Building the renderer into ${dir} failed (${out.error?.message ?? `exit ${out.status}`}); run \`npm run build:renderer\` and start again.`);
+      const said = `${out.stdout ?? ''}${out.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+      throw new Error(
+        `Building the renderer into ${dir} failed (${out.error?.message ?? `exit ${out.status}`}); run \`npm run build:renderer\` and start again.${said ? `\nVite said:\n${said}` : ''}`,
+      );
     }
     if (rendererBuilt(dir)) return;
     rmSync(dir, { recursive: true, force: true });
