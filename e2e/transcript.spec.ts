@@ -213,11 +213,20 @@ test.describe("the demo's transcripts", () => {
   });
 });
 
-test.describe('a line link from a notice', () => {
+test.describe('line links: from a notice, the review and the verdict', () => {
   let served: Served;
   const date = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - 24 * HOUR).toISOString().slice(0, 10);
+  const VERDICT_AT = 120;
   test.beforeAll(async () => {
     const runner = createRunner();
+    // Yesterday's deliver ended INCOMPLETE with its verdict on line 120 of 400.
+    const t = (hoursAgo: number): string => stamp(new Date(Date.now() - hoursAgo * HOUR));
+    runner.write(yesterday, 'deliver.status', `deliver ${t(6)} STARTED\ndeliver ${t(5)} INCOMPLETE\n`);
+    const deliver = Array.from({ length: 400 }, (_, i) =>
+      i + 1 === VERDICT_AT ? 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/87' : `deliver step ${i + 1}`,
+    );
+    runner.write(yesterday, 'deliver.log', `${deliver.join('\n')}\n`);
     runner.write(date, 'audit.status', `audit ${stamp(new Date(Date.now() - 2 * HOUR))} STARTED\n`);
     runner.write(date, 'audit.log', Array.from({ length: 40 }, (_, i) => `audit step ${i + 1}`).join('\n') + '\n');
     // Silent for an hour, past the default `silence` (30 min), with no rc step: the phase is hung.
@@ -236,5 +245,31 @@ test.describe('a line link from a notice', () => {
     await link.click();
     await expect(page.getByTestId('transcript-line-40')).toHaveClass(/tl-selected/);
     await expect(page.getByTestId('transcript-line-40')).toContainText('audit step 40');
+  });
+
+  test('the review links each stop to the line it is about: the hung line, the verdict of a deliver that stopped short', async ({ page }) => {
+    await page.goto(served.url);
+    const hung = page.getByTestId(`review-stop-reliability-${date}-audit`);
+    await expect(hung).toHaveAttribute('href', `#/loops/reliability/${date}/audit/log?line=40`);
+    await expect(hung).toContainText('transcript line 40');
+    const short = page.getByTestId(`review-stop-reliability-${yesterday}-deliver`);
+    await expect(short).toHaveAttribute('href', `#/loops/reliability/${yesterday}/deliver/log?line=${VERDICT_AT}`);
+    await short.click();
+    await expect(page.getByTestId(`transcript-line-${VERDICT_AT}`)).toHaveClass(/tl-selected/);
+    await expect(page.getByTestId(`transcript-line-${VERDICT_AT}`)).toContainText('NIGHTLY DELIVER INCOMPLETE');
+    // The loop itself is still one click from the review.
+    await page.goto(served.url);
+    await page.getByTestId('review-loop-link-reliability').click();
+    await expect(page).toHaveURL(/#\/loops\/reliability$/);
+  });
+
+  test("the phase detail links its verdict to the verdict's line", async ({ page }) => {
+    await page.goto(`${served.url}#/loops`);
+    await page.getByTestId(`phase-reliability-${yesterday}-deliver`).click();
+    const link = page.getByTestId('verdict-line');
+    await expect(link).toContainText(`Line ${VERDICT_AT} of deliver.log`);
+    await link.click();
+    await expect(page).toHaveURL(new RegExp(`#/loops/reliability/${yesterday}/deliver/log\\?line=${VERDICT_AT}$`));
+    await expect(page.getByTestId(`transcript-line-${VERDICT_AT}`)).toHaveClass(/tl-selected/);
   });
 });

@@ -45,6 +45,8 @@ export const VerdictSchema = z
     check: z.string().nullable(),
     reason: z.string().nullable(),
     line: z.string(),
+    /** Where it is in the phase's transcript (1-based), for a link to it; absent in older saved state. */
+    lineNumber: z.number().int().positive().nullable().optional(),
   })
   .readonly();
 /** A counting verdict line from a phase transcript. */

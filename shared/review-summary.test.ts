@@ -205,6 +205,27 @@ describe('the review summary', () => {
     );
   });
 
+  it("names the transcript line a stop is about (its signal's, else its verdict's), in the summary and its Markdown", () => {
+    const verdict = { kind: 'deliver-incomplete', loop: 'ops', phase: null, prs: null, urls: [], check: 'ci/test', reason: null, line: 'NIGHTLY DELIVER INCOMPLETE: loop=ops check=ci/test', lineNumber: 40 } as const;
+    const signal = { kind: 'hung', line: 812, since: '2026-08-24T05:00:00.000Z', detail: 'No output for 20 min.' } as const;
+    const at = { startedAt: '2026-08-24T04:00:00.000Z' };
+    const loops: LoopState[] = [
+      { ...testing, name: 'hung', cycles: [cycle('2026-08-24', 'running', [phase('audit', 'running', { ...at, signal, verdict: { ...verdict, lineNumber: 7 } })])] },
+      { ...testing, name: 'short', cycles: [cycle('2026-08-24', 'incomplete', [phase('deliver', 'incomplete', { ...at, verdict })])] },
+      { ...testing, name: 'plain', cycles: [cycle('2026-08-24', 'failed', [phase('audit', 'failed', at)])] },
+    ];
+    const s = buildReviewSummary({ ...state, loops, findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
+    expect(s.loops.map((l) => [l.loop, l.cycles[0]?.stop?.line])).toEqual([
+      ['hung', 812],
+      ['short', 40],
+      ['plain', null],
+    ]);
+    const md = reviewMarkdown({ ...state, loops, findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW }).split('\n');
+    expect(md).toContain('  - 2026-08-24 · **running** · running audit — audit is running. (transcript line 812)');
+    expect(md).toContain('  - 2026-08-24 · **incomplete** · stopped at deliver — deliver is incomplete. (transcript line 40)');
+    expect(md).toContain('  - 2026-08-24 · **failed** · stopped at audit — audit is failed.');
+  });
+
   it('bounds the waiting list and says how many more', () => {
     const backlog = Array.from({ length: REVIEW_FINDING_LIMIT + 3 }, (_, i) => item(`REL-${100 + i}`, [outcome('2026-08-23', 'operator-only', `action ${i}`)]));
     const md = reviewMarkdown({ ...state, prs: [], backlog }, { now: NOW });

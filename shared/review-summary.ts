@@ -45,6 +45,8 @@ export interface SummaryStop {
   readonly step: string | null;
   /** Why the phase has that status (which evidence decided it). */
   readonly reason: string;
+  /** The transcript line it is about (see phaseStop), or null: its transcript then opens on its last screen. */
+  readonly line: number | null;
 }
 
 /** One cycle that ran in the window. */
@@ -191,13 +193,18 @@ export function stoppingPhase(cycle: Cycle): Phase | undefined {
   return cycle.phases.find((p) => stoppedBadly(p.status) || p.status === 'running');
 }
 
-/** Where in its rc stages a phase stopped: its first unfinished stage and the step it stopped at, else its first stage with a failing step and that step. */
-export function phaseStop(phase: Phase): { readonly stage: string | null; readonly step: string | null } {
+/**
+ * Where a phase stopped. In its rc stages: its first unfinished stage and the step it stopped at,
+ * else its first stage with a failing step and that step. In its transcript: the line its signal
+ * is about (hung, spinning, the watchdog's kill), else its verdict's line, else null.
+ */
+export function phaseStop(phase: Phase): { readonly stage: string | null; readonly step: string | null; readonly line: number | null } {
+  const line = phase.signal?.line ?? phase.verdict?.lineNumber ?? null;
   const failingStep = (s: Phase['stages'][number]) => s.steps.find((st) => st.rc !== null && st.rc !== 0);
   const open = phase.stages.find((s) => !s.done);
-  if (open) return { stage: open.name, step: open.stoppedAt };
+  if (open) return { stage: open.name, step: open.stoppedAt, line };
   const failing = phase.stages.find((s) => failingStep(s) !== undefined);
-  return failing ? { stage: failing.name, step: failingStep(failing)?.name ?? null } : { stage: null, step: null };
+  return failing ? { stage: failing.name, step: failingStep(failing)?.name ?? null, line } : { stage: null, step: null, line };
 }
 
 /** Whether a time (ISO) falls in the window starting at `since` (ms): strictly after it. */
@@ -219,8 +226,8 @@ function stopOf(cycle: Cycle): SummaryStop | null {
   const stopping = stoppingPhase(cycle);
   const phase: Phase | undefined = stopping ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
   if (!phase) return null;
-  const { stage, step } = stopping ? phaseStop(phase) : { stage: null, step: null };
-  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason };
+  const { stage, step, line } = stopping ? phaseStop(phase) : { stage: null, step: null, line: null };
+  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason, line };
 }
 
 const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
@@ -281,7 +288,8 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 function stopText(stop: SummaryStop): string {
   const where = [stop.phase, stop.stage, stop.step].filter((x): x is string => !!x).map(escapeMarkdown).join(' › ');
   const verb = stop.status === 'running' ? 'running' : stoppedBadly(stop.status) ? 'stopped at' : 'finished at';
-  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}`;
+  const line = stop.line !== null ? ` (transcript line ${stop.line})` : '';
+  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}${line}`;
 }
 
 function loopLines(l: SummaryLoop, since: string): string[] {

@@ -64,6 +64,14 @@ describe('transcriptParser', () => {
     expect(problems[0]?.message).toContain(bad);
   });
 
+  it('says which line of the transcript the verdict is on, for a link to it', () => {
+    const { records } = parseLines(transcriptParser, `working\n\n${READY}\nmore\n${NOOP_AUDIT}\n`, SRC);
+    expect(records.map((r) => (r.kind === 'verdict' ? [r.line, r.verdict.lineNumber] : null))).toEqual([
+      [3, 3],
+      [5, 5],
+    ]);
+  });
+
   it('keeps the line verbatim without its \\r, and strips a BOM on line 1', () => {
     const { records } = parseLines(transcriptParser, `\uFEFF${NOOP_AUDIT}\r\n${READY}\r\n`, SRC);
     expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.line : null))).toEqual([NOOP_AUDIT, READY]);

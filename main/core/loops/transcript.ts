@@ -86,7 +86,7 @@ export const transcriptParser: LineParser<TranscriptState> = {
     if (typeof v === 'string') return { state, result: malformed(source, lineNo, line, v) };
     // Only https URLs make a PR; anything else is reported and left out of the verdict.
     const bad = v.urls.filter((u) => !isPrUrl(u));
-    const verdict = bad.length === 0 ? v : { ...v, urls: v.urls.filter(isPrUrl) };
+    const verdict = { ...v, urls: bad.length === 0 ? v.urls : v.urls.filter(isPrUrl), lineNumber: lineNo };
     const problems = bad.map((u) => ({ source, line: lineNo, message: `verdict line names ${quote(u)}, not an https URL; not taken as a PR` }));
     return { state, result: { records: [{ kind: 'verdict', line: lineNo, verdict }], problems } };
   },

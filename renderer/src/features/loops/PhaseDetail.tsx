@@ -129,6 +129,13 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             <section className="detail-section">
               <h3>Verdict line</h3>
               <pre className="mono block verdict">{phase.verdict.line}</pre>
+              {phase.verdict.lineNumber ? (
+                <p className="small">
+                  <a className="console-link" href={routeHash({ view: 'log', ...selection, line: phase.verdict.lineNumber })} data-testid="verdict-line">
+                    Line {phase.verdict.lineNumber.toLocaleString('en-US')} of {selection.phase}.log →
+                  </a>
+                </p>
+              ) : null}
               <VerdictLinks verdict={phase.verdict} />
             </section>
           ) : null}

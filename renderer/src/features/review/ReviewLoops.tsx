@@ -16,9 +16,15 @@ function where(stop: StopPoint): string {
   return [stop.phase, stop.stage, stop.step].filter(Boolean).join(' › ');
 }
 
-function Stop({ stop }: { stop: StopPoint }) {
+/** Where a phase stopped, a link to its transcript at the line it is about (its last screen when none). */
+function Stop({ loop, stop }: { loop: string; stop: StopPoint }) {
   return (
-    <div className="rv-stop">
+    <a
+      className="review-item rv-stop"
+      href={routeHash({ view: 'log', loop, date: stop.cycle, phase: stop.phase, line: stop.line })}
+      data-testid={`review-stop-${loop}-${stop.cycle}-${stop.phase}`}
+      title={stop.line !== null ? `Open ${stop.phase}.log at line ${stop.line}` : `Open ${stop.phase}.log at its end`}
+    >
       <span className="rv-where">
         <span className="num rv-cycle">{stop.cycle}</span>
         <StatusBadge status={stop.status} />
@@ -26,22 +32,22 @@ function Stop({ stop }: { stop: StopPoint }) {
         {stop.step && stop.status !== 'running' ? <span className="muted small">stopped at {stop.step}</span> : null}
       </span>
       <span className="rv-reason">{stop.reason}</span>
-    </div>
+      <span className="rv-log small">{stop.line !== null ? `transcript line ${stop.line.toLocaleString('en-US')} →` : 'transcript →'}</span>
+    </a>
   );
 }
 
-/** One loop in the review: dead-man state, the newest cycle and where it stopped, and other bad phases in the window. */
+/**
+ * One loop in the review: dead-man state and the newest cycle (a link to the loop), then where it
+ * stopped and other bad phases in the window (each a link to its transcript).
+ */
 export function ReviewLoop({ review }: { review: LoopReview }) {
   const { loop, deadman, last, lastStop } = review;
   const reading = useDeck((s) => s.reading);
   const older = review.issues.filter((i) => !(lastStop && i.cycle === lastStop.cycle && i.phase === lastStop.phase));
   return (
-    <li>
-      <a
-        className={`review-item rv-loop${review.attention ? ' attention' : ''}`}
-        href={routeHash({ view: 'loops', loop })}
-        data-testid={`review-loop-${loop}`}
-      >
+    <li className={`rv-loop${review.attention ? ' attention' : ''}`} data-testid={`review-loop-${loop}`}>
+      <a className="review-item rv-loop-link" href={routeHash({ view: 'loops', loop })} data-testid={`review-loop-link-${loop}`}>
         <div className="rv-loop-head">
           <strong className="rv-loop-name">{loop}</strong>
           <span className="muted small">on {review.host}</span>
@@ -72,11 +78,11 @@ export function ReviewLoop({ review }: { review: LoopReview }) {
           </div>
         ) : null}
         {deadman && deadman.state !== 'ok' ? <div className="rv-deadman-reason">{deadman.reason}</div> : null}
-        {lastStop ? <Stop stop={lastStop} /> : null}
-        {older.map((i) => (
-          <Stop key={`${i.cycle}/${i.phase}`} stop={i} />
-        ))}
       </a>
+      {lastStop ? <Stop loop={loop} stop={lastStop} /> : null}
+      {older.map((i) => (
+        <Stop key={`${i.cycle}/${i.phase}`} loop={loop} stop={i} />
+      ))}
     </li>
   );
 }

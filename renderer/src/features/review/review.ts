@@ -29,6 +29,8 @@ export interface StopPoint {
   readonly stage: string | null;
   readonly step: string | null;
   readonly reason: string;
+  /** The transcript line it is about, or null (see phaseStop). */
+  readonly line: number | null;
 }
 
 /** The stop point of one phase. */
