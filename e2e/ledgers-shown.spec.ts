@@ -112,3 +112,61 @@ test.describe('ledgers shown, not only parsed', () => {
     await expect(page.getByTestId('finding-detail')).toContainText('P1 (contested: P0)');
   });
 });
+
+/** Two loops whose audits both use R-001 and REL-001: each link, selection and card is the loop's own. */
+test.describe('two loops sharing an id', () => {
+  let served: Served;
+  const runner = createRunner();
+  const audit = (loop: string, text: string, acceptance: string): string =>
+    [
+      `## Delta audit ${today}`,
+      '',
+      '| ID | Sev | Category | Where | Finding |',
+      '|---|---|---|---|---|',
+      `| R-001 | P1 | state | ${loop}/main.py:1 | ${text} |`,
+      '',
+      '| ID | Covers | Sev | Acceptance |',
+      '|---|---|---|---|',
+      `| REL-001 | R-001 | P1 | ${acceptance} |`,
+      '',
+    ].join('\n');
+
+  test.beforeAll(async () => {
+    const q = JSON.stringify;
+    const lines = ['hosts:', '  runner: { local: true }', 'loops:'];
+    for (const [loop, text, acceptance] of [
+      ['reliability', 'reliability: the order path skips the halt check', 'reliability acceptance: a halted broker refuses the order'],
+      ['testing', 'testing: the suite passes with the network down', 'testing acceptance: the suite fails without the network'],
+    ] as const) {
+      const clone = join(runner.dir, `${loop}-clone`);
+      mkdirSync(clone, { recursive: true });
+      mkdirSync(join(runner.dir, `${loop}-runs`), { recursive: true });
+      writeFileSync(join(clone, 'AUDIT.md'), audit(loop, text, acceptance));
+      lines.push(`  ${loop}: { host: runner, runs: ${q(join(runner.dir, `${loop}-runs`))}, dir: ${q(clone)}, ledgers: { audit: AUDIT.md } }`);
+    }
+    writeFileSync(runner.configPath, `${lines.join('\n')}\n`);
+    served = await serve(['--config', runner.configPath, '--data', runner.dataDir]);
+  });
+  test.afterAll(async () => {
+    await served?.stop();
+  });
+
+  test('a link names the loop; the detail, the highlighted row and the backlog card are that loop’s', async ({ page }) => {
+    await page.goto(`${served.url}#/findings/testing/R-001`);
+    const detail = page.getByTestId('finding-detail');
+    await expect(detail).toContainText('testing: the suite passes with the network down', { timeout: 30_000 });
+    await expect(detail.getByTestId('backlog-REL-001')).toHaveAttribute('data-loop', 'testing');
+    await expect(detail.getByTestId('backlog-REL-001')).toContainText('testing acceptance');
+    const rows = page.getByTestId('finding-row-R-001');
+    await expect(rows).toHaveCount(2);
+    await expect(page.locator('[data-testid="finding-row-R-001"][aria-selected="true"]')).toHaveAttribute('data-loop', 'testing');
+
+    // The other loop's row opens the other loop's finding.
+    await page.locator('[data-testid="finding-row-R-001"][data-loop="reliability"]').click();
+    await expect(page).toHaveURL(/#\/findings\/reliability\/R-001$/);
+    await expect(detail).toContainText('reliability: the order path skips the halt check');
+    await expect(detail.getByTestId('backlog-REL-001')).toContainText('reliability acceptance');
+    await expect(page.locator('[data-testid="finding-row-R-001"][aria-selected="true"]')).toHaveCount(1);
+    await expect(page.locator('[data-testid="finding-row-R-001"][aria-selected="true"]')).toHaveAttribute('data-loop', 'reliability');
+  });
+});

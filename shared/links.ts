@@ -51,6 +51,15 @@ export function transcriptHash(ref: { readonly loop: string; readonly date: stri
   return line === null ? base : `${base}?line=${line}`;
 }
 
+/**
+ * The console's link to a finding (or the finding a backlog item covers): by loop and id, since two
+ * loops can use the same id. `loop` null is an old bare-id link (`#/findings/R-012`): the first
+ * finding with that id.
+ */
+export function findingHash(ref: { readonly loop: string | null; readonly id: string }): string {
+  return `#/findings/${[...(ref.loop === null ? [] : [ref.loop]), ref.id].map(encodeURIComponent).join('/')}`;
+}
+
 /** The console's place for a host Loopdeck reads (its state, key and errors). */
 export function hostHash(name: string): string {
   return `#/hosts/${encodeURIComponent(name)}`;

@@ -69,5 +69,15 @@ describe('waitingOnYou', () => {
       ['testing', 'root cause: b'],
     ]);
     expect(out.map(waitingKey)).toEqual(['waiting:blocked:reliability:REL-051', 'waiting:blocked:testing:REL-051']);
+    // Each links to its own loop's finding, not the first R-104 of any loop.
+    expect(out.map((w) => w.href)).toEqual(['#/findings/reliability/R-104', '#/findings/testing/R-104']);
+    const findings = [auditFinding('R-9', []), auditFinding('R-9', [], { loop: 'testing' })];
+    const uncovered = waitingOnYou(waitingInput({ findings, backlog: [item('REL-1', []), item('REL-1', [], { loop: 'testing' })] }), NOW);
+    expect(uncovered.map((w) => w.href)).toEqual(['#/findings/reliability/R-9', '#/findings/testing/R-9']);
+  });
+
+  it('links a stopped task to the implementer tasks table (the Ledgers view)', () => {
+    const [w] = waitingOnYou(waitingInput({ tasks: [task('v2.4/01-wake', 'stopped', { notes: 'x' })] }), NOW);
+    expect(w?.href).toBe('#/ledgers');
   });
 });

@@ -1,5 +1,6 @@
 import { latestTasks, taskStatus, type BacklogItem, type Drill, type DrillRun, type Finding, type LogOutcome, type LoopState, type PullRequest, type Task } from './domain';
 import { daysText as day, drillCadence } from './drill-due';
+import { findingHash } from './links';
 
 // "Waiting on you": everything the loops hand to a human, from the state the renderer's store
 // and a snapshot both hold. One pure derivation for the Review screen, the Markdown summary
@@ -58,7 +59,6 @@ export function isDeferred(outcome: string): boolean {
   return /^deferred\b/i.test(outcome.replace(/^[^A-Za-z]+/, ''));
 }
 
-const enc = encodeURIComponent;
 const clean = (s: string | null | undefined): string | null => (s && s.trim() && s.trim() !== '?' && s.trim() !== '—' ? s.trim() : null);
 
 /**
@@ -92,7 +92,7 @@ const backlogItems: WaitingSource = (input) => {
     const status = run && finalOutcome(run.latest.outcome);
     if (!run || (status !== 'blocked' && status !== 'operator-only')) continue;
     const note = clean(run.latest.note);
-    const href = `#/findings/${enc(item.findings[0] ?? item.id)}`;
+    const href = findingHash({ loop: item.loop, id: item.findings[0] ?? item.id });
     const action =
       status === 'blocked'
         ? note
@@ -124,7 +124,8 @@ const stoppedTasks: WaitingSource = (input) => {
       detail: notes,
       before: [],
       since: seen(stopped),
-      href: `#/loops/${enc(stopped.loop)}`,
+      // The implementer tasks table, stopped first (the Ledgers view).
+      href: '#/ledgers',
     });
   }
   return out;
@@ -148,7 +149,7 @@ const uncoveredFindings: WaitingSource = (input) => {
       detail: f.text,
       before: [],
       since: f.firstSeenAt,
-      href: `#/findings/${enc(f.id)}`,
+      href: findingHash(f),
     }));
 };
 

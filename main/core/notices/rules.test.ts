@@ -62,9 +62,9 @@ describe('deriveNotices', () => {
       ['finding:reliability:R-123', 2],
       ['finding:reliability:rev-2#3', 2],
     ]);
-    expect(drafts[0]).toMatchObject({ title: 'P0 R-123 (reliability)', url: 'http://127.0.0.1:7777/#/findings/R-123' });
+    expect(drafts[0]).toMatchObject({ title: 'P0 R-123 (reliability)', url: 'http://127.0.0.1:7777/#/findings/reliability/R-123' });
     expect(drafts[0]?.message).toContain('scripts/ib_execute.py:212');
-    expect(drafts[1]?.url).toBe('http://127.0.0.1:7777/#/findings/rev-2%233');
+    expect(drafts[1]?.url).toBe('http://127.0.0.1:7777/#/findings/reliability/rev-2%233');
   });
 
   it('raises one notice per ready PR, linking the PR itself', () => {

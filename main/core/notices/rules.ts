@@ -1,4 +1,4 @@
-import { transcriptHash } from '../../../shared/links';
+import { findingHash, transcriptHash } from '../../../shared/links';
 import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
 import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
 import { hostDrafts } from './host-rules';
@@ -151,7 +151,7 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
         source: `loop:${f.loop}`,
         title: `P0 ${f.id} (${f.loop})`,
         message: `${category}${f.text}${where} — ${f.section}, ${f.status}${f.backlog.length ? `, backlog ${f.backlog.join(', ')}` : ''}.`,
-        url: link(`#/findings/${encodeURIComponent(f.id)}`),
+        url: link(findingHash(f)),
         urlTitle: `${f.id} in Loopdeck`,
       }),
     );

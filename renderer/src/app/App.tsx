@@ -1,5 +1,6 @@
 import { Suspense, useEffect, useState } from 'react';
 import { navigate, useRoute } from '../ui/react-hooks';
+import { openFinding } from '../ui/route';
 import type { PhaseKey } from '../features/loops/selection';
 import { useShortcuts } from './shortcuts';
 import { renderView, VIEW_LABEL } from './views';
@@ -25,7 +26,7 @@ export function App() {
   const route = useRoute();
   const [selection, setSelection] = useState<PhaseKey | null>(null);
   const phaseOpen = route.view === 'loops' && selection !== null;
-  const findingId = route.view === 'findings' ? route.id : null;
+  const finding = openFinding(route);
   const [helpOpen, setHelpOpen] = useState(false);
   useShortcuts(() => setHelpOpen(true));
 
@@ -37,15 +38,15 @@ export function App() {
   useEffect(() => (loaded ? warmViews() : undefined), [loaded]);
 
   useEffect(() => {
-    if (!phaseOpen && findingId === null) return;
+    if (!phaseOpen && finding === null) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
-      if (findingId !== null) navigate({ view: 'findings', id: null });
+      if (finding !== null) navigate({ view: 'findings', loop: null, id: null });
       else setSelection(null);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [phaseOpen, findingId]);
+  }, [phaseOpen, finding]);
 
   const config = info?.config;
   let body;
@@ -64,8 +65,8 @@ export function App() {
 
   const detail = phaseOpen && selection ? (
     <PhaseDetail selection={selection} onClose={() => setSelection(null)} />
-  ) : findingId !== null && loaded ? (
-    <FindingDetail id={findingId} onClose={() => navigate({ view: 'findings', id: null })} />
+  ) : finding !== null && loaded ? (
+    <FindingDetail finding={finding} onClose={() => navigate({ view: 'findings', loop: null, id: null })} />
   ) : null;
 
   return (

@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { ReviewView } from '../features/review/ReviewView';
 import type { PhaseKey } from '../features/loops/selection';
 import { lazyComponent } from '../ui/lazy-component';
-import { routeHash, type Route, type ViewName } from '../ui/route';
+import { openFinding, routeHash, type Route, type ViewName } from '../ui/route';
 
 /** What the shell lends a view beyond its route: the phase open in the detail panel. */
 export interface ViewContext {
@@ -56,7 +56,7 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
     lazy: LoopsView,
     render: (route, { selection, onSelect }) => <LoopsView selection={selection} onSelect={onSelect} focusLoop={route.loop ?? null} />,
   },
-  findings: { label: 'Findings', key: 'f', lazy: FindingsView, render: (route) => <FindingsView selectedId={route.id} /> },
+  findings: { label: 'Findings', key: 'f', lazy: FindingsView, render: (route) => <FindingsView selected={openFinding(route)} /> },
   prs: { label: 'Pull requests', key: 'p', lazy: PrsView, render: () => <PrsView /> },
   ledgers: { label: 'Ledgers', key: 'e', lazy: LedgersView, render: () => <LedgersView /> },
   capacity: { label: 'Capacity', key: 'c', lazy: CapacityView, render: () => <CapacityView /> },
@@ -80,7 +80,7 @@ const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts'>[] = ['review', 'not
 export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'ledgers', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts'];
 
 function entryOf<V extends ViewName>(view: V): ViewEntry<V> {
-  const hash = view === 'log' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', id: null } : ({ view } as Route));
+  const hash = view === 'log' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', loop: null, id: null } : ({ view } as Route));
   return { view, hash, ...TABLE[view] } as ViewEntry<V>;
 }
 

@@ -2,8 +2,8 @@ export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from '
 export { DeckContext, useDeck } from './hooks';
 export { emptyDeckData, reduceEvent, withLedgers, withLoop, withSnapshot, withSummary, transcriptKey, type AppInfo, type DeckData, type EventEffect } from './reducers';
 export {
-  selectBacklogById,
-  selectFindingById,
+  selectBacklogItem,
+  selectFinding,
   selectFindingFacets,
   selectLastReviewedAt,
   selectOpenFindingCount,

@@ -16,8 +16,9 @@ describe('routes', () => {
     expect(parseRoute('#/prs')).toEqual({ view: 'prs' });
     expect(parseRoute('#/trends')).toEqual({ view: 'trends' });
     expect(parseRoute('#/ledgers')).toEqual({ view: 'ledgers' });
-    expect(parseRoute('#/findings')).toEqual({ view: 'findings', id: null });
-    expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', id: 'R-123' });
+    expect(parseRoute('#/findings')).toEqual({ view: 'findings', loop: null, id: null });
+    expect(parseRoute('#/findings/R-123')).toEqual({ view: 'findings', loop: null, id: 'R-123' });
+    expect(parseRoute('#/findings/testing/R-123')).toEqual({ view: 'findings', loop: 'testing', id: 'R-123' });
     expect(parseRoute('#/loops/reliability/2026-11-30/remediate/log?line=42')).toEqual({
       view: 'log', loop: 'reliability', date: '2026-11-30', phase: 'remediate', line: 42,
     });
@@ -28,9 +29,11 @@ describe('routes', () => {
 
   it('round-trips finding ids that carry # and /', () => {
     for (const route of [
-      { view: 'findings', id: 'review-2026-08-23#4' },
-      { view: 'findings', id: 'a/b c' },
-      { view: 'findings', id: null },
+      { view: 'findings', loop: null, id: 'review-2026-08-23#4' },
+      { view: 'findings', loop: 'reliability', id: 'review-2026-08-23#4' },
+      { view: 'findings', loop: null, id: 'a/b c' },
+      { view: 'findings', loop: 'x y', id: 'a/b c' },
+      { view: 'findings', loop: null, id: null },
       { view: 'prs' },
       { view: 'trends' },
       { view: 'ledgers' },
@@ -45,7 +48,12 @@ describe('routes', () => {
     ] as Route[]) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }
-    expect(routeHash({ view: 'findings', id: 'R-1' })).toBe('#/findings/R-1');
-    expect(parseRoute('#/findings/%E0%A4%A')).toEqual({ view: 'findings', id: '%E0%A4%A' });
+    expect(routeHash({ view: 'findings', loop: 'reliability', id: 'R-1' })).toBe('#/findings/reliability/R-1');
+    // An old bare-id link still opens the first finding with that id.
+    expect(parseRoute('#/findings/R-1')).toEqual({ view: 'findings', loop: null, id: 'R-1' });
+    expect(routeHash({ view: 'findings', loop: null, id: 'R-1' })).toBe('#/findings/R-1');
+    expect(parseRoute('#/findings/%E0%A4%A')).toEqual({ view: 'findings', loop: null, id: '%E0%A4%A' });
+    // Ids and loops with a slash or a # stay one segment each.
+    expect(parseRoute(routeHash({ view: 'findings', loop: 'nightly/ops', id: 'R#1/2' }))).toEqual({ view: 'findings', loop: 'nightly/ops', id: 'R#1/2' });
   });
 });

@@ -1,7 +1,7 @@
-// The console's views live in the URL hash (`#/loops`, `#/findings/R-123`, `#/prs`) so they can be
+// The console's views live in the URL hash (`#/loops`, `#/findings/reliability/R-123`, `#/prs`) so they can be
 // linked to and the back button works. The query string stays the transport's (the serve token).
 
-import { hostHash, transcriptHash } from '../../../shared/links';
+import { findingHash, hostHash, transcriptHash } from '../../../shared/links';
 
 /** Which view is shown, and for findings, which one is open. */
 export type Route =
@@ -9,7 +9,8 @@ export type Route =
   | { readonly view: 'loops'; readonly loop?: string }
   | { readonly view: 'notices' }
   | { readonly view: 'drills'; readonly runId?: string }
-  | { readonly view: 'findings'; readonly id: string | null }
+  /** The findings, opened on one (by loop and id; `loop` null: an old bare-id link, the first with that id). */
+  | { readonly view: 'findings'; readonly loop: string | null; readonly id: string | null }
   | { readonly view: 'prs' }
   | { readonly view: 'capacity' }
   | { readonly view: 'trends' }
@@ -19,6 +20,22 @@ export type Route =
   | { readonly view: 'hosts'; readonly host: string | null }
   /** A phase's transcript, opened at a line (1-based) or on its last screen (null). */
   | { readonly view: 'log'; readonly loop: string; readonly date: string; readonly phase: string; readonly line: number | null };
+
+/** A finding named by a link: by loop and id (`loop` null: an old bare-id link, the first finding with that id). */
+export interface FindingRef {
+  readonly loop: string | null;
+  readonly id: string;
+}
+
+/** Whether a finding is the one a link names. */
+export function isFinding(f: { readonly loop: string; readonly id: string }, ref: FindingRef | null): boolean {
+  return ref !== null && f.id === ref.id && (ref.loop === null || f.loop === ref.loop);
+}
+
+/** The finding a route has open, if any. */
+export function openFinding(route: Route): FindingRef | null {
+  return route.view === 'findings' && route.id !== null ? { loop: route.loop, id: route.id } : null;
+}
 
 /** The name of a view. */
 export type ViewName = Route['view'];
@@ -58,7 +75,11 @@ export function parseRoute(hash: string): Route {
       id = raw;
     }
   }
-  if (head === 'findings') return { view: 'findings', id };
+  if (head === 'findings') {
+    // `#/findings/<loop>/<id>`, or an old `#/findings/<id>` (ids are encoded, so a `/` splits them).
+    const [a, b] = rest.map(decoded);
+    return rest.length >= 2 && a && b ? { view: 'findings', loop: a, id: b } : { view: 'findings', loop: null, id };
+  }
   if (head === 'prs') return { view: 'prs' };
   if (head === 'capacity') return { view: 'capacity' };
   if (head === 'trends') return { view: 'trends' };
@@ -72,7 +93,7 @@ export function parseRoute(hash: string): Route {
 
 /** The hash for a route; finding ids are encoded (review findings carry a `#`). */
 export function routeHash(route: Route): string {
-  if (route.view === 'findings') return route.id ? `#/findings/${encodeURIComponent(route.id)}` : '#/findings';
+  if (route.view === 'findings') return route.id ? findingHash({ loop: route.loop, id: route.id }) : '#/findings';
   if (route.view === 'loops' && route.loop) return `#/loops/${encodeURIComponent(route.loop)}`;
   if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
   if (route.view === 'log') return transcriptHash(route, route.line);

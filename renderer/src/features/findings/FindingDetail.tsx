@@ -1,7 +1,8 @@
 import type { BacklogItem } from '../../../../shared/domain';
 import { formatDateTime } from '../../ui/format';
 import { isNewFinding } from './findings';
-import { selectBacklogById, selectFindingById, selectLastReviewedAt, useDeck } from '../../store';
+import { selectBacklogItem, selectFinding, selectLastReviewedAt, useDeck } from '../../store';
+import type { FindingRef } from '../../ui/route';
 import { FindingStatusTag, SeverityTag } from './FindingTags';
 
 function redGreen(red: number | null, green: number | null): string {
@@ -11,7 +12,7 @@ function redGreen(red: number | null, green: number | null): string {
 
 function BacklogCard({ item }: { item: BacklogItem }) {
   return (
-    <div className="backlog-item" data-testid={`backlog-${item.id}`}>
+    <div className="backlog-item" data-testid={`backlog-${item.id}`} data-loop={item.loop}>
       <div className="backlog-head">
         <strong className="mono">{item.id}</strong>
         <SeverityTag severity={item.severity} />
@@ -51,10 +52,22 @@ function BacklogCard({ item }: { item: BacklogItem }) {
   );
 }
 
+/** A backlog item the finding names, from the finding's own loop's backlog. */
+function BacklogEntry({ loop, id }: { loop: string; id: string }) {
+  const item = useDeck((s) => selectBacklogItem(s, loop, id));
+  return item ? (
+    <BacklogCard item={item} />
+  ) : (
+    <p className="muted small">
+      <span className="mono">{id}</span> is named by the finding but not found in {loop}&apos;s backlog.
+    </p>
+  );
+}
+
 /** The open finding: full text, where, section, status, and the backlog items covering it with their outcomes. */
-export function FindingDetail({ id, onClose }: { id: string; onClose: () => void }) {
-  const finding = useDeck((s) => selectFindingById(s).get(id));
-  const backlog = useDeck(selectBacklogById);
+export function FindingDetail({ finding: ref, onClose }: { finding: FindingRef; onClose: () => void }) {
+  const { id } = ref;
+  const finding = useDeck((s) => selectFinding(s, ref));
   const reviewedAt = useDeck(selectLastReviewedAt);
   const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
   return (
@@ -107,16 +120,9 @@ export function FindingDetail({ id, onClose }: { id: string; onClose: () => void
             {finding.backlog.length === 0 ? (
               <p className="muted small">No backlog item covers this finding yet.</p>
             ) : (
-              finding.backlog.map((rel) => {
-                const item = backlog.get(rel);
-                return item ? (
-                  <BacklogCard key={rel} item={item} />
-                ) : (
-                  <p key={rel} className="muted small">
-                    <span className="mono">{rel}</span> is named by the finding but not found in the backlog.
-                  </p>
-                );
-              })
+              finding.backlog.map((rel) => (
+                <BacklogEntry key={rel} loop={finding.loop} id={rel} />
+              ))
             )}
           </section>
         </div>

@@ -4,7 +4,7 @@ import type { Finding } from '../../../../shared/domain';
 import { formatClock } from '../../ui/format';
 import { isNewFinding } from './findings';
 import { DEFAULT_FINDING_SORT, sortedOrder, visibleRows, type FindingSort, type FindingSortId } from './findings-order';
-import { routeHash } from '../../ui/route';
+import { isFinding, routeHash, type FindingRef } from '../../ui/route';
 import { FindingStatusTag, SeverityTag } from './FindingTags';
 
 /** Props of the findings table. */
@@ -14,8 +14,9 @@ export interface FindingsTableProps {
   /** Which of them pass the filters, index for index. */
   mask: Uint8Array;
   reviewedAt: string | null;
-  selectedId: string | null;
-  onOpen: (id: string, replace?: boolean) => void;
+  /** The open finding, by loop and id. */
+  selected: FindingRef | null;
+  onOpen: (f: Finding, replace?: boolean) => void;
 }
 
 const ROW_H = 32;
@@ -41,7 +42,7 @@ const COLUMNS: readonly Column[] = [
     sortable: true,
     cell: (f, reviewedAt) => (
       <>
-        <a href={routeHash({ view: 'findings', id: f.id })} className="fid" tabIndex={-1}>
+        <a href={routeHash({ view: 'findings', loop: f.loop, id: f.id })} className="fid" tabIndex={-1}>
           {f.id}
         </a>
         {isNewFinding(f, reviewedAt) ? <span className="new-mark">new</span> : null}
@@ -63,17 +64,20 @@ const COLUMNS: readonly Column[] = [
  * findings array and sort (lib/findings-order), the filter mask then picks rows in one pass, and
  * TanStack Virtual renders only the rows in view: opening the view again sorts nothing.
  */
-export const FindingsTable = memo(function FindingsTable({ findings, mask, reviewedAt, selectedId, onOpen }: FindingsTableProps) {
+export const FindingsTable = memo(function FindingsTable({ findings, mask, reviewedAt, selected: selected_, onOpen }: FindingsTableProps) {
   const [sort, setSort] = useState<FindingSort>(DEFAULT_FINDING_SORT);
   const order = useMemo(() => sortedOrder(findings, sort), [findings, sort]);
   const rows = useMemo(() => visibleRows(order, mask), [order, mask]);
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_H, overscan: 10 });
   const selectedIndex = useMemo(() => {
-    if (selectedId === null) return -1;
-    for (let i = 0; i < rows.length; i++) if (findings[rows[i] as number]?.id === selectedId) return i;
+    if (selected_ === null) return -1;
+    for (let i = 0; i < rows.length; i++) {
+      const f = findings[rows[i] as number];
+      if (f && isFinding(f, selected_)) return i;
+    }
     return -1;
-  }, [rows, findings, selectedId]);
+  }, [rows, findings, selected_]);
 
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
@@ -85,7 +89,7 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
     e.preventDefault();
     const next = Math.max(0, Math.min(rows.length - 1, (selectedIndex < 0 ? -1 : selectedIndex) + step));
     const f = findings[rows[next] as number];
-    if (f) onOpen(f.id, true);
+    if (f) onOpen(f, true);
   };
 
   const toggle = (id: FindingSortId) => setSort((s) => (s.id === id ? { id, desc: !s.desc } : { id, desc: false }));
@@ -129,7 +133,7 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
         {virtualizer.getVirtualItems().map((v) => {
           const index = rows[v.index] as number;
           const f = findings[index] as Finding;
-          const selected = f.id === selectedId;
+          const selected = isFinding(f, selected_);
           return (
             <div
               key={index}
@@ -138,11 +142,12 @@ export const FindingsTable = memo(function FindingsTable({ findings, mask, revie
               aria-selected={selected}
               className={`frow${selected ? ' selected' : ''}${v.index % 2 ? ' odd' : ''}`}
               data-testid={`finding-row-${f.id}`}
+              data-loop={f.loop}
               data-row
               style={{ transform: `translateY(${v.start}px)` }}
               onClick={(e) => {
                 e.preventDefault();
-                onOpen(f.id);
+                onOpen(f);
               }}
             >
               {COLUMNS.map((c) => (

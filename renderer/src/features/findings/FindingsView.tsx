@@ -2,6 +2,8 @@ import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { emptyFindingFilter, formatCount, isFiltering, SEVERITIES, type FindingFilter, type SeverityCounts } from './findings';
 import { cachedCounts, cachedMask } from './findings-order';
 import { navigate, replaceRoute } from '../../ui/react-hooks';
+import type { FindingRef } from '../../ui/route';
+import type { Finding } from '../../../../shared/domain';
 import { searchKeysOf, selectFindingFacets, selectLastReviewedAt, useDeck } from '../../store';
 import { FindingsFilters } from './FindingsFilters';
 import { FindingsTable } from './FindingsTable';
@@ -53,14 +55,14 @@ function LoadingLedgers({ expected }: { expected: number | null }) {
 }
 
 /** All findings of every loop: filters, counts by severity, and the virtualised table. */
-export function FindingsView({ selectedId }: { selectedId: string | null }) {
+export function FindingsView({ selected }: { selected: FindingRef | null }) {
   const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
   const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   if (!ledgersLoaded) return <LoadingLedgers expected={expected} />;
-  return <LoadedFindings selectedId={selectedId} />;
+  return <LoadedFindings selected={selected} />;
 }
 
-function LoadedFindings({ selectedId }: { selectedId: string | null }) {
+function LoadedFindings({ selected }: { selected: FindingRef | null }) {
   const findings = useDeck((s) => s.findings);
   const backlogCount = useDeck((s) => s.backlog.length);
   const facets = useDeck(selectFindingFacets);
@@ -75,7 +77,7 @@ function LoadedFindings({ selectedId }: { selectedId: string | null }) {
   const mask = useMemo(() => cachedMask(findings, () => searchKeysOf(findings), effective), [findings, effective]);
   const counts = cachedCounts(findings, mask);
   const visible = counts.P0 + counts.P1 + counts.P2 + counts.P3 + counts.none;
-  const onOpen = useCallback((id: string, replace = false) => (replace ? replaceRoute : navigate)({ view: 'findings', id }), []);
+  const onOpen = useCallback((f: Finding, replace = false) => (replace ? replaceRoute : navigate)({ view: 'findings', loop: f.loop, id: f.id }), []);
   const filtering = isFiltering({ ...filter, text });
   const stale = deferredText !== text;
 
@@ -112,7 +114,7 @@ function LoadedFindings({ selectedId }: { selectedId: string | null }) {
       ) : visible === 0 && !stale ? (
         <p className="empty-inline">No findings match these filters.</p>
       ) : null}
-      <FindingsTable findings={findings} mask={mask} reviewedAt={reviewedAt} selectedId={selectedId} onOpen={onOpen} />
+      <FindingsTable findings={findings} mask={mask} reviewedAt={reviewedAt} selected={selected} onOpen={onOpen} />
     </section>
   );
 }

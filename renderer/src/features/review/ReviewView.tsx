@@ -189,7 +189,7 @@ export function ReviewView() {
             <ul className="rv-list">
               {shown.map((f) => (
                 <li key={f.id}>
-                  <a className="review-item rv-finding" href={routeHash({ view: 'findings', id: f.id })} data-testid={`review-finding-${f.id}`}>
+                  <a className="review-item rv-finding" href={routeHash({ view: 'findings', loop: f.loop, id: f.id })} data-testid={`review-finding-${f.id}`}>
                     <SeverityTag severity={f.severity} />
                     <span className="mono rv-fid">{f.id}</span>
                     <span className="rv-ftext">{f.text}</span>
@@ -203,7 +203,7 @@ export function ReviewView() {
             </ul>
           )}
           {more > 0 ? (
-            <a className="rv-more" href={routeHash({ view: 'findings', id: null })} data-testid="review-findings-more">
+            <a className="rv-more" href={routeHash({ view: 'findings', loop: null, id: null })} data-testid="review-findings-more">
               {more.toLocaleString('en-US')} more new {more === 1 ? 'finding' : 'findings'}
               {moreP0 > 0 ? ` (${moreP0.toLocaleString('en-US')} P0)` : ''} in Findings →
             </a>
