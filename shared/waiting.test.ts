@@ -76,6 +76,14 @@ describe('waitingOnYou', () => {
     expect(uncovered.map((w) => w.href)).toEqual(['#/findings/reliability/R-9', '#/findings/testing/R-9']);
   });
 
+  it('says an uncovered finding read at a first start has waited since its section’s date', () => {
+    const backlog = [item('REL-1', [])];
+    const first = auditFinding('R-9', [], { firstSeenAt: '2026-08-24T12:00:00.000Z' });
+    expect(waitingOnYou(waitingInput({ findings: [first], backlog }), NOW)[0]?.since).toBe('2026-08-23');
+    const later = auditFinding('R-9', [], { firstSeenAt: '2026-08-23T05:00:00.000Z' });
+    expect(waitingOnYou(waitingInput({ findings: [later], backlog }), NOW)[0]?.since).toBe('2026-08-23T05:00:00.000Z');
+  });
+
   it('links a stopped task to the implementer tasks table (the Ledgers view)', () => {
     const [w] = waitingOnYou(waitingInput({ tasks: [task('v2.4/01-wake', 'stopped', { notes: 'x' })] }), NOW);
     expect(w?.href).toBe('#/ledgers');

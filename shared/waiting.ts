@@ -148,7 +148,8 @@ const uncoveredFindings: WaitingSource = (input) => {
       action: `Have ${f.loop} file a backlog item for ${f.id}: no backlog item covers it, and the contract requires every finding to be covered`,
       detail: f.text,
       before: [],
-      since: f.firstSeenAt,
+      // Its section's date when that is older (a ledger read at a first start), as for log rows.
+      since: seen({ firstSeenAt: f.firstSeenAt, date: f.section }),
       href: findingHash(f),
     }));
 };

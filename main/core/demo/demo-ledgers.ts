@@ -29,8 +29,17 @@ function backlogRows(start: number, findingStart: number, count: number): string
   }).join('\n');
 }
 
-/** A delta-audit section with its findings and backlog tables, numbered on from `next`. */
-export function auditSection(date: string, next: { r: number; rel: number }, findings: number, label = ''): string {
+/**
+ * A delta-audit section with its findings and backlog tables, numbered on from `next`. Each
+ * backlog row covers two findings; `uncovered` more findings follow that no backlog row names (the
+ * contract requires every R-### covered: "Waiting on you" lists them).
+ */
+export function auditSection(date: string, next: { r: number; rel: number }, findings: number, label = '', uncovered = 0): string {
+  const covered = 2 * Math.ceil(findings / 2);
+  const extra = Array.from({ length: uncovered }, (_, i) => {
+    const n = next.r + covered + i;
+    return `| R-${String(n).padStart(3, '0')} | P1 | state/persistence | daemon/state.py:${120 + i} | lock file left behind after a crash blocks the next start |`;
+  });
   const body = [
     '',
     `## Delta audit ${date}${label}`,
@@ -38,13 +47,14 @@ export function auditSection(date: string, next: { r: number; rel: number }, fin
     '| ID | Sev | Category | Where | Finding |',
     '|----|-----|----------|-------|---------|',
     findingRows(next.r, findings, next.rel),
+    ...extra,
     '',
     '| ID | Findings | Sev | Fault-injection acceptance criteria |',
     '|----|----------|-----|-------------------------------------|',
     backlogRows(next.rel, next.r, Math.ceil(findings / 2)),
     '',
   ].join('\n');
-  next.r += findings;
+  next.r += uncovered > 0 ? covered + uncovered : findings;
   next.rel += Math.ceil(findings / 2);
   return body;
 }
@@ -55,7 +65,8 @@ export function writeDemoClone(clone: string, days: readonly string[]): { r: num
   const next = { r: 101, rel: 41 };
   let audit = '# Reliability audit\n\n## Audit ledger\n';
   audit += days.map((d, i) => `Audited through: ${(0x3f2a9c1 + i * 977).toString(16)} on ${d} — ${4 + (i % 3)} new findings`).join('\n') + '\n';
-  for (const [i, d] of days.entries()) audit += auditSection(d, next, 4 + (i % 3), i === 3 ? ' (second pass)' : '');
+  // The last section before today leaves one finding without a backlog item.
+  for (const [i, d] of days.entries()) audit += auditSection(d, next, 4 + (i % 3), i === 3 ? ' (second pass)' : '', i === days.length - 1 ? 1 : 0);
   writeFileSync(join(clone, 'RELIABILITY_AUDIT.md'), audit);
   const outcomes = ['DONE', 'DONE', 'BLOCKED', 'DONE', 'operator-only'];
   const log = [
@@ -76,7 +87,26 @@ export function writeDemoClone(clone: string, days: readonly string[]): { r: num
     '',
   ].join('\n');
   writeFileSync(join(clone, 'RELIABILITY_LOG.md'), log);
+  writeImplementerLog(clone, days);
   return next;
+}
+
+/**
+ * The implementer log (as `reference/proxy-implementer-log.md`, newest first): tasks done, and one
+ * the implementer stopped on with its notes ("Waiting on you" lists it until a later `done` row).
+ */
+function writeImplementerLog(clone: string, days: readonly string[]): void {
+  const day = (i: number): string => days[Math.max(0, days.length - 1 - i)] ?? '';
+  const rows = [
+    ['v2/03-route-listeners', day(0), 'stopped', '2', 'fail', '`cmd/crossbar/main.go` shares one identity checker', 'make gate fails on two GIVEN v1 proxy tests; the owner must hand over a scaffold that registers /props'],
+    ['v2/02-affinity-queue', day(1), 'done', '1', 'pass', 'none', 'slot path releases on flush, not after forward()'],
+    ['v2/01-control-plane', day(2), 'done', '1', 'pass', 'none', 'control calls take no slot'],
+    ['v1/08-smoke-readme', day(3), 'done', '2', 'fail', 'owner-directed fix to `Free` in `proxy.Chooser`', 'per-model free slots, floored at 0'],
+  ];
+  const table = rows.map((r) => `| ${r.join(' | ')} | ? |`);
+  const text = ['# Implementer log', '', '| Task | Date | Status | Gate runs | First gate | Deviations | Notes | Model |', '|---|---|---|---|---|---|---|---|', ...table, ''];
+  mkdirSync(join(clone, 'docs'), { recursive: true });
+  writeFileSync(join(clone, 'docs', 'implementer-log.md'), text.join('\n'));
 }
 
 /** Append today's audit section, as the audit phase does. */
