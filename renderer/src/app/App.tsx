@@ -74,7 +74,7 @@ export function App() {
       <Header />
       <div className={`main-area${detail ? ' with-detail' : ''}`}>
         <Sidebar view={route.view} />
-        <main className={`content view-${route.view}`} id="content" aria-label={VIEW_LABEL[route.view]}>
+        <main className={`content view-${route.view}`} id="content" aria-label={VIEW_LABEL[route.view]} tabIndex={0}>
           {loadError && info && loaded ? (
             <div className="callout callout-bad banner" role="alert">
               Could not refresh the state: {loadError}{' '}
