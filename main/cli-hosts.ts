@@ -1,0 +1,73 @@
+import { defaultDataDir } from './core/config/paths';
+import type { Engine } from './core/engine';
+import { startLogging } from './core/logging/log';
+import { confirm } from './cli-terminal';
+import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, openEngine, openStoreAndEngine, type Flags } from './cli-common';
+
+// `loopdeck trust HOST` and `loopdeck untrust HOST`: a host key, trusted after asking, or forgotten.
+
+export async function trust(flags: Flags, hostName: string | undefined): Promise<number> {
+  if (!hostName) throw new CliError('Usage: loopdeck trust HOST [--yes]');
+  const { engine, store } = await openEngine(flags, 'trust');
+  try {
+    const host = engine.hosts.sshHost(hostName);
+    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+    const status = host.connection.status;
+    if (status.state === 'connected') {
+      console.log(`Host ${hostName} is already trusted and connected.`);
+      return 0;
+    }
+    const key = status.presentedKey;
+    if (status.state !== 'untrusted' || !key) throw new CliError(host.connection.describe(), 1);
+    console.log(`Host ${hostName} (${key.host}:${key.port}) presents a ${key.keyType} key:\n  ${key.fingerprint}`);
+    console.log('Compare it with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` run on the host itself.');
+    if (!flags.yes && !(await confirm('Trust this key? [y/N] '))) {
+      console.log('Nothing was trusted.');
+      return 1;
+    }
+    host.trust(key.fingerprint);
+    await host.connection.ready(CONNECT_TIMEOUT_MS);
+    console.log(`Trusted ${key.fingerprint} for ${hostName}; connected.`);
+    return 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
+/** Forget the keys trusted in Loopdeck for a host; the next connection shows the key to trust again. */
+export async function untrust(flags: Flags, hostName: string | undefined): Promise<number> {
+  if (!hostName) throw new CliError('Usage: loopdeck untrust HOST [--yes]');
+  const loaded = await loadedConfig(flags);
+  const dataDir = flags.data ?? defaultDataDir();
+  startLogging(dataDir, 'untrust');
+  // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
+  const { engine, store } = openStoreAndEngine(loaded.config, dataDir);
+  try {
+    let host: ReturnType<Engine['hosts']['sshHost']>;
+    try {
+      host = engine.hosts.sshHost(hostName);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+    const where = `${host.endpoint.host}:${host.endpoint.port}`;
+    const keys = host.trustedKeys();
+    if (keys.length === 0) {
+      console.log(`No host key of ${hostName} (${where}) is trusted in Loopdeck; nothing was removed.`);
+      console.log('Keys in ~/.ssh/known_hosts or the host\'s knownHosts file are not Loopdeck\'s: remove those with `ssh-keygen -R`.');
+      return 0;
+    }
+    console.log(`Host ${hostName} (${where}) has ${keys.length} key(s) trusted in Loopdeck:`);
+    for (const k of keys) console.log(`  ${k.keyType} ${k.fingerprint} (trusted ${k.addedAt})`);
+    if (!flags.yes && !(await confirm('Forget them? [y/N] '))) {
+      console.log('Nothing was removed.');
+      return 1;
+    }
+    const removed = host.untrust({ reconnect: false });
+    console.log(`Removed ${removed} key(s) trusted in Loopdeck for ${hostName}. The next connection will ask to trust its key again (\`loopdeck trust ${hostName}\`).`);
+    return 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
