@@ -47,4 +47,19 @@ test.describe('capacity in the demo', () => {
     await page.screenshot({ path: 'e2e/artifacts/capacity-7d.png', fullPage: true });
     await page.locator('.cap-chart-list').screenshot({ path: 'e2e/artifacts/capacity-7d-charts.png' });
   });
+
+  test("the gateway's card shows its heap with the limit, in both themes", async ({ page }) => {
+    mkdirSync('e2e/artifacts', { recursive: true });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${served.url}#/capacity`);
+      const card = page.getByTestId('capacity-host-gateway-gateway');
+      await expect(card).toBeVisible({ timeout: 20_000 });
+      // The demo gateway's heap swings between 30 and 55 % of its 4,144 MB limit.
+      const heap = page.getByTestId('capacity-heap-gateway');
+      await expect(heap).toHaveText(/^heap\s*\d+(\.\d)? % of 4,144 MB$/, { timeout: 20_000 });
+      await expect(heap).not.toHaveClass(/cap-queued/);
+      await card.screenshot({ path: `e2e/artifacts/capacity-gateway-${colorScheme}.png` });
+    }
+  });
 });

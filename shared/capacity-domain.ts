@@ -15,6 +15,41 @@ export const ModelCapacitySchema = z
 /** One loaded model on an inference host. */
 export type ModelCapacity = z.infer<typeof ModelCapacitySchema>;
 
+/**
+ * Server failures over the recent window, from the stored counter deltas: `errors` counts 5xx and
+ * the non-numeric statuses (`shed`), `requests` every request, over the last `windowMs`.
+ */
+export const ErrorShareSchema = z
+  .object({
+    errors: z.number().nonnegative(),
+    requests: z.number().nonnegative(),
+    windowMs: z.number().positive(),
+  })
+  .readonly();
+/** Server failures over the recent window. */
+export type ErrorShare = z.infer<typeof ErrorShareSchema>;
+
+/**
+ * A proxy's fleet-incident thresholds, from its `incidents:` config block (see
+ * `shared/fleet-incidents.ts`, which holds the defaults for a Capacity without them).
+ */
+export const IncidentLimitsSchema = z
+  .object({
+    /** An error burst: more than this percentage of the window's requests failed with a server error… */
+    errorPct: z.number(),
+    /** …out of at least this many requests. */
+    errorMinRequests: z.number(),
+    /** A gateway's shed threshold above this many times the capacity it has shown is a finding. */
+    shedFactor: z.number(),
+    /** A gateway's heap above this percentage of its limit. */
+    heapPct: z.number(),
+    /** The proxy whose hosts' slots are the gateway's real capacity, or null. */
+    fleet: z.string().nullable(),
+  })
+  .readonly();
+/** A proxy's fleet-incident thresholds. */
+export type IncidentLimits = z.infer<typeof IncidentLimitsSchema>;
+
 /** The capacity of one inference host (behind a proxy, or polled directly), as last polled. */
 export const CapacitySchema = z
   .object({
@@ -37,6 +72,13 @@ export const CapacitySchema = z
     shedThreshold: z.number().nullable(),
     highWater: z.number().nullable(),
     totalShed: z.number().nullable(),
+    /** Gateway: heap in use as a percentage of its limit, and the limit (MB); absent for other kinds. */
+    heapUtilizationPct: z.number().nullable().optional(),
+    heapSizeLimitMb: z.number().nullable().optional(),
+    /** Server failures over the recent window; null while no counters cover it, absent in older summaries. */
+    errorShare: ErrorShareSchema.nullable().optional(),
+    /** The proxy's incident thresholds; absent (older summaries): the defaults. */
+    limits: IncidentLimitsSchema.optional(),
     /** Expected fields the server did not expose. */
     missing: z.array(z.string()).readonly(),
     /** Why the last poll failed, naming the proxy and URL. */

@@ -1,9 +1,12 @@
-import { isSaturated, type Capacity, type Cycle, type DeadmanState, type DrillRun, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
+import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
+import { fleetIncidents, INCIDENT_KINDS, INCIDENT_LABEL, type FleetIncident } from './fleet-incidents';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { waitingOnYou, type WaitingItem } from './waiting';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
+
+export { fleetIncidents, type FleetIncident } from './fleet-incidents';
 
 /** Without a review mark (or a `--since`), the summary covers this much. */
 export const REVIEW_DEFAULT_WINDOW_MS = 24 * 3600_000;
@@ -99,37 +102,8 @@ export interface SummaryDrill {
   readonly startedAt: string;
 }
 
-/** A fleet problem: an inference host down, or saturated (every slot busy, or requests queued). */
-export interface FleetIncident {
-  readonly proxy: string;
-  readonly host: string;
-  readonly kind: 'down' | 'saturated';
-  readonly since: string | null;
-  /** One line for a person. */
-  readonly detail: string;
-}
-
-/** An inference host down or saturated, as last polled. */
+/** An inference host down or saturated, or another fleet incident, as last polled. */
 export type SummaryIncident = Omit<FleetIncident, 'since'>;
-
-/** The incidents in the current capacity, down hosts first: one set of rules for the Review screen and the summary. */
-export function fleetIncidents(capacity: readonly Capacity[]): FleetIncident[] {
-  const down: FleetIncident[] = [];
-  const busy: FleetIncident[] = [];
-  for (const c of capacity) {
-    if (!c.up) {
-      down.push({ proxy: c.proxy, host: c.host, kind: 'down', since: c.since, detail: c.error ?? 'Not answering.' });
-      continue;
-    }
-    if (!isSaturated(c)) continue;
-    const queued = c.queued ?? 0;
-    const parts: string[] = [];
-    if (c.slotsBusy !== null && c.slotsTotal !== null) parts.push(`${c.slotsBusy}/${c.slotsTotal} slots busy`);
-    if (queued > 0) parts.push(`${queued} queued`);
-    busy.push({ proxy: c.proxy, host: c.host, kind: 'saturated', since: c.polledAt, detail: parts.join(' · ') });
-  }
-  return [...down, ...busy];
-}
 
 /** The summary model: what `loopdeck review --json` prints and the Markdown is rendered from. */
 export interface ReviewSummary {
@@ -235,7 +209,8 @@ const byAsc = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function incidents(capacity: readonly Capacity[]): SummaryIncident[] {
   const out = fleetIncidents(capacity).map(({ since: _since, ...incident }): SummaryIncident => incident);
-  return out.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'down' ? -1 : 1) || byAsc(a.proxy, b.proxy) || byAsc(a.host, b.host));
+  const rank = (i: SummaryIncident): number => INCIDENT_KINDS.indexOf(i.kind);
+  return out.sort((a, b) => rank(a) - rank(b) || byAsc(a.proxy, b.proxy) || byAsc(a.host, b.host));
 }
 
 /** Build the summary model from the state; sorted so the renderer's store and a snapshot give the same result. */
@@ -321,7 +296,7 @@ function drillLine(d: SummaryDrill): string {
 }
 
 function incidentLine(i: SummaryIncident): string {
-  return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${i.kind}: ${escapeMarkdown(i.detail)}`;
+  return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${INCIDENT_LABEL[i.kind]}: ${escapeMarkdown(i.detail)}`;
 }
 
 const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {

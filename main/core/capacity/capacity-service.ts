@@ -1,11 +1,13 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
-import type { Capacity } from '../../../shared/domain';
+import type { Capacity, IncidentLimits } from '../../../shared/domain';
+import { DEFAULT_ERROR_WINDOW_MS, DEFAULT_INCIDENT_LIMITS } from '../../../shared/fleet-incidents';
 import { pinnedAt } from '../clock';
 import { log } from '../logging/log';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
 import { gatewayAdapter } from './gateway';
+import { ErrorWindow } from './error-window';
 import { CapacityHistory, type StoredSample } from './history-store';
 import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
@@ -29,6 +31,8 @@ export interface ProxyConfig {
   readonly timeoutMs?: number;
   /** Prometheus: label matchers picking the inference servers' series, e.g. `{job="llama"}`. */
   readonly selector?: string;
+  /** Fleet-incident thresholds (`incidents:`); each absent one has its default (shared/fleet-incidents.ts). */
+  readonly incidents?: Partial<IncidentLimits> & { readonly errorWindow?: number };
 }
 
 /** GET a URL on a host, bounded by a timeout and optionally a body size (httpGet bound to the host's connection). */
@@ -58,6 +62,12 @@ interface CounterState {
 const key = (proxy: string, host: string): string => `${proxy}\0${host}`;
 const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, '')}${path}`;
 const comparable = (c: Capacity): string => JSON.stringify({ ...c, polledAt: null });
+
+/** A proxy's incident thresholds with the defaults filled in, and its error window (ms). */
+function limitsFor(cfg: ProxyConfig): { limits: IncidentLimits; windowMs: number } {
+  const { errorWindow, ...own } = cfg.incidents ?? {};
+  return { limits: { ...DEFAULT_INCIDENT_LIMITS, ...own }, windowMs: errorWindow ?? DEFAULT_ERROR_WINDOW_MS };
+}
 
 /** Counter deltas since the previous poll; a counter that went down was reset (proxy restart). */
 function deltas(cur: Counters, prev: Counters): { requests: number; errors: Record<string, number> } {
@@ -91,6 +101,8 @@ export class CapacityService {
   private readonly hist: CapacityHistory;
   private readonly latest = new Map<string, Capacity>();
   private readonly counters = new Map<string, CounterState>();
+  /** Server failures over each (proxy, host)'s recent window, for the error-burst incident. */
+  private readonly errorWindow: ErrorWindow;
   private readonly timers: NodeJS.Timeout[] = [];
   /** The poll in flight per proxy: a timer skips it, pollOnce waits for it (`snapshot` polls right after start). */
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -100,6 +112,7 @@ export class CapacityService {
   constructor(private readonly opts: CapacityServiceOptions) {
     this.now = opts.now ?? (() => new Date());
     this.hist = new CapacityHistory(opts.store.sql);
+    this.errorWindow = new ErrorWindow((proxy, host, from, to) => this.write('reading the fleet\'s recent error counts', () => this.hist.counterRows(proxy, host, from, to)) ?? []);
   }
 
   /** Prune, poll everything once, then poll each proxy on its interval and prune on a schedule. */
@@ -258,6 +271,9 @@ export class CapacityService {
       return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors: boundErrors(errors) };
     });
     this.write('storing the fleet\'s capacity samples', () => this.hist.record(stored));
+    // A prometheus proxy stores no samples: it has no error window (its counters are Prometheus's).
+    const { limits, windowMs } = limitsFor(cfg);
+    const shares = new Map(stored.map((s) => [key(s.proxy, s.host), this.errorWindow.observe(s.proxy, s.host, s.t, s.requests, s.errors, windowMs)]));
 
     let changed = false;
     const seen = new Set<string>();
@@ -265,7 +281,8 @@ export class CapacityService {
       const k = key(c.proxy, c.host);
       seen.add(k);
       const prev = this.latest.get(k);
-      const next: Capacity = { ...c, since: prev && prev.up === c.up ? prev.since : now.toISOString() };
+      const share = shares.get(k);
+      const next: Capacity = { ...c, since: prev && prev.up === c.up ? prev.since : now.toISOString(), ...(share !== undefined ? { errorShare: share } : {}), limits };
       if (!prev || comparable(prev) !== comparable(next)) changed = true;
       this.latest.set(k, next);
     }
@@ -273,6 +290,7 @@ export class CapacityService {
     for (const [k, c] of this.latest) {
       if (c.proxy === proxy && !seen.has(k)) {
         this.latest.delete(k);
+        this.errorWindow.forget(c.proxy, c.host);
         changed = true;
       }
     }

@@ -49,6 +49,8 @@ export function gatewayAdapter(shedThreshold: number | null = null): Adapter {
           shedThreshold: threshold,
           highWater: cap.inflight_high_water ?? null,
           totalShed,
+          heapUtilizationPct: cap.heap_utilization_pct ?? null,
+          heapSizeLimitMb: cap.heap_size_limit_mb ?? null,
           missing,
           error: notes.length ? notes.join('; ') : null,
         },

@@ -1,5 +1,6 @@
 import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Capacity } from '../../../shared/domain';
+import { limitsOf, shedAbove } from '../../../shared/fleet-incidents';
 import { MINUTE_MS, TEN_MINUTES_MS, type CapacityHistory, type ChartRow, type ChartRows } from './history-store';
 import { lttbIndices } from './lttb';
 
@@ -27,8 +28,6 @@ const CANDIDATES: Readonly<Record<keyof typeof RANGE_MS, readonly number[]>> = {
 const OVERSAMPLE = 2;
 const MIN_SAMPLE_MS = 10_000;
 
-/** How much the shed threshold may exceed the in-flight level where errors began before it is a finding. */
-export const SHED_WARNING_RATIO = 2;
 
 type Series = CommandOutput<'capacity.history'>['series'][number];
 type Input = Pick<CommandInput<'capacity.history'>, 'range' | 'proxy' | 'host'> & { maxPoints?: number };
@@ -87,8 +86,9 @@ export function downsample(s: Series, maxPoints: number): Series {
 }
 
 /**
- * A gateway whose shed threshold is more than SHED_WARNING_RATIO × the in-flight level at which
- * its errors began: shedding cannot engage before the provider fails (the R40 finding).
+ * A gateway whose shed threshold is more than its `incidents.shedFactor` (default 2) × the
+ * in-flight level at which its errors began in the charted range: shedding cannot engage before
+ * the provider fails (the R40 finding). The comparison is the incident's (shedAbove).
  */
 export function shedWarnings(groups: readonly ChartRows[], current: readonly Capacity[]): string[] {
   const warnings: string[] = [];
@@ -98,7 +98,7 @@ export function shedWarnings(groups: readonly ChartRows[], current: readonly Cap
     const began = rows.find((r) => r[6] !== null && Object.values(JSON.parse(r[6]) as Record<string, number>).some((v) => v > 0) && (r[7] ?? 0) > 0);
     if (!began) continue;
     const level = began[7] ?? 0;
-    if (cap.shedThreshold > SHED_WARNING_RATIO * level) {
+    if (shedAbove(cap.shedThreshold, level, limitsOf(cap).shedFactor)) {
       warnings.push(
         `Gateway "${cap.proxy}": errors began at about ${Math.round(level)} requests in flight (${new Date(began[0]).toISOString()}), ` +
           `but its shed threshold is ${cap.shedThreshold}, so load shedding never engages before the provider fails` +

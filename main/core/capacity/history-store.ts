@@ -242,6 +242,16 @@ export class CapacityHistory {
       .all(resolutionMs, from, to, { ...(proxy !== undefined ? { proxy } : {}), ...(host !== undefined ? { host } : {}) }) as HistoryRow[];
   }
 
+  /**
+   * The counter deltas of one (proxy, host)'s raw samples with `from < t <= to`, along the primary
+   * key: what an error window starts from after a restart (a window's worth of rows, not history).
+   */
+  counterRows(proxy: string, host: string, from: number, to: number): { t: number; requests: number; errors: string | null }[] {
+    return this.db
+      .prepare('SELECT t, requests, errors FROM capacity_samples WHERE proxy = ? AND host = ? AND resolution_ms = 0 AND t > ? AND t <= ? AND requests IS NOT NULL ORDER BY t')
+      .all(proxy, host, from, to) as { t: number; requests: number; errors: string | null }[];
+  }
+
   /** How many rows of a resolution, or of the whole table when none is given. */
   count(resolutionMs?: number): number {
     const row = (resolutionMs === undefined

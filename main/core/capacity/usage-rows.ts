@@ -114,9 +114,5 @@ export function parseUsageRows(body: unknown): { rows: UsageRow[]; skipped: numb
   return { rows: kept, skipped, dropped: rows.length - kept.length, problem };
 }
 
-/** Whether a status counts as an error (>= 400, or not a number at all but present). */
-export function isErrorStatus(status: string | null): boolean {
-  if (status === null) return false;
-  const n = Number(status);
-  return Number.isFinite(n) ? n >= 400 : true;
-}
+/** Whether a status counts as an error: one rule with the charts and the incidents (shared/fleet-incidents.ts). */
+export { isErrorStatus } from '../../../shared/fleet-incidents';

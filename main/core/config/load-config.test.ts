@@ -75,6 +75,24 @@ describe('parseConfig', () => {
     expect(() => parseConfig('/c.yaml', 'hosts: { r: { local: true } }\nloops: { l: { host: r, runs: /x, caps: { deliver: soon } } }\n')).toThrow(/loops\.l\.caps\.deliver: expected a duration/);
   });
 
+  it('takes a proxy\'s incident thresholds, each optional, and refuses bad ones naming the key', () => {
+    const head = 'hosts: { r: { local: true } }\nproxies:\n  xb: { host: r, kind: crossbar, url: "http://127.0.0.1:8080" }\n';
+    const gw = (incidents: string) => `${head}  gw:\n    host: r\n    kind: gateway\n    url: "http://127.0.0.1:8787"\n    incidents: ${incidents}\n`;
+    const cfg = parseConfig('/c.yaml', gw('{ errorPct: 2.5, errorWindow: 5m, errorMinRequests: 50, shedFactor: 3, heapPct: 90, fleet: xb }'));
+    expect(cfg.proxies.gw?.incidents).toEqual({ errorPct: 2.5, errorWindow: 300_000, errorMinRequests: 50, shedFactor: 3, heapPct: 90, fleet: 'xb' });
+    expect(parseConfig('/c.yaml', head).proxies.xb?.incidents).toBeUndefined();
+    expect(() => parseConfig('/c.yaml', gw('{ errorPct: 0 }'))).toThrow(/\/c\.yaml:8: proxies\.gw\.incidents\.errorPct: expected a percentage above 0/);
+    expect(() => parseConfig('/c.yaml', gw('{ heapPct: 120 }'))).toThrow(/proxies\.gw\.incidents\.heapPct: expected a percentage of at most 100/);
+    expect(() => parseConfig('/c.yaml', gw('{ errorPct: "5%" }'))).toThrow(/proxies\.gw\.incidents\.errorPct: expected a percentage, a number such as 5/);
+    expect(() => parseConfig('/c.yaml', gw('{ errorWindow: often }'))).toThrow(/proxies\.gw\.incidents\.errorWindow: expected a duration/);
+    expect(() => parseConfig('/c.yaml', gw('{ errorMinRequests: 0 }'))).toThrow(/proxies\.gw\.incidents\.errorMinRequests: expected at least 1 request/);
+    expect(() => parseConfig('/c.yaml', gw('{ shedFactor: 0.5 }'))).toThrow(/proxies\.gw\.incidents\.shedFactor: expected a factor of at least 1/);
+    expect(() => parseConfig('/c.yaml', gw('{ fleet: nope }'))).toThrow(/proxies\.gw\.incidents\.fleet: "nope" is not a crossbar, llama-server or prometheus proxy under proxies \(there: xb\)/);
+    expect(() => parseConfig('/c.yaml', gw('{ fleet: gw }'))).toThrow(/proxies\.gw\.incidents\.fleet: "gw" is not a crossbar/);
+    expect(() => parseConfig('/c.yaml', gw('{ heap: 90 }'))).toThrow(/proxies\.gw\.incidents: Unrecognized key: "heap"/);
+    expect(() => parseConfig('/c.yaml', `${head.replace('url: "http://127.0.0.1:8080" }', 'url: "http://127.0.0.1:8080", incidents: { fleet: xb } }')}`)).toThrow(/proxies\.xb\.incidents\.fleet: only a "gateway" proxy takes a fleet/);
+  });
+
   it.each([
     ['a bad duration', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    cap: soon\n', /\/c\.yaml:6: loops\.l\.cap: expected a duration/],
     ['an undeclared host', 'hosts: { r: { local: true } }\nloops:\n  l: { host: nope, runs: /x }\n', /\/c\.yaml:3: loops\.l\.host: host "nope" is not declared under hosts \(declared: r\)/],

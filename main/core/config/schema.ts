@@ -93,6 +93,25 @@ export function phaseCap(loop: { readonly cap: number; readonly caps?: Readonly<
   return Object.prototype.hasOwnProperty.call(caps, phase) ? (caps[phase] ?? loop.cap) : loop.cap;
 }
 
+const Percent = z.number({ error: 'expected a percentage, a number such as 5' }).gt(0, 'expected a percentage above 0').max(100, 'expected a percentage of at most 100');
+
+/**
+ * A proxy's fleet-incident thresholds (shared/fleet-incidents.ts holds the rules and defaults):
+ * an error burst (`errorPct` % of at least `errorMinRequests` requests over `errorWindow`), a
+ * gateway shed threshold over `shedFactor` × the capacity it has shown (`fleet`'s slots, else its
+ * high-water mark while it fails), a gateway heap above `heapPct` %.
+ */
+export const IncidentConfigSchema = z
+  .object({
+    errorPct: Percent.optional(),
+    errorWindow: Duration.optional(),
+    errorMinRequests: z.number().int('expected a whole number of requests').min(1, 'expected at least 1 request').optional(),
+    shedFactor: z.number({ error: 'expected a factor, a number such as 2' }).min(1, 'expected a factor of at least 1 (the threshold compared with the capacity times this)').optional(),
+    heapPct: Percent.optional(),
+    fleet: Name.optional(),
+  })
+  .strict();
+
 /** One inference endpoint polled for capacity; a `prometheus` one reads a whole fleet from Prometheus. */
 export const ProxyConfigSchema = z
   .object({
@@ -110,9 +129,12 @@ export const ProxyConfigSchema = z
       .trim()
       .regex(/^\{[^\n]*\}$/, 'expected PromQL label matchers in braces, e.g. \'{job="llama"}\'')
       .optional(),
+    /** Fleet-incident thresholds; see IncidentConfigSchema. */
+    incidents: IncidentConfigSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
+    if (p.kind !== 'gateway' && p.incidents?.fleet !== undefined) ctx.addIssue({ code: 'custom', path: ['incidents', 'fleet'], message: 'only a "gateway" proxy takes a fleet (the proxy whose slots are its real capacity)' });
     if (p.kind !== 'prometheus' && p.host === undefined) ctx.addIssue({ code: 'custom', path: ['host'], message: `required for kind "${p.kind}": the host whose loopback the URL is on` });
     if (p.kind !== 'prometheus' && p.selector !== undefined) ctx.addIssue({ code: 'custom', path: ['selector'], message: 'only a "prometheus" proxy takes a selector' });
     // http-over-ssh speaks plain HTTP only; say so here rather than on every poll.
@@ -166,6 +188,16 @@ export const ConfigSchema = z
       ['proxies', cfg.proxies],
       ['drills', cfg.drills],
     ] as const;
+    for (const [name, p] of Object.entries(cfg.proxies)) {
+      const fleet = p.incidents?.fleet;
+      if (fleet === undefined || (fleet !== name && Object.prototype.hasOwnProperty.call(cfg.proxies, fleet) && cfg.proxies[fleet]?.kind !== 'gateway')) continue;
+      const others = Object.keys(cfg.proxies).filter((n) => n !== name && cfg.proxies[n]?.kind !== 'gateway');
+      ctx.addIssue({
+        code: 'custom',
+        path: ['proxies', name, 'incidents', 'fleet'],
+        message: `${JSON.stringify(fleet)} is not a crossbar, llama-server or prometheus proxy under proxies (there: ${others.length ? others.join(', ') : 'none'})`,
+      });
+    }
     for (const [section, entries] of sections) {
       for (const [name, entry] of Object.entries(entries)) {
         // A prometheus proxy without a host is reached directly from this machine.

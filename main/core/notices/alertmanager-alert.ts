@@ -16,6 +16,9 @@ export interface AlertContext {
   readonly drillHost: (runId: string) => string | undefined;
 }
 
+/** `fleet:<proxy>:<host>:<kind>:<since>` (fleet-rules.ts); a host name may hold `:`, the kinds and the ISO time do not vary. */
+const FLEET_KEY = /^fleet:[^:]+:(.*):(error-burst|heap|shed-threshold):\d{4}-\d\d-\d\dT[\d:.]+Z$/;
+
 /**
  * The rule that raised a notice, read back from its key (the rules build keys from the identity of
  * the thing: `phase:<loop>:<date>:<phase>:<status>`, `finding:<loop>:<id>`, ...); null for a key
@@ -37,6 +40,8 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('host-recovered:')) return 'host-recovered';
   if (key.startsWith('drill:')) return 'drill-finished';
   if (key.startsWith('hollow:')) return 'remediate-hollow';
+  const fleet = FLEET_KEY.exec(key);
+  if (fleet) return `fleet-${fleet[2] as 'error-burst' | 'heap' | 'shed-threshold'}`;
   const waiting = /^waiting:(blocked|operator-only|stopped|uncovered|drill-due):/.exec(key);
   if (waiting) return `waiting-${waiting[1] as 'blocked' | 'operator-only' | 'stopped' | 'uncovered' | 'drill-due'}`;
   return null;
@@ -71,6 +76,8 @@ export function alertLabels(n: Pick<Notice, 'key' | 'priority' | 'source'>, ctx:
     // `host-down:<proxy>/<host>:<since>`, or `<proxy>` alone for a single-server proxy.
     const label = /^host-(?:down|recovered):([^:]+):/.exec(n.key)?.[1];
     host = label?.includes('/') ? label.slice(label.indexOf('/') + 1) : label;
+    const fleet = FLEET_KEY.exec(n.key);
+    if (fleet) host = fleet[1];
   }
   if (drill) {
     labels.drill = drill;
@@ -167,6 +174,10 @@ export function conditionOf(n: Pick<Notice, 'key' | 'source'>, scope: ConditionS
       if (!scope.full && scope.prs === false) return 'unknown';
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     case 'host-down':
+    case 'fleet-error-burst':
+    case 'fleet-heap':
+    case 'fleet-shed-threshold':
+      // The capacity is always in the state whole: what it no longer calls for has cleared.
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     default:
       // Events end on their own; a key no rule builds ends when acknowledged.

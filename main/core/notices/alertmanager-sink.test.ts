@@ -219,6 +219,11 @@ describe('alert rules and conditions', () => {
     ['waiting:uncovered:rel:R-105', 'waiting-uncovered'],
     ['waiting:drill-due:mac:restore-db:never', 'waiting-drill-due'],
     ['hollow:rel:2026-11-29:remediate', 'remediate-hollow'],
+    ['fleet:crossbar:gpu-1:error-burst:2026-11-30T05:00:00.000Z', 'fleet-error-burst'],
+    ['fleet:crossbar:10.0.0.7:8081:error-burst:2026-11-30T05:00:00.000Z', 'fleet-error-burst'],
+    ['fleet:gateway:gateway:heap:2026-11-30T05:00:00.000Z', 'fleet-heap'],
+    ['fleet:gateway:gateway:shed-threshold:2026-11-30T05:00:00.000Z', 'fleet-shed-threshold'],
+    ['fleet:gateway:gateway:saturated:2026-11-30T05:00:00.000Z', null],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));
 

@@ -2,6 +2,7 @@ import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Notice, Problem, PullRequest } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import { AlertmanagerSink } from './alertmanager-sink';
+import { trackIncidentSince } from './fleet-rules';
 import { trackDownSince } from './host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import { ruleOverrides, type NotifyConfig } from './notify-config';
@@ -15,9 +16,10 @@ function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<stri
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 const DOWN_SINCE = 'notices.hostDownSince';
+const INCIDENT_SINCE = 'notices.fleetIncidentSince';
 
 /** The state notices are derived from, minus what the notifier keeps itself. */
-export type NoticeState = Omit<NoticeInput, 'hostDownSince' | 'rules' | 'now' | 'consoleUrl'>;
+export type NoticeState = Omit<NoticeInput, 'hostDownSince' | 'fleetIncidentSince' | 'rules' | 'now' | 'consoleUrl'>;
 
 /** Options of the notifier. */
 export interface NotifierOptions {
@@ -44,6 +46,8 @@ export class Notifier {
   private readonly pushover: PushoverSink;
   private readonly alertmanager: AlertmanagerSink;
   private tracked: Record<string, string>;
+  /** When each noticed fleet incident began, kept across restarts like the outages. */
+  private incidentSince: Record<string, string>;
   private readonly unknownRules: readonly string[];
   /** The whole state has been derived once in this process (later updates take what changed). */
   private sawAll = false;
@@ -74,6 +78,7 @@ export class Notifier {
       onChange: (changed) => options.emit('notices.changed', { notices: changed, lastReviewedAt: this.lastReviewedAt() }),
     });
     this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
+    this.incidentSince = JSON.parse(store.getMeta(INCIDENT_SINCE) ?? '{}') as Record<string, string>;
     this.unknownRules = ruleOverrides(notify.rules).unknown;
   }
 
@@ -109,12 +114,18 @@ export class Notifier {
       this.options.store.setMeta(DOWN_SINCE, JSON.stringify(tracked));
       this.tracked = tracked;
     }
+    const incidentSince = trackIncidentSince(this.incidentSince, state.capacity, now);
+    if (!sameRecord(incidentSince, this.incidentSince)) {
+      this.options.store.setMeta(INCIDENT_SINCE, JSON.stringify(incidentSince));
+      this.incidentSince = incidentSince;
+    }
     const prsDerived = wholeState || state.prs !== this.derivedPrs;
     this.derivedPrs = state.prs;
     const drafts = deriveNotices({
       ...state,
       prs: prsDerived ? state.prs : [],
       hostDownSince: this.tracked,
+      fleetIncidentSince: this.incidentSince,
       rules: ruleOverrides(this.options.notify.rules).rules,
       now,
       ...(this.consoleUrl ? { consoleUrl: this.consoleUrl } : {}),

@@ -27,6 +27,9 @@ export const RULE_NAMES = [
   'waiting-uncovered',
   'remediate-hollow',
   'waiting-drill-due',
+  'fleet-error-burst',
+  'fleet-heap',
+  'fleet-shed-threshold',
 ] as const;
 
 /** The name of a notice rule. */
@@ -53,6 +56,11 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'waiting-uncovered': 1,
   'remediate-hollow': 0,
   'waiting-drill-due': 0,
+  // Requests failing now, or a gateway about to run out of memory: someone should look soon.
+  'fleet-error-burst': 1,
+  'fleet-heap': 1,
+  // A configuration finding (an env var to lower), not an outage.
+  'fleet-shed-threshold': 0,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */

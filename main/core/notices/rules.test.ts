@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NoticeSchema } from '../../../shared/domain';
+import { trackIncidentSince } from './fleet-rules';
 import { trackDownSince } from './host-rules';
 import { ruleOverrides } from './notify-config';
 import { deriveNotices, type NoticeDraft } from './rules';
@@ -232,5 +233,25 @@ describe('deriveNotices', () => {
       const clean = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('remediate', 'ok')] }] });
       expect(deriveNotices(emptyInput(NOW, { loops: [clean] }))).toEqual([]);
     });
+  });
+});
+
+describe('fleet incident notices', () => {
+  const burst = { ...gpu('gpu-a', true, min(60)), errorShare: { errors: 30, requests: 200, windowMs: 900_000 } };
+  it('raise an error burst keyed by its episode, at the rule\'s priority or its override, linking the fleet', () => {
+    const since = trackIncidentSince({}, [burst], NOW);
+    expect(since).toEqual({ 'crossbar:gpu-a:error-burst': NOW.toISOString() });
+    const [d] = deriveNotices(emptyInput(NOW, { capacity: [burst], fleetIncidentSince: since }));
+    expect(d).toMatchObject({ key: `fleet:crossbar:gpu-a:error-burst:${NOW.toISOString()}`, priority: 1, source: 'proxy:crossbar', title: 'crossbar/gpu-a: error burst', url: 'http://127.0.0.1:7777/#/capacity' });
+    expect(deriveNotices(emptyInput(NOW, { capacity: [burst], fleetIncidentSince: since, rules: ruleOverrides({ 'fleet-error-burst': -1 }).rules }))[0]?.priority).toBe(-1);
+    // A saturated host is shown, not pushed.
+    expect(deriveNotices(emptyInput(NOW, { capacity: [{ ...gpu('gpu-b', true, min(60)), slotsBusy: 4 }] }))).toEqual([]);
+  });
+
+  it('keep an episode\'s start while it lasts and while its proxy is not polled yet, and drop it once it clears', () => {
+    const first = trackIncidentSince({}, [burst], new Date(NOW.getTime() - 60_000));
+    expect(trackIncidentSince(first, [burst], NOW)).toEqual(first);
+    expect(trackIncidentSince(first, [], NOW)).toEqual(first);
+    expect(trackIncidentSince(first, [{ ...burst, errorShare: { errors: 1, requests: 200, windowMs: 900_000 } }], NOW)).toEqual({});
   });
 });

@@ -1,6 +1,7 @@
 import { findingHash, transcriptHash } from '../../../shared/links';
 import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
 import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
+import { fleetDrafts } from './fleet-rules';
 import { hostDrafts } from './host-rules';
 import { makeDraft, type NoticeDraft } from './notice-draft';
 import { consoleLink, humanDuration } from './notice-text';
@@ -22,6 +23,8 @@ export interface NoticeInput {
   /** Tracked outages (see `trackDownSince`): `since`, or `since/until` once recovered. */
   readonly hostDownSince: Readonly<Record<string, string>>;
   readonly capacity: readonly Capacity[];
+  /** When each noticed fleet incident began (see `trackIncidentSince`); absent: now. */
+  readonly fleetIncidentSince?: Readonly<Record<string, string>>;
   readonly drillRuns: readonly DrillRun[];
   /** The declared drills: one with a cadence (`every`) that is due waits on a person. */
   readonly drills?: readonly Drill[];
@@ -202,6 +205,16 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
       now: input.now,
       downPriority: prio('host-down'),
       recoveredPriority: prio('host-recovered'),
+      ...(input.consoleUrl === undefined ? {} : { consoleUrl: input.consoleUrl }),
+    }),
+  );
+
+  out.push(
+    ...fleetDrafts({
+      capacity: input.capacity,
+      since: input.fleetIncidentSince ?? {},
+      now: input.now,
+      prio,
       ...(input.consoleUrl === undefined ? {} : { consoleUrl: input.consoleUrl }),
     }),
   );

@@ -1,5 +1,5 @@
 import type { Capacity, ModelCapacity } from '../../../../shared/domain';
-import { ctxPerSlot, groupByProxy, loadLevel, slotFraction } from './capacity';
+import { ctxPerSlot, errorShareText, groupByProxy, heapText, loadLevel, slotFraction } from './capacity';
 import { formatAge, formatDateTime } from '../../ui/format';
 import { useNow } from '../../ui/react-hooks';
 
@@ -71,6 +71,8 @@ function Models({ models }: { models: readonly ModelCapacity[] }) {
 
 function HostCard({ c, now }: { c: Capacity; now: number }) {
   const queued = (c.queued ?? 0) > 0;
+  const heap = heapText(c);
+  const errors = errorShareText(c);
   return (
     <li
       className={`cap-host card${c.up ? '' : ' cap-host-down'}${queued ? ' cap-host-queued' : ''}`}
@@ -115,7 +117,19 @@ function HostCard({ c, now }: { c: Capacity; now: number }) {
               <dt>shed total</dt>
               <dd>{n(c.totalShed)}</dd>
             </div>
+            {heap ? (
+              <div className={heap.high ? 'cap-queued' : undefined} data-testid={`capacity-heap-${c.proxy}`}>
+                <dt>heap</dt>
+                <dd title="heap in use, of the gateway's heap size limit">{heap.text}</dd>
+              </div>
+            ) : null}
           </>
+        ) : null}
+        {errors ? (
+          <div className={errors.burst ? 'cap-queued' : undefined} data-testid={`capacity-errors-${c.proxy}-${c.host}`}>
+            <dt>server errors</dt>
+            <dd title="5xx and shed responses, of the requests in the window">{errors.text}</dd>
+          </div>
         ) : null}
       </dl>
       {c.up && (c.kind !== 'gateway' || c.models.length > 0) ? <Models models={c.models} /> : null}

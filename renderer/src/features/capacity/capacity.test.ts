@@ -4,8 +4,10 @@ import {
   bandsAt,
   busiestHosts,
   ctxPerSlot,
+  errorShareText,
   errorStatuses,
   groupByProxy,
+  heapText,
   loadLevel,
   nearestIndex,
   phaseBands,
@@ -83,5 +85,23 @@ describe('capacity helpers', () => {
     expect(ticks.every((t) => t >= from && t <= from + 3_600_000 && t % 600_000 === 0)).toBe(true);
     const week = timeTicks(from, from + 7 * 86_400_000, '7d');
     expect(week.length).toBe(7);
+  });
+});
+
+describe('gateway card figures', () => {
+  const gw = (over: Partial<Capacity>) => cap('gateway', 'gateway', { kind: 'gateway', slotsTotal: null, slotsBusy: null, ...over });
+  it('shows the heap in use with its limit, marked high above the threshold', () => {
+    expect(heapText(gw({ heapUtilizationPct: 42.46, heapSizeLimitMb: 4144 }))).toEqual({ text: '42.5 % of 4,144 MB', high: false });
+    expect(heapText(gw({ heapUtilizationPct: 91, heapSizeLimitMb: 4144 }))).toEqual({ text: '91 % of 4,144 MB', high: true });
+    expect(heapText(gw({ heapUtilizationPct: null, heapSizeLimitMb: 2048 }))).toEqual({ text: '— of 2,048 MB', high: false });
+    expect(heapText(gw({ heapUtilizationPct: 12, heapSizeLimitMb: null }))).toEqual({ text: '12 %', high: false });
+    expect(heapText(gw({}))).toBeNull();
+  });
+
+  it('shows the server errors over the window, marked when they are a burst', () => {
+    expect(errorShareText(gw({ errorShare: { errors: 30, requests: 130, windowMs: 900_000 } }))).toEqual({ text: '23.1 % of 130 (15 min)', burst: true });
+    expect(errorShareText(gw({ errorShare: { errors: 1, requests: 2, windowMs: 900_000 } }))).toEqual({ text: '50 % of 2 (15 min)', burst: false });
+    expect(errorShareText(gw({ errorShare: { errors: 0, requests: 0, windowMs: 900_000 } }))).toBeNull();
+    expect(errorShareText(gw({}))).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import type { CommandOutput } from '../../../../shared/contract';
 import { isSaturated, slotFraction, type Capacity, type CapacityRange, type LoopState, type PhaseStatus } from '../../../../shared/domain';
+import { errorBurst, heapHigh } from '../../../../shared/fleet-incidents';
 
 export { CAPACITY_RANGES, slotFraction, type CapacityRange } from '../../../../shared/domain';
 
@@ -183,3 +184,24 @@ export function nearestIndex(times: readonly number[], t: number): number {
 export const HOST_COLORS: readonly string[] = [
   '#2f6fd6', '#de7410', '#b0309a', '#0f9aa8', '#7a5bd1', '#a07800', '#d63f5a', '#4d6b8a', '#2e8a4c', '#6d9c1e',
 ];
+
+const FIGURE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+/**
+ * A gateway's heap for its card: `42.5 % of 4,144 MB`, the limit alone when the share is not
+ * exposed, null when neither is. `high` when above its `incidents.heapPct` (the incident's rule).
+ */
+export function heapText(c: Pick<Capacity, 'heapUtilizationPct' | 'heapSizeLimitMb' | 'limits' | 'up'>): { readonly text: string; readonly high: boolean } | null {
+  const used = c.heapUtilizationPct ?? null;
+  const limit = c.heapSizeLimitMb ?? null;
+  if (used === null && limit === null) return null;
+  const of = limit === null ? '' : `${used === null ? '— of ' : ' of '}${FIGURE.format(Math.round(limit))} MB`;
+  return { text: `${used === null ? '' : `${FIGURE.format(used)} %`}${of}`, high: heapHigh(c) !== null };
+}
+
+/** Server failures over the window for a card: `2.1 % of 480 (15 min)`, null while unknown. */
+export function errorShareText(c: Pick<Capacity, 'errorShare' | 'limits'>): { readonly text: string; readonly burst: boolean } | null {
+  const s = c.errorShare;
+  if (!s || s.requests <= 0) return null;
+  return { text: `${FIGURE.format((100 * s.errors) / s.requests)} % of ${FIGURE.format(s.requests)} (${Math.round(s.windowMs / 60_000)} min)`, burst: errorBurst(c) !== null };
+}

@@ -13,6 +13,8 @@ import { ReviewLoop } from './ReviewLoops';
 import { WaitingSection } from './WaitingSection';
 import { waitingOnYou } from '../../../../shared/waiting';
 import { newLessons } from '../ledgers/ledgers';
+import { INCIDENT_LABEL } from '../../../../shared/fleet-incidents';
+import { FLEET_HASH } from '../../../../shared/links';
 
 /** How many new lessons the Review lists before pointing at the Ledgers view. */
 const LESSONS_SHOWN = 8;
@@ -213,17 +215,17 @@ export function ReviewView() {
         <div className="rv-side">
           <Section title="Fleet incidents" id="rv-fleet" count={<span className="muted small">{incidents.length || 'none'}</span>}>
             {incidents.length === 0 ? (
-              <p className="empty-inline">Every inference host is up with free slots.</p>
+              <p className="empty-inline">Every inference host is up with free slots, and no gateway is failing or near a limit.</p>
             ) : (
               <ul className="rv-list">
                 {incidents.map((i) => (
-                  <li key={`${i.proxy}/${i.host}`}>
-                    <a className={`review-item rv-incident rv-${i.kind}`} href="#/capacity" data-testid={`review-incident-${i.proxy}-${i.host}`}>
+                  <li key={`${i.proxy}/${i.host}/${i.kind}`}>
+                    <a className={`review-item rv-incident rv-${i.kind}`} href={FLEET_HASH} data-testid={`review-incident-${i.proxy}-${i.host}`} data-kind={i.kind}>
                       <span className="rv-inc-head">
-                        <span className={`dot ${i.kind === 'down' ? 'health-bad' : 'health-warn'}`} aria-hidden="true" />
+                        <span className={`dot ${i.kind === 'down' || i.kind === 'error-burst' ? 'health-bad' : 'health-warn'}`} aria-hidden="true" />
                         <strong>{i.host}</strong>
                         <span className="muted small">via {i.proxy}</span>
-                        <span className={`tag ${i.kind === 'down' ? 'tag-bad' : 'tag-warn'}`}>{i.kind}</span>
+                        <span className={`tag ${i.kind === 'down' || i.kind === 'error-burst' ? 'tag-bad' : 'tag-warn'}`}>{INCIDENT_LABEL[i.kind]}</span>
                         {i.kind === 'down' && i.since ? (
                           <span className="muted small rv-age" title={formatDateTime(i.since) ?? undefined}>
                             for {formatAge(i.since, now)}
