@@ -59,6 +59,9 @@ test.describe('waiting on you, on the demo', () => {
     await expect(first('uncovered-reliability')).toContainText('no backlog item covers it');
     await expect(first('pr-reliability')).toContainText('CI is green');
     await expect(first('drill-due-demo-runner')).toContainText('sigterm-drain');
+    // Fleet incidents beyond down and saturated: the demo's gateway sheds too late and its 504s are a burst.
+    await expect(page.getByTestId('review-incident-shed-threshold-gateway-gateway')).toContainText('Lower it to about', { timeout: 60_000 });
+    await expect(page.locator('[data-testid^="review-incident-error-burst-"]').first()).toContainText('failed with a server error');
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/waiting-light.png', fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -84,6 +87,8 @@ test.describe('waiting on you, on the demo', () => {
     const links = page.locator('[data-testid^="notice-link-"]');
     // The demo's waiting items, its P0 findings, its past phases, the hollow remediate and its PRs.
     await expect(page.getByTestId('notice-link-waiting:drill-due:demo-runner:sigterm-drain:never')).toBeVisible({ timeout: 20_000 });
+    // The demo's gateway fails with 504s under a shed threshold of 80: a fleet incident once ~20 requests are counted.
+    await expect(page.locator('[data-testid^="notice-link-fleet:"]').first()).toBeVisible({ timeout: 60_000 });
     const all = await links.evaluateAll((els) => els.map((e) => [(e.getAttribute('data-testid') ?? '').replace('notice-link-', ''), e.getAttribute('href') ?? ''] as const));
     const byKind = new Map<string, { key: string; href: string }>();
     for (const [key, href] of all) {
@@ -93,7 +98,7 @@ test.describe('waiting on you, on the demo', () => {
       if (!byKind.has(kind)) byKind.set(kind, { key, href });
     }
     expect([...byKind.keys()].sort()).toEqual(
-      expect.arrayContaining(['finding', 'hollow', 'phase:failed', 'phase:incomplete', 'pr', 'waiting:blocked', 'waiting:drill-due', 'waiting:operator-only', 'waiting:stopped', 'waiting:uncovered']),
+      expect.arrayContaining(['finding', 'fleet', 'hollow', 'phase:failed', 'phase:incomplete', 'pr', 'waiting:blocked', 'waiting:drill-due', 'waiting:operator-only', 'waiting:stopped', 'waiting:uncovered']),
     );
     for (const [kind, { key, href }] of byKind) {
       await page.goto(`${served.url}#/notices`);

@@ -40,7 +40,7 @@ describe('error burst', () => {
     const burst = gateway({ errorShare: { errors: 227, requests: 999, windowMs: WINDOW } });
     expect(errorBurst(burst)?.pct).toBeCloseTo(22.72, 2);
     const [inc] = fleetIncidents([burst]).filter((i) => i.kind === 'error-burst');
-    expect(inc?.detail).toBe('22.7 % of 999 requests failed with a server error in the last 15 min (227; above 5 %)');
+    expect(inc?.detail).toBe('227 of 999 requests (22.7 %) failed with a server error in the last 15 min; the threshold is 5 %');
   });
 
   it('does not fire just at or below the threshold', () => {
@@ -116,7 +116,7 @@ describe('every kind on the Review and in the Markdown', () => {
     const section = md.slice(md.indexOf('## Fleet incidents'));
     expect(section.split('\n').filter((l) => l.startsWith('- '))).toEqual([
       '- **gpu-b** via crossbar — down: refused',
-      '- **gateway** via gateway — error burst: 20 % of 600 requests failed with a server error in the last 15 min (120; above 5 %)',
+      '- **gateway** via gateway — error burst: 120 of 600 requests (20 %) failed with a server error in the last 15 min; the threshold is 5 %',
       '- **gpu-a** via crossbar — saturated: 4/4 slots busy',
       '- **gateway** via gateway — heap near its limit: heap 93 % of its 4,144 MB limit (above 85 %): it risks running out of memory',
       expect.stringMatching(/^- \*\*gateway\*\* via gateway — shed threshold above capacity: shed threshold 80 is over 2× its in-flight high-water mark of 15/),

@@ -141,7 +141,7 @@ export function fleetIncidents(capacity: readonly Capacity[]): FleetIncident[] {
       continue;
     }
     const burst = errorBurst(c);
-    if (burst) add(c, 'error-burst', c.polledAt, `${pct(burst.pct)} of ${NUM.format(burst.requests)} requests failed with a server error in the last ${minutes(burst.windowMs)} (${NUM.format(burst.errors)}; above ${pct(limitsOf(c).errorPct)})`);
+    if (burst) add(c, 'error-burst', c.polledAt, `${NUM.format(burst.errors)} of ${NUM.format(burst.requests)} requests (${pct(burst.pct)}) failed with a server error in the last ${minutes(burst.windowMs)}; the threshold is ${pct(limitsOf(c).errorPct)}`);
     if (isSaturated(c)) add(c, 'saturated', c.polledAt, saturatedDetail(c));
     const heap = heapHigh(c);
     if (heap) add(c, 'heap', c.polledAt, heap);

@@ -84,7 +84,7 @@ describe('fleet incidents through the engine', () => {
       source: 'proxy:xb',
       title: 'xb/gpu-a: error burst',
       url: 'http://127.0.0.1:7777/#/capacity',
-      message: expect.stringMatching(/^xb\/gpu-a: 26.7 % of 150 requests failed with a server error in the last 15 min \(40; above 5 %\)\. Since 20\d\d-/) as unknown,
+      message: expect.stringMatching(/^xb\/gpu-a: 40 of 150 requests \(26\.7 %\) failed with a server error in the last 15 min; the threshold is 5 %\. Since 20\d\d-/) as unknown,
     });
     expect(raised.find((n) => n.key.startsWith('fleet:gw:gw:heap:'))).toMatchObject({ priority: 1, title: 'gw: heap near its limit' });
     expect(raised.find((n) => n.key.startsWith('fleet:gw:gw:shed-threshold:'))).toMatchObject({ priority: 0, title: 'gw: shed threshold above capacity' });

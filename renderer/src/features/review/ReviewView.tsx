@@ -220,7 +220,7 @@ export function ReviewView() {
               <ul className="rv-list">
                 {incidents.map((i) => (
                   <li key={`${i.proxy}/${i.host}/${i.kind}`}>
-                    <a className={`review-item rv-incident rv-${i.kind}`} href={FLEET_HASH} data-testid={`review-incident-${i.proxy}-${i.host}`} data-kind={i.kind}>
+                    <a className={`review-item rv-incident rv-${i.kind}`} href={FLEET_HASH} data-testid={`review-incident-${i.kind}-${i.proxy}-${i.host}`} data-kind={i.kind}>
                       <span className="rv-inc-head">
                         <span className={`dot ${i.kind === 'down' || i.kind === 'error-burst' ? 'health-bad' : 'health-warn'}`} aria-hidden="true" />
                         <strong>{i.host}</strong>
