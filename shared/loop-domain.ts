@@ -79,6 +79,34 @@ export const PhaseSignalSchema = z
 /** What a running phase's transcript tells. */
 export type PhaseSignal = z.infer<typeof PhaseSignalSchema>;
 
+/** Who a phase that failed, went incomplete or hung is put down to (issue 30, item 1). */
+export const FailureCauseKindSchema = z.enum(['fleet', 'runner', 'agent']);
+/** Who a bad phase is put down to. */
+export type FailureCauseKind = z.infer<typeof FailureCauseKindSchema>;
+
+/**
+ * Why a `failed`, `incomplete` or hung phase went wrong: the inference fleet it uses (a host down,
+ * saturated or shedding, or the proxy's server errors above the burst threshold, during the
+ * phase's window), the runner (its SSH host unreachable, its disk full, the phase's cap hit), or
+ * the agent (none of those). See main/core/loops/attribution.ts.
+ */
+export const FailureCauseSchema = z
+  .object({
+    kind: FailureCauseKindSchema,
+    /** What it was: `down`, `saturated`, `shedding`, `error-burst` (fleet); `unreachable`, `disk-full`, `cap` (runner); null (agent). */
+    what: z.string().nullable(),
+    /** The fleet host (`proxy/host`) or runner host it names; null for the agent. */
+    subject: z.string().nullable(),
+    /** When it started and ended inside the phase's window (ISO); null when not known. */
+    since: z.string().nullable(),
+    until: z.string().nullable(),
+    /** One sentence for a person: which, when and for how long. */
+    detail: z.string(),
+  })
+  .readonly();
+/** Why a bad phase went wrong. */
+export type FailureCause = z.infer<typeof FailureCauseSchema>;
+
 /** One phase of a cycle, with its evidence summarised. */
 export const PhaseSchema = z
   .object({
@@ -102,6 +130,8 @@ export const PhaseSchema = z
     hollow: z.object({ items: z.array(z.string()).readonly() }).readonly().nullable().optional(),
     /** How many STARTED stamps the phase has (continuation rounds), when more than one; absent otherwise. */
     rounds: z.number().int().min(2).optional(),
+    /** Why it failed, went incomplete or hung (see FailureCauseSchema); absent or null otherwise, and in older saved state. */
+    cause: FailureCauseSchema.nullable().optional(),
   })
   .readonly();
 /** One phase of a cycle. */
