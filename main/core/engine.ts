@@ -1,5 +1,5 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type LoopState, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type FailureCause, type Finding, type LoopState, type Phase, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import { isEmptyDelta } from '../../shared/deltas';
 import { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
@@ -10,9 +10,11 @@ import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
+import { attribute } from './loops/attribution';
+import { HostOutages } from './engine/host-outages';
 import { LoopFollower } from './loops/loop-follower';
 import type { LoopPoll } from './loops/loop-poll';
-import { runningPhaseOn } from './loops/phase-status';
+import { AGENT_CAUSE, runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
@@ -107,6 +109,8 @@ export class Engine {
   private started = false;
   /** The configured hosts: how each is reached, and its state. */
   readonly hosts: HostTable;
+  /** When each host could not be reached: what a bad phase's window is laid against. */
+  private readonly outages: HostOutages;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
   /** The inference fleet's capacity, polled through the hosts. */
@@ -121,10 +125,11 @@ export class Engine {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
+    this.outages = new HostOutages(this.store);
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
-      this.followers.push(new LoopFollower(name, loop, source, this.store));
+      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causeOf(loop, phase, now)));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
@@ -425,9 +430,23 @@ export class Engine {
     if (prs) this.emit('prs.changed', { prs });
   }
 
+  /**
+   * Who a bad phase is put down to: its window laid against the runner host's outages and the
+   * trouble on the fleet the loop uses (main/core/loops/attribution.ts).
+   */
+  private causeOf(loop: Config['loops'][string], phase: Phase, now: Date): FailureCause {
+    const local = phase.cause ?? AGENT_CAUSE;
+    const start = Date.parse(phase.startedAt ?? '');
+    if (Number.isNaN(start)) return local;
+    const ended = Date.parse(phase.endedAt ?? '');
+    const end = Number.isNaN(ended) ? now.getTime() : ended;
+    return attribute({ start, end, local, runner: loop.host, outages: this.outages.of(loop.host), fleet: this.capacity.troubleIn(loop.uses ?? null, start, end) });
+  }
+
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
   private publishHosts(): boolean {
     const hosts = this.hosts.changed();
+    if (hosts) this.outages.note(hosts, this.now().getTime());
     if (hosts) this.emit('hosts.changed', { hosts });
     return hosts !== null;
   }

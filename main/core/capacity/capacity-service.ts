@@ -8,7 +8,8 @@ import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
 import { gatewayAdapter } from './gateway';
 import { ErrorWindow } from './error-window';
-import { CapacityHistory, type StoredSample } from './history-store';
+import { CapacityHistory, MINUTE_MS, RETENTION_MS, TEN_MINUTES_MS, type StoredSample } from './history-store';
+import { troubleEpisodes, type TroubleEpisode } from '../loops/attribution';
 import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
@@ -171,6 +172,29 @@ export class CapacityService {
       const r = await fetch(joinUrl(cfg.url, path), timeoutMs, maxBytes);
       return { status: r.status, body: r.body };
     };
+  }
+
+  /**
+   * Trouble on the hosts of the named proxies (all when null) between `from` and `to` (ms), from
+   * the minute rollups (ten-minute ones past their week): what a bad phase's window is laid
+   * against (main/core/loops/attribution.ts). One query per proxy over the window only.
+   */
+  troubleIn(proxies: readonly string[] | null, from: number, to: number): TroubleEpisode[] {
+    const resolution = from >= this.now().getTime() - RETENTION_MS[MINUTE_MS]! ? MINUTE_MS : TEN_MINUTES_MS;
+    const out: TroubleEpisode[] = [];
+    for (const [name, cfg] of Object.entries(this.opts.proxies)) {
+      if (proxies !== null && !proxies.includes(name)) continue;
+      const rows = this.write('reading the fleet\'s history over a phase', () => this.hist.rows(resolution, from - resolution, to, name)) ?? [];
+      const { limits } = limitsFor(cfg);
+      let start = 0;
+      for (let i = 1; i <= rows.length; i++) {
+        // Rows come by host, then time: one host's run at a time.
+        if (i < rows.length && rows[i]?.host === rows[start]?.host) continue;
+        out.push(...troubleEpisodes(rows.slice(start, i), resolution, limits));
+        start = i;
+      }
+    }
+    return out;
   }
 
   /** Drop history past its retention at `now`. */

@@ -74,6 +74,8 @@ export const LoopConfigSchema = z
     deliverRecord: NonEmpty.optional(),
     layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
     cycles: z.number().int().min(1).max(400).default(14),
+    /** The proxies whose fleet its phases depend on (failure attribution); absent: all of them. */
+    uses: z.array(Name).optional(),
   })
   .strict()
   .superRefine((loop, ctx) => {
@@ -197,6 +199,17 @@ export const ConfigSchema = z
         path: ['proxies', name, 'incidents', 'fleet'],
         message: `${JSON.stringify(fleet)} is not a crossbar, llama-server or prometheus proxy under proxies (there: ${others.length ? others.join(', ') : 'none'})`,
       });
+    }
+    for (const [name, loop] of Object.entries(cfg.loops)) {
+      for (const [i, proxy] of (loop.uses ?? []).entries()) {
+        if (Object.prototype.hasOwnProperty.call(cfg.proxies, proxy)) continue;
+        const known = Object.keys(cfg.proxies);
+        ctx.addIssue({
+          code: 'custom',
+          path: ['loops', name, 'uses', i],
+          message: `proxy ${JSON.stringify(proxy)} is not declared under proxies (declared: ${known.length ? known.join(', ') : 'none'})`,
+        });
+      }
     }
     for (const [section, entries] of sections) {
       for (const [name, entry] of Object.entries(entries)) {

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { Cycle, Phase } from '../../../shared/domain';
+import type { Cycle, FailureCause, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import { phaseCap, type LoopConfig } from '../config/schema';
 import { followOnce, refuseFile, type FollowOptions } from '../follow/line-follower';
@@ -109,7 +109,16 @@ export class LoopFollower {
     private readonly config: LoopConfig,
     private readonly source: FileSource,
     private readonly store: Store,
+    /** Who a bad phase is put down to, from what the engine saw meanwhile (attribution.ts); without it, what the phase's files tell. */
+    private readonly causeOf?: (phase: Phase, now: Date) => FailureCause,
   ) {}
+
+  /** A phase with its cause, when it failed, went incomplete or is running with a signal (hung, spinning, the watchdog). */
+  private attributed(phase: Phase, now: Date): Phase {
+    const bad = phase.status === 'failed' || phase.status === 'incomplete' || (phase.status === 'running' && !!phase.signal);
+    if (!bad || !this.causeOf) return phase;
+    return { ...phase, cause: this.causeOf(phase, now) };
+  }
 
   /** The folders where news appears: the runs folder and the hot cycles (watched between polls). */
   hotDirs(): readonly string[] {
@@ -392,10 +401,10 @@ export class LoopFollower {
       const own = files.filter((f) => f.phase === phase);
       const derived = derivePhase(this.evidence(dir, phase, own), now, phaseCap(this.config, phase));
       // Restored from the store with the host down: whether the transcript grew is not known.
-      if (this.restored) return derived;
+      if (this.restored) return this.attributed(derived, now);
       const out = phaseSignal(this.signalEvidence(dir, own, derived, now));
       signalDue = Math.min(signalDue, out.dueMs);
-      return out.signal ? { ...derived, signal: out.signal } : derived;
+      return this.attributed(out.signal ? { ...derived, signal: out.signal } : derived, now);
     });
     return { cycle: deriveCycle(date, phases, now, this.config.cap), signalDue };
   }

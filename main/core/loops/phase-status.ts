@@ -1,4 +1,4 @@
-import type { Cycle, LoopState, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
+import type { Cycle, FailureCause, LoopState, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 
 /** Everything read about one phase of one cycle: the records of its files and the files' times. */
@@ -124,9 +124,31 @@ interface Decision {
   readonly reason: string;
   readonly detail: readonly string[];
   readonly endStamp: OwnStamp | null;
+  /** Decided by the phase's cap: no outcome by then. */
+  readonly capHit?: boolean;
 }
 
 /** A phase's status from its evidence, strongest first (FORMATS.md §2.4). */
+/**
+ * What a bad phase's own files tell of its cause (see FailureCauseSchema): the disk was full (the
+ * transcript or the wrapper said so), or its cap was hit; else the agent. The engine may put it
+ * down to the runner's host or the fleet instead (main/core/loops/attribution.ts).
+ */
+function runnerCause(ev: PhaseEvidence, decision: Decision, capMs: number): FailureCause {
+  const full = ev.logRecords.find((r) => r.kind === 'disk-full');
+  const fullDetail = decision.detail.find((d) => /No space left on device|ENOSPC/.test(d));
+  if (full?.kind === 'disk-full' || fullDetail) {
+    const where = full?.kind === 'disk-full' ? `line ${full.line} of ${ev.phase}.log` : 'the wrapper';
+    const text = full?.kind === 'disk-full' ? full.text : (fullDetail ?? '');
+    return { kind: 'runner', what: 'disk-full', subject: null, since: null, until: null, detail: `the runner's disk was full: ${where} says "${text}"` };
+  }
+  if (decision.capHit) return { kind: 'runner', what: 'cap', subject: null, since: null, until: null, detail: `the phase ran into its ${duration(capMs)} cap with no outcome` };
+  return AGENT_CAUSE;
+}
+
+/** No fault of the runner or the fleet was found: the agent's own doing. */
+export const AGENT_CAUSE: FailureCause = { kind: 'agent', what: null, subject: null, since: null, until: null, detail: 'the runner and the fleet it uses showed no fault: the agent stopped short' };
+
 export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase {
   const stamps = ownStamps(ev.statusRecords, ev.phase);
   const stages = ev.stages.map((s) => deriveStage(s.stage, s.records));
@@ -167,6 +189,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     verdict,
     reason: decision.reason,
     ...(rounds > 1 ? { rounds } : {}),
+    ...(decision.status === 'failed' || decision.status === 'incomplete' ? { cause: runnerCause(ev, decision, capMs) } : {}),
   };
 
   function decide(): Decision {
@@ -191,7 +214,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     if (open) {
       const where = open.stoppedAt ? `at ${open.stoppedAt}` : 'after the last step';
       if (young) return withNotes('running', `stage ${open.name} ${where}, no DONE yet`);
-      return withNotes('incomplete', `stage ${open.name} stopped ${where} (no DONE) past the ${duration(capMs)} cap`);
+      return { ...withNotes('incomplete', `stage ${open.name} stopped ${where} (no DONE) past the ${duration(capMs)} cap`), capHit: true };
     }
     for (const s of stages) {
       const bad = s.steps.find((step) => step.rc !== null && step.rc !== 0);
@@ -206,7 +229,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     if (what.length === 0) return withNotes('pending', 'no evidence yet');
     const evidence = what.join(', ');
     if (young) return withNotes('running', `${evidence}, no outcome yet${Number.isNaN(ageMs) ? '' : ` (${duration(ageMs)} in)`}`);
-    return withNotes('incomplete', `${evidence} but no outcome after ${duration(ageMs)} (cap ${duration(capMs)})`);
+    return { ...withNotes('incomplete', `${evidence} but no outcome after ${duration(ageMs)} (cap ${duration(capMs)})`), capHit: true };
   }
 }
 

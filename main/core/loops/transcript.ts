@@ -3,13 +3,21 @@ import { fenceChange, type OpenFence } from '../text/fences';
 import type { LineParser, LineParseResult } from '../text/line-parser';
 import { EMPTY_RESULT, cleanLine, quote } from '../text/lines';
 import { isPrUrl } from '../prs/pr-url';
+import { stripEscapes } from '../../../shared/transcript-text';
 
 export type { OpenFence } from '../text/fences';
 
-/** Parser state for `<phase>.log`: the code fence we are inside, if any. Plain JSON. */
+/** Parser state for `<phase>.log`: the code fence we are inside, if any, and whether a full disk was seen. Plain JSON. */
 export interface TranscriptState {
   readonly fence: OpenFence | null;
+  /** A line said the disk is full: only the first such line is a record (a failing loop repeats it). Absent in older saved states. */
+  readonly diskFull?: true;
 }
+
+/** What a full disk prints (the kernel's strerror, Node's and Python's errno name). */
+const DISK_FULL = ['No space left on device', 'ENOSPC'];
+/** At most this much of a disk-full line is kept. */
+const DISK_FULL_TEXT_MAX = 300;
 
 const NO_OP = 'NIGHTLY PHASE NO-OP:';
 const READY = 'NIGHTLY DELIVER READY:';
@@ -20,7 +28,7 @@ const INT = /^\d+$/;
 /** The fence state after a line, or the same object when the line changes nothing. */
 function nextFence(state: TranscriptState, text: string): TranscriptState {
   const next = fenceChange(state.fence, text);
-  return next === undefined ? state : { fence: next };
+  return next === undefined ? state : { ...state, fence: next };
 }
 
 /** Leading `key=value` tokens of a verdict body, and the text after them. */
@@ -77,6 +85,10 @@ export const transcriptParser: LineParser<TranscriptState> = {
     // Cheap checks first: most transcript lines are neither fences nor verdicts, and fenceAt
     // looks at no more than the first four characters of a line that is not a fence.
     const text = lineNo === 1 ? cleanLine(raw, lineNo) : raw;
+    if (state.diskFull === undefined && DISK_FULL.some((s) => text.includes(s))) {
+      const said = stripEscapes(cleanLine(text, lineNo)).slice(0, DISK_FULL_TEXT_MAX);
+      return { state: { ...nextFence(state, text), diskFull: true }, result: { records: [{ kind: 'disk-full', line: lineNo, text: said }], problems: [] } };
+    }
     const next = nextFence(state, text);
     if (next !== state || state.fence !== null) return { state: next, result: EMPTY_RESULT };
     if (text.charCodeAt(0) !== 78 /* N */ || !text.startsWith('NIGHTLY ')) return { state, result: EMPTY_RESULT };

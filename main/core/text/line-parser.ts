@@ -14,7 +14,9 @@ export type PhaseRecord =
   /** `name_rc=` (rc null: planned, not run) or `name_rc=N` from an rc file (FORMATS.md §2.3). */
   | { readonly kind: 'rc'; readonly line: number; readonly name: string; readonly rc: number | null }
   /** The `DONE` sentinel of an rc file. */
-  | { readonly kind: 'done'; readonly line: number };
+  | { readonly kind: 'done'; readonly line: number }
+  /** The first line of a transcript saying the disk is full (`No space left on device`, `ENOSPC`): the runner's fault, not the agent's. */
+  | { readonly kind: 'disk-full'; readonly line: number; readonly text: string };
 
 /** What a line parser returns for one line: records, and problems naming the line. */
 export interface LineParseResult<R = PhaseRecord> {

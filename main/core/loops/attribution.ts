@@ -1,0 +1,159 @@
+import type { FailureCause } from '../../../shared/domain';
+import { serverFailures } from '../../../shared/fleet-incidents';
+import { formatDuration } from '../config/duration';
+import type { HistoryRow } from '../capacity/history-store';
+
+// Failure attribution (issue 30, item 1): was it the fleet, the runner or the agent? A bad phase's
+// own files may already say the runner (a full disk, its cap: phase-status.ts); here its window
+// is laid against what Loopdeck recorded meanwhile — the runner host's outages and the fleet's
+// history — and the strongest cause wins: the runner unreachable, its disk full, the fleet in
+// trouble, the cap, else the agent.
+
+/** What the fleet's history can show going wrong on a host. */
+export type TroubleKind = 'down' | 'shedding' | 'error-burst' | 'saturated';
+
+/** One stretch of trouble on one fleet host (ms since the epoch). */
+export interface TroubleEpisode {
+  readonly proxy: string;
+  readonly host: string;
+  readonly what: TroubleKind;
+  readonly since: number;
+  readonly until: number;
+}
+
+/** The error-burst thresholds of the proxy (its `incidents`, else the defaults). */
+export interface BurstLimits {
+  readonly errorPct: number;
+  readonly errorMinRequests: number;
+}
+
+/**
+ * How long trouble must overlap a phase to be its cause (ms). Saturation needs longer, and only
+ * counts when requests queued: every slot busy is the fleet doing its job, not failing.
+ */
+export const MIN_OVERLAP_MS: Readonly<Record<TroubleKind, number>> = { down: 2 * 60_000, shedding: 2 * 60_000, 'error-burst': 2 * 60_000, saturated: 10 * 60_000 };
+/** How long a runner host outage must overlap a phase to be its cause (ms). */
+export const MIN_OUTAGE_MS = 60_000;
+/** Stronger first, when two kinds overlap a phase as long. */
+const ORDER: readonly TroubleKind[] = ['down', 'shedding', 'error-burst', 'saturated'];
+const LABEL: Readonly<Record<TroubleKind, string>> = { down: 'down', shedding: 'shedding requests', 'error-burst': 'failing requests with server errors', saturated: 'saturated with requests queued' };
+
+function parseErrors(json: string | null): Record<string, number> {
+  if (!json) return {};
+  try {
+    const v = JSON.parse(json) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What a history bucket shows going wrong. */
+function troubleOf(row: HistoryRow, limits: BurstLimits): TroubleKind[] {
+  const out: TroubleKind[] = [];
+  if (row.n > 0 && row.up_n * 2 < row.n) out.push('down');
+  const errors = parseErrors(row.errors);
+  if ((errors.shed ?? 0) > 0) out.push('shedding');
+  const requests = row.requests ?? 0;
+  if (requests > 0 && (100 * serverFailures(errors)) / requests > limits.errorPct) out.push('error-burst');
+  if ((row.queued_max ?? 0) > 0) out.push('saturated');
+  return out;
+}
+
+/**
+ * The episodes of trouble in one (proxy, host)'s history rows of one resolution (time order):
+ * buckets of the same trouble no more than one bucket apart make one episode, which ends a bucket
+ * after its last. An error burst counts only with `errorMinRequests` requests in its episode.
+ */
+export function troubleEpisodes(rows: readonly HistoryRow[], resolutionMs: number, limits: BurstLimits): TroubleEpisode[] {
+  const out: TroubleEpisode[] = [];
+  const open = new Map<TroubleKind, { since: number; until: number; requests: number; proxy: string; host: string }>();
+  const close = (what: TroubleKind): void => {
+    const e = open.get(what);
+    if (!e) return;
+    open.delete(what);
+    if (what !== 'error-burst' || e.requests >= limits.errorMinRequests) out.push({ proxy: e.proxy, host: e.host, what, since: e.since, until: e.until });
+  };
+  const width = Math.max(resolutionMs, 1);
+  for (const row of rows) {
+    const now = new Set(troubleOf(row, limits));
+    for (const what of [...open.keys()]) {
+      const e = open.get(what);
+      if (!now.has(what) || (e && row.t - e.until > width)) close(what);
+    }
+    for (const what of now) {
+      const e = open.get(what);
+      if (e) {
+        e.until = row.t + width;
+        e.requests += row.requests ?? 0;
+      } else open.set(what, { since: row.t, until: row.t + width, requests: row.requests ?? 0, proxy: row.proxy, host: row.host });
+    }
+  }
+  for (const what of [...open.keys()]) close(what);
+  return out;
+}
+
+/** A stretch the runner host could not be reached (ms; `until` null: still down). */
+export interface Outage {
+  readonly since: number;
+  readonly until: number | null;
+}
+
+/** What a bad phase is laid against. */
+export interface AttributionInput {
+  /** The phase's window (ms): its start, and its end (now while it runs). */
+  readonly start: number;
+  readonly end: number;
+  /** The cause its own files tell (phase-status.ts): the runner's full disk or cap, else the agent. */
+  readonly local: FailureCause;
+  /** The runner host's name and its outages. */
+  readonly runner: string;
+  readonly outages: readonly Outage[];
+  /** Trouble on the fleet hosts the loop uses (`uses`). */
+  readonly fleet: readonly TroubleEpisode[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const clock = (ms: number): string => iso(ms).slice(11, 16);
+const overlap = (since: number, until: number, a: AttributionInput): number => Math.min(until, a.end) - Math.max(since, a.start);
+
+/** The cause of a bad phase: the runner unreachable > its disk full > the fleet in trouble > the cap > the agent. */
+export function attribute(a: AttributionInput): FailureCause {
+  let down: { since: number; until: number; ms: number } | null = null;
+  for (const o of a.outages) {
+    const until = o.until ?? a.end;
+    const ms = overlap(o.since, until, a);
+    if (ms >= MIN_OUTAGE_MS && (!down || ms > down.ms)) down = { since: Math.max(o.since, a.start), until: Math.min(until, a.end), ms };
+  }
+  if (down) {
+    return {
+      kind: 'runner',
+      what: 'unreachable',
+      subject: a.runner,
+      since: iso(down.since),
+      until: iso(down.until),
+      detail: `the runner ${a.runner} could not be reached for ${formatDuration(down.ms)} (${clock(down.since)}–${clock(down.until)} UTC) during the phase`,
+    };
+  }
+  if (a.local.what === 'disk-full') return a.local;
+  let worst: { e: TroubleEpisode; ms: number } | null = null;
+  for (const e of a.fleet) {
+    const ms = overlap(e.since, e.until, a);
+    if (ms < MIN_OVERLAP_MS[e.what]) continue;
+    if (!worst || ms > worst.ms || (ms === worst.ms && ORDER.indexOf(e.what) < ORDER.indexOf(worst.e.what))) worst = { e, ms };
+  }
+  if (worst) {
+    const { e, ms } = worst;
+    const since = Math.max(e.since, a.start);
+    const until = Math.min(e.until, a.end);
+    return {
+      kind: 'fleet',
+      what: e.what,
+      subject: `${e.proxy}/${e.host}`,
+      since: iso(since),
+      until: iso(until),
+      detail: `${e.host} (via ${e.proxy}) was ${LABEL[e.what]} for ${formatDuration(ms)} (${clock(since)}–${clock(until)} UTC) during the phase`,
+    };
+  }
+  return a.local;
+}
