@@ -167,6 +167,8 @@ async function withState(flags: Flags, command: string, print: (snap: ReturnType
       await engine.poll();
     }
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+    // With a `github:` section, one round of asking GitHub about the PRs just read.
+    await engine.github?.pollOnce();
     print(engine.snapshot());
     const failures = engine.failures();
     for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
