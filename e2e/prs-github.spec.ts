@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { startGithubServer, type GithubServer } from '../testing/github-server';
@@ -48,10 +49,13 @@ test.describe('PRs from GitHub, in serve mode', () => {
     await expect(next).toContainText('Credentials: rotate the IB gateway password.');
     await expect(page.getByTestId('prs-table')).not.toContainText(TOKEN);
     mkdirSync('e2e/artifacts', { recursive: true });
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.getByTestId('prs-table').screenshot({ path: 'e2e/artifacts/prs-github-light.png' });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.getByTestId('prs-table').screenshot({ path: 'e2e/artifacts/prs-github-dark.png' });
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
+      await page.getByTestId('prs-table').screenshot({ path: `e2e/artifacts/prs-github-${theme}.png` });
+      // The new parts (badges, the Next row, muted merged rows) keep axe's contrast and structure rules.
+      const { violations } = await new AxeBuilder({ page }).include('[data-testid="prs-table"]').analyze();
+      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${theme}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    }
 
     await page.goto(`${served.url}#/review`);
     const waiting = page.getByTestId('waiting');
