@@ -45,6 +45,8 @@ export interface GithubServer {
   /** PRs by `owner/repo#n`. */
   readonly prs: Map<string, FakePr>;
   readonly requests: SeenRequest[];
+  /** Requests that arrived, answered or not yet (`requests` holds the answered ones). */
+  readonly arrived: () => number;
   /** The token it accepts (anything else is 401). */
   token: string;
   /** While set, every request gets 403 with `x-ratelimit-remaining: 0` and this reset (epoch seconds). */
@@ -62,10 +64,12 @@ const etagOf = (body: unknown): string => `"${Buffer.from(JSON.stringify(body)).
 /** Start the server; add PRs to `prs` as `owner/repo#n`. */
 export async function startGithubServer(token = 'ghp_test_token'): Promise<GithubServer> {
   const sockets = new Set<Socket>();
+  let arrived = 0;
   const state: GithubServer = {
     url: '',
     prs: new Map(),
     requests: [],
+    arrived: () => arrived,
     token,
     rateLimitedUntil: null,
     close: () =>
@@ -110,6 +114,7 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
   };
   const server: Server = createServer((req, res) => {
     const at = Date.now();
+    arrived += 1;
     void handle(req, res).then((status) => {
       state.requests.push({ at, path: new URL(req.url ?? '/', 'http://x').pathname, status, authorization: req.headers.authorization, ifNoneMatch: req.headers['if-none-match'] });
     });

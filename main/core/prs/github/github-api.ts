@@ -54,6 +54,8 @@ export interface GithubApiOptions {
   readonly apiUrl: string;
   readonly timeoutMs: number;
   readonly now: () => number;
+  /** Aborted when the service stops: what is in flight is given up at once. */
+  readonly stop: AbortSignal;
 }
 
 interface HttpErrorLike {
@@ -94,7 +96,8 @@ export class GithubApi {
   }
 
   private async get<T>(route: string, params: Record<string, string | number>, etag: string | null): Promise<ApiAnswer<T>> {
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = AbortSignal.any([deadline, this.options.stop]);
     try {
       const res = await this.octokit.request(route, {
         ...params,
@@ -104,7 +107,8 @@ export class GithubApi {
       const tag = res.headers.etag;
       return { kind: 'data', data: res.data as T, etag: typeof tag === 'string' ? tag : null };
     } catch (err) {
-      if (signal.aborted) return { kind: 'failed', failure: { kind: 'timeout' } };
+      if (this.options.stop.aborted) return { kind: 'failed', failure: { kind: 'other', message: 'stopped' } };
+      if (deadline.aborted) return { kind: 'failed', failure: { kind: 'timeout' } };
       if (!isHttpError(err)) return { kind: 'failed', failure: { kind: 'other', message: err instanceof Error ? err.message : String(err) } };
       if (err.status === 304) return { kind: 'not-modified' };
       return { kind: 'failed', failure: this.failure(err) };

@@ -138,6 +138,17 @@ describe('PR state from GitHub', () => {
     expect(engine.problems().some((p) => p.source === 'github')).toBe(false);
   });
 
+  it('stopping gives up the requests in flight at once: closing the console waits for no GitHub', async () => {
+    const { server, engine, pr } = await rig([96], { 96: open({ delayMs: 20_000 }) }, { timeout: '60s' });
+    const round = engine.github?.pollOnce();
+    await until(() => server.arrived() >= 1, 5_000, 'the request to arrive');
+    const started = Date.now();
+    await engine.github?.stop();
+    await round;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(pr(96)?.github).toBeUndefined();
+  });
+
   it('a refused token (401) is one clear problem naming github.token and its variable, never the token, and nothing more is asked', async () => {
     const { server, engine, pr } = await rig([88, 89], { 88: open(), 89: open() }, { env: { LOOPDECK_TEST_GITHUB_TOKEN: 'ghp_wrong_secret_value' } });
     await engine.github?.pollOnce();

@@ -58,6 +58,8 @@ export class GithubPrs {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private inFlight: Promise<void> | null = null;
+  /** Aborts the requests in flight when the service stops (closing the console waits for no GitHub). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: GithubPrsOptions) {
     this.host = webHost(options.config.apiUrl);
@@ -91,6 +93,7 @@ export class GithubPrs {
   /** Stop asking (after the round in flight). */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.inFlight;
@@ -121,7 +124,7 @@ export class GithubPrs {
   }
 
   private async round(): Promise<void> {
-    if (this.disabled !== null || this.tracked.size === 0) return;
+    if (this.disabled !== null || this.tracked.size === 0 || this.stopping.signal.aborted) return;
     if (!(await this.ready())) return;
     if (this.clock() < this.pausedUntil) return;
     if (this.pausedUntil !== 0) {
@@ -133,10 +136,10 @@ export class GithubPrs {
     const lane = async (): Promise<void> => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         const [url, ref] = item;
-        if (this.disabled !== null || this.clock() < this.pausedUntil) return;
+        if (this.disabled !== null || this.stopping.signal.aborted || this.clock() < this.pausedUntil) return;
         const before = this.remote.get(url) ?? EMPTY;
         const after = await this.ask(url, ref, before);
-        if (after !== before) {
+        if (after !== before && !this.stopping.signal.aborted) {
           this.remote.set(url, after);
           changed = true;
           if (after.state === 'merged' || after.state === 'closed') {
@@ -147,7 +150,7 @@ export class GithubPrs {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LANES, queue.length) }, lane));
-    if (changed) this.options.onChange(new Map(this.remote));
+    if (changed && !this.stopping.signal.aborted) this.options.onChange(new Map(this.remote));
   }
 
   /** The client, once the token is known; false (and said once) when there is none. */
@@ -156,7 +159,7 @@ export class GithubPrs {
     const token = await githubToken(this.options.config, this.host, this.env);
     if ('error' in token) return this.disable(token.error);
     this.tokenFrom = token.from;
-    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock });
+    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock, stop: this.stopping.signal });
     return true;
   }
 
