@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PullRequest } from '../../../../shared/domain';
 import { reviewMarkdown } from '../../../../shared/review-summary';
 import { waitingOnYou } from '../../../../shared/waiting';
-import { startGithubServer, type FakePr, type GithubServer } from '../../../../testing/github-server';
-import { createRunnerFixture } from '../../../../testing/runner-fixture';
+import { shaOf, startGithubServer, type FakePr, type GithubServer } from '../../../../testing/github-server';
+import { createRunnerFixture, type RunnerFixture } from '../../../../testing/runner-fixture';
 import { until } from '../../../../testing/until';
 import { parseConfig } from '../../config/load-config';
 import { Engine } from '../../engine';
@@ -39,6 +39,7 @@ afterEach(async () => {
 });
 
 interface Rig {
+  readonly fx: RunnerFixture;
   readonly server: GithubServer;
   readonly engine: Engine;
   prs(): readonly PullRequest[];
@@ -65,7 +66,7 @@ async function rig(numbers: number[], fakes: Record<number, FakePr>, github: { t
   });
   await engine.poll();
   const prs = (): readonly PullRequest[] => engine.snapshot().prs;
-  return { server, engine, prs, pr: (n) => prs().find((p) => p.number === n) };
+  return { fx, server, engine, prs, pr: (n) => prs().find((p) => p.number === n) };
 }
 
 const pullRequests = (s: GithubServer, n: number) => s.requests.filter((r) => r.path === `/repos/acme/radon/pulls/${n}`);
@@ -136,6 +137,19 @@ describe('PR state from GitHub', () => {
     expect(pr(94)?.github).toMatchObject({ state: 'open', checks: 'passing', problem: null });
     expect(pr(95)?.github?.problem).toMatch(/did not answer for acme\/radon#95 within/);
     expect(engine.problems().some((p) => p.source === 'github')).toBe(false);
+  });
+
+  it('on its own schedule, a PR that appears is asked about at once and alone; the others wait for their interval', async () => {
+    const { fx, server, engine, pr } = await rig([88], { 88: open(), 89: open({ body: BODY_WITH_NEXT }) });
+    engine.start();
+    await until(() => pr(88)?.github?.state === 'open', 5_000, '#88 read at the start');
+    const before = server.requests.length;
+    fx.write('2026-08-24', 'deliver.status', 'deliver 2026-08-24T00:31:00-04:00 STARTED\ndeliver 2026-08-24T01:02:11-04:00 2 PR(s) green, ready to merge: https://127.0.0.1/acme/radon/pull/88 https://127.0.0.1/acme/radon/pull/89\n');
+    await engine.poll();
+    await until(() => pr(89)?.github?.checks === 'passing', 5_000, '#89 read once it appeared');
+    const paths = server.requests.slice(before).map((r) => r.path);
+    expect(paths).toHaveLength(3);
+    expect(paths.every((p) => p === '/repos/acme/radon/pulls/89' || p.includes(shaOf('acme/radon#89')))).toBe(true);
   });
 
   it('stopping gives up the requests in flight at once: closing the console waits for no GitHub', async () => {

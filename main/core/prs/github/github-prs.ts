@@ -52,6 +52,8 @@ export class GithubPrs {
   private tokenFrom = '';
   private readonly remote = new Map<string, PrRemote>();
   private readonly cache = new Map<string, Cached>();
+  /** When each PR was last asked about (wall clock). */
+  private readonly askedAt = new Map<string, number>();
   /** URL → repository and number of the PRs to ask about (open, or not yet answered). */
   private tracked = new Map<string, PrRef>();
   private pausedUntil = 0;
@@ -102,7 +104,7 @@ export class GithubPrs {
   /** One round now, awaited (the CLI's `review` and `snapshot`). */
   async pollOnce(): Promise<void> {
     await this.inFlight;
-    this.inFlight = this.round();
+    this.inFlight = this.round(true);
     await this.inFlight;
     this.inFlight = null;
   }
@@ -113,7 +115,7 @@ export class GithubPrs {
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.inFlight) return void this.inFlight.then(() => this.schedule(0));
-      this.inFlight = this.round()
+      this.inFlight = this.round(false)
         .catch((err: unknown) => log.warn(`GitHub: a round of PR requests failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => {
           this.inFlight = null;
@@ -123,7 +125,11 @@ export class GithubPrs {
     this.timer.unref?.();
   }
 
-  private async round(): Promise<void> {
+  /**
+   * Ask about the tracked PRs: all of them (`all`), else those not asked about for half of
+   * `every` (so a new PR's round asks only it, and it is asked again in the next round or the one after).
+   */
+  private async round(all: boolean): Promise<void> {
     if (this.disabled !== null || this.tracked.size === 0 || this.stopping.signal.aborted) return;
     if (!(await this.ready())) return;
     if (this.clock() < this.pausedUntil) return;
@@ -131,20 +137,25 @@ export class GithubPrs {
       this.pausedUntil = 0;
       this.options.onProblem(null);
     }
-    const queue = [...this.tracked];
+    const due = this.clock() - this.options.config.every / 2;
+    const queue = [...this.tracked].filter(([url]) => all || (this.askedAt.get(url) ?? -Infinity) <= due);
     let changed = false;
     const lane = async (): Promise<void> => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         const [url, ref] = item;
         if (this.disabled !== null || this.stopping.signal.aborted || this.clock() < this.pausedUntil) return;
+        this.askedAt.set(url, this.clock());
         const before = this.remote.get(url) ?? EMPTY;
         const after = await this.ask(url, ref, before);
+        // Not answered for a spent rate limit: asked again as soon as it resets.
+        if (this.clock() < this.pausedUntil) this.askedAt.delete(url);
         if (after !== before && !this.stopping.signal.aborted) {
           this.remote.set(url, after);
           changed = true;
           if (after.state === 'merged' || after.state === 'closed') {
             this.tracked.delete(url);
             this.cache.delete(url);
+            this.askedAt.delete(url);
           }
         }
       }
