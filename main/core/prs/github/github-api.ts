@@ -64,6 +64,30 @@ interface HttpErrorLike {
   readonly response?: { readonly headers: Readonly<Record<string, string | number | undefined>>; readonly data?: unknown };
 }
 
+/** The most of one answer read (100 check runs with their output summaries stay well under it). */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * fetch, with the answer's body cut off past MAX_ANSWER_BYTES (whatever a server sends is
+ * bounded); `cut.hit` says it was (Octokit reads a body it cannot finish as "", so it must be told).
+ */
+function boundedFetch(cut: { hit: boolean }): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    let seen = 0;
+    const limit = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen <= MAX_ANSWER_BYTES) return controller.enqueue(chunk);
+        cut.hit = true;
+        controller.error(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
+      },
+    });
+    return new Response(res.body.pipeThrough(limit), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
 const isHttpError = (err: unknown): err is HttpErrorLike => err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
 
 /** The three calls, conditional and each with its deadline. */
@@ -98,17 +122,22 @@ export class GithubApi {
   private async get<T>(route: string, params: Record<string, string | number>, etag: string | null): Promise<ApiAnswer<T>> {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const signal = AbortSignal.any([deadline, this.options.stop]);
+    const cut = { hit: false };
+    const tooLarge = { kind: 'failed', failure: { kind: 'other', message: `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; not read` } } as const;
     try {
       const res = await this.octokit.request(route, {
         ...params,
         headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', ...(etag ? { 'if-none-match': etag } : {}) },
-        request: { signal },
+        request: { signal, fetch: boundedFetch(cut) },
       });
+      if (cut.hit) return tooLarge;
+      if (typeof res.data !== 'object' || res.data === null) return { kind: 'failed', failure: { kind: 'other', message: 'the answer is not a JSON object' } };
       const tag = res.headers.etag;
       return { kind: 'data', data: res.data as T, etag: typeof tag === 'string' ? tag : null };
     } catch (err) {
       if (this.options.stop.aborted) return { kind: 'failed', failure: { kind: 'other', message: 'stopped' } };
       if (deadline.aborted) return { kind: 'failed', failure: { kind: 'timeout' } };
+      if (cut.hit) return tooLarge;
       if (!isHttpError(err)) return { kind: 'failed', failure: { kind: 'other', message: err instanceof Error ? err.message : String(err) } };
       if (err.status === 304) return { kind: 'not-modified' };
       return { kind: 'failed', failure: this.failure(err) };

@@ -123,12 +123,13 @@ describe('PR state from GitHub', () => {
     expect(pr(90)).toMatchObject({ status: 'merged', github: { mergedBy: 'octocat' } });
   });
 
-  it('a PR not visible (404) says so on the PR while the others are read; a slow answer is given up and the others are still updated', async () => {
-    const { engine, pr } = await rig([93, 94, 95], {
+  it('a PR not visible (404) says so on the PR while the others are read; a slow answer is given up and an oversized one refused, the others still updated', async () => {
+    const { engine, pr } = await rig([93, 94, 95, 97], {
       93: open({ fail: 404 }),
       94: open({ body: BODY_WITH_NEXT }),
       95: open({ delayMs: 10_000 }),
-    }, { timeout: '300ms' });
+      97: open({ body: 'x'.repeat(9 * 1024 * 1024) }),
+    }, { timeout: '2s' });
     const started = Date.now();
     await engine.github?.pollOnce();
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -136,6 +137,8 @@ describe('PR state from GitHub', () => {
     expect(pr(93)?.status).toBe('ready');
     expect(pr(94)?.github).toMatchObject({ state: 'open', checks: 'passing', problem: null });
     expect(pr(95)?.github?.problem).toMatch(/did not answer for acme\/radon#95 within/);
+    // An answer past the bound is not read (nor kept), and says so.
+    expect(pr(97)?.github?.problem).toMatch(/acme\/radon#97: the answer is larger than 8 MiB; not read/);
     expect(engine.problems().some((p) => p.source === 'github')).toBe(false);
   });
 

@@ -146,7 +146,11 @@ export class GithubPrs {
         if (this.disabled !== null || this.stopping.signal.aborted || this.clock() < this.pausedUntil) return;
         this.askedAt.set(url, this.clock());
         const before = this.remote.get(url) ?? EMPTY;
-        const after = await this.ask(url, ref, before);
+        const after = await this.ask(url, ref, before).catch((err: unknown): PrRemote => {
+          // An answer of an unexpected shape (a field missing): said on the PR, the others go on.
+          const problem = `GitHub: ${ref.owner}/${ref.repo}#${ref.number}: an answer Loopdeck could not read (${err instanceof Error ? err.message : String(err)})`.slice(0, 300);
+          return before.problem === problem ? before : { ...before, problem };
+        });
         // Not answered for a spent rate limit: asked again as soon as it resets.
         if (this.clock() < this.pausedUntil) this.askedAt.delete(url);
         if (after !== before && !this.stopping.signal.aborted) {
