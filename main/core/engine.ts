@@ -17,6 +17,7 @@ import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
 import { GithubPrs } from './prs/github/github-prs';
+import { storeKeep } from './prs/github/store-keep';
 import { NoticeGate } from './notices/notice-gate';
 import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
@@ -166,8 +167,10 @@ export class Engine {
             this.wake();
           },
           onProblem: (problem) => this.setProblem('github', problem),
+          keep: storeKeep(this.store),
         })
       : null;
+    if (this.github) this.prTracker.setRemote(this.github.known());
     this.transcripts = new TranscriptService({
       config,
       store: this.store,

@@ -47,9 +47,13 @@ interface Rig {
 }
 
 /** A loop whose deliver phase names PRs `numbers` on the test server's host (and #77 on github.com), with a `github:` section. */
-async function rig(numbers: number[], fakes: Record<number, FakePr>, github: { token?: string; every?: string; timeout?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Rig> {
-  const server = await startGithubServer(TOKEN);
-  cleanups.push(() => server.close());
+async function rig(
+  numbers: number[],
+  fakes: Record<number, FakePr>,
+  github: { token?: string; every?: string; timeout?: string; env?: NodeJS.ProcessEnv; server?: GithubServer; store?: Store } = {},
+): Promise<Rig> {
+  const server = github.server ?? (await startGithubServer(TOKEN));
+  if (!github.server) cleanups.push(() => server.close());
   for (const [n, pr] of Object.entries(fakes)) server.prs.set(`acme/radon#${n}`, pr);
   const token = github.token ?? 'env:LOOPDECK_TEST_GITHUB_TOKEN';
   const fx = createRunnerFixture(
@@ -58,11 +62,11 @@ async function rig(numbers: number[], fakes: Record<number, FakePr>, github: { t
   const urls = [...numbers.map((n) => `https://127.0.0.1/acme/radon/pull/${n}`), 'https://github.com/acme/radon/pull/77'];
   fx.write('2026-08-24', 'deliver.status', `deliver 2026-08-24T00:31:00-04:00 STARTED\ndeliver 2026-08-24T01:02:11-04:00 ${urls.length} PR(s) green, ready to merge: ${urls.join(' ')}\n`);
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
-  const store = Store.open(':memory:');
+  const store = github.store ?? Store.open(':memory:');
   const engine = new Engine(config, { store, now: () => NOW, githubEnv: github.env ?? { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
   cleanups.push(async () => {
     await engine.close();
-    store.close();
+    if (!github.store) store.close();
   });
   await engine.poll();
   const prs = (): readonly PullRequest[] => engine.snapshot().prs;
@@ -153,6 +157,25 @@ describe('PR state from GitHub', () => {
     const paths = server.requests.slice(before).map((r) => r.path);
     expect(paths).toHaveLength(3);
     expect(paths.every((p) => p === '/repos/acme/radon/pulls/89' || p.includes(shaOf('acme/radon#89')))).toBe(true);
+  });
+
+  it('keeps the merged and closed PRs across a restart: shown so at once, never asked about again', async () => {
+    const store = Store.open(':memory:');
+    cleanups.push(() => store.close());
+    const fakes = { 88: { state: 'closed', merged: true, mergedBy: 'hubot', mergedAt: '2026-08-24T06:10:00Z', body: null, checks: [] }, 89: open() } satisfies Record<number, FakePr>;
+    const first = await rig([88, 89], fakes, { store });
+    await first.engine.github?.pollOnce();
+    expect(first.pr(88)?.status).toBe('merged');
+    await first.engine.close();
+
+    // The next run, on the same data: #88 is merged before any request, and only #89 is asked about.
+    const asked = pullRequests(first.server, 88).length;
+    const second = await rig([88, 89], fakes, { store, server: first.server });
+    expect(second.pr(88)).toMatchObject({ status: 'merged', github: { mergedBy: 'hubot' } });
+    expect(second.pr(89)?.github).toBeUndefined();
+    await second.engine.github?.pollOnce();
+    expect(second.pr(89)?.github?.state).toBe('open');
+    expect(pullRequests(first.server, 88)).toHaveLength(asked);
   });
 
   it('stopping gives up the requests in flight at once: closing the console waits for no GitHub', async () => {

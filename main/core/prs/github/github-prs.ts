@@ -1,4 +1,4 @@
-import type { Problem, PrRemote, PullRequest } from '../../../../shared/domain';
+import { PrRemoteSchema, type Problem, type PrRemote, type PullRequest } from '../../../../shared/domain';
 import type { GithubConfig } from '../../config/schema';
 import { log } from '../../logging/log';
 import { GithubApi, type ApiFailure, type CheckRunsJson, type CombinedStatusJson, type PrRef } from './github-api';
@@ -21,6 +21,32 @@ export interface GithubPrsOptions {
   readonly onChange: (remote: ReadonlyMap<string, PrRemote>) => void;
   /** The one problem of the whole service (no token, a refused token, the rate limit), or null when none. */
   readonly onProblem: (problem: Problem | null) => void;
+  /**
+   * Where the merged and closed PRs are kept between runs (the store's meta), so a restart neither
+   * asks about them again nor shows them ready to merge (and raises their merge cue) until GitHub answers.
+   */
+  readonly keep?: { readonly load: () => string | null; readonly save: (json: string) => void };
+}
+
+/** At most this many merged or closed PRs are kept between runs (the loops' windows hold far fewer). */
+const MAX_KEPT = 1000;
+
+const isFinal = (r: PrRemote | undefined): boolean => r?.state === 'merged' || r?.state === 'closed';
+
+/** The merged and closed PRs kept by an earlier run; anything of another shape is dropped. */
+function loadFinals(json: string | null): [string, PrRemote][] {
+  if (json === null) return [];
+  try {
+    const raw: unknown = JSON.parse(json);
+    if (!Array.isArray(raw)) return [];
+    return raw.slice(0, MAX_KEPT).flatMap((entry: unknown): [string, PrRemote][] => {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string') return [];
+      const r = PrRemoteSchema.safeParse(entry[1]);
+      return r.success && isFinal(r.data) ? [[entry[0], r.data]] : [];
+    });
+  } catch {
+    return [];
+  }
 }
 
 /** What one PR's last answers were, for the next conditional requests. */
@@ -56,6 +82,8 @@ export class GithubPrs {
   private readonly askedAt = new Map<string, number>();
   /** URL → repository and number of the PRs to ask about (open, or not yet answered). */
   private tracked = new Map<string, PrRef>();
+  /** Every PR URL Loopdeck shows (what is kept between runs is bounded by it). */
+  private shown = new Set<string>();
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -67,10 +95,17 @@ export class GithubPrs {
     this.host = webHost(options.config.apiUrl);
     this.clock = options.clock ?? Date.now;
     this.env = options.env ?? process.env;
+    for (const [url, remote] of loadFinals(options.keep?.load() ?? null)) this.remote.set(url, remote);
+  }
+
+  /** What is known before any request: the merged and closed PRs kept by the last run. */
+  known(): ReadonlyMap<string, PrRemote> {
+    return new Map(this.remote);
   }
 
   /** The PRs Loopdeck shows changed: ask about those on this GitHub not yet merged or closed there; a new one soon. */
   track(prs: readonly PullRequest[]): void {
+    this.shown = new Set(prs.map((p) => p.url));
     const next = new Map<string, PrRef>();
     let fresh = false;
     for (const pr of prs) {
@@ -140,6 +175,7 @@ export class GithubPrs {
     const due = this.clock() - this.options.config.every / 2;
     const queue = [...this.tracked].filter(([url]) => all || (this.askedAt.get(url) ?? -Infinity) <= due);
     let changed = false;
+    let finals = false;
     const lane = async (): Promise<void> => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         const [url, ref] = item;
@@ -156,7 +192,8 @@ export class GithubPrs {
         if (after !== before && !this.stopping.signal.aborted) {
           this.remote.set(url, after);
           changed = true;
-          if (after.state === 'merged' || after.state === 'closed') {
+          if (isFinal(after)) {
+            finals = true;
             this.tracked.delete(url);
             this.cache.delete(url);
             this.askedAt.delete(url);
@@ -166,6 +203,13 @@ export class GithubPrs {
     };
     await Promise.all(Array.from({ length: Math.min(LANES, queue.length) }, lane));
     if (changed && !this.stopping.signal.aborted) this.options.onChange(new Map(this.remote));
+    if (finals) this.keepFinals();
+  }
+
+  /** Keep the merged and closed PRs Loopdeck still shows, for the next run. */
+  private keepFinals(): void {
+    const kept = [...this.remote].filter(([url, r]) => isFinal(r) && (this.shown.size === 0 || this.shown.has(url))).slice(-MAX_KEPT);
+    this.options.keep?.save(JSON.stringify(kept));
   }
 
   /** The client, once the token is known; false (and said once) when there is none. */
