@@ -127,7 +127,7 @@ export class GithubPrs {
     this.schedule(0);
   }
 
-  /** Stop asking (after the round in flight). */
+  /** Stop asking: the requests in flight are given up (the round then ends at once). */
   async stop(): Promise<void> {
     this.running = false;
     this.stopping.abort();
