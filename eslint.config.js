@@ -61,7 +61,7 @@ const policies = [
     allow: {
       to: [
         to('shared'), fromFiles('package-json'), nodeBuiltins,
-        pkg('ssh2', 'better-sqlite3', 'zod', 'yaml', 'cron-parser', 'ssh-config', 'parse-prometheus-text-format', 'prom-client'),
+        pkg('ssh2', 'better-sqlite3', 'zod', 'yaml', 'cron-parser', 'ssh-config', 'parse-prometheus-text-format', 'prom-client', '@octokit/core'),
       ],
     },
   },

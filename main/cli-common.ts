@@ -116,6 +116,8 @@ export async function withState(flags: Flags, command: string, print: (snap: Ret
       await engine.poll();
     }
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+    // With a `github:` section, one round of asking GitHub about the PRs just read.
+    await engine.github?.pollOnce();
     print(engine.snapshot());
     const failures = engine.failures();
     for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));

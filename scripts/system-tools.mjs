@@ -21,6 +21,7 @@ export const SYSTEM_TOOLS = Object.freeze([
   { name: 'prometheus', package: 'prometheus', env: 'LOOPDECK_PROMETHEUS', path: '/usr/bin/prometheus', usedBy: 'the fleet-source and exporter tests run one on loopback' },
   { name: 'promtool', package: 'prometheus', env: 'LOOPDECK_PROMTOOL', path: '/usr/bin/promtool', usedBy: 'the exporter test lints /metrics with it' },
   { name: 'prometheus-alertmanager', package: 'prometheus-alertmanager', env: 'LOOPDECK_ALERTMANAGER', path: '/usr/bin/prometheus-alertmanager', usedBy: 'the notice-sink tests run one on loopback' },
+  { name: 'gh', package: 'gh', command: 'gh', usedBy: "the GitHub tests ask `gh auth token` for a token (their own GH_CONFIG_DIR)" },
 ]);
 
 /** The tool called `name`; throws for a name not in SYSTEM_TOOLS (a typo in a helper). */

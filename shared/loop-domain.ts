@@ -177,6 +177,31 @@ export const LoopStateSchema = z
 /** A loop and its recent cycles. */
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
+/** What GitHub says about a PR, when the config has a `github:` section (main/core/prs/github). */
+export const PrRemoteSchema = z
+  .object({
+    /** Null until GitHub has answered once. */
+    state: z.enum(['open', 'merged', 'closed']).nullable(),
+    /** Who merged it (a login) and when (ISO), once merged. */
+    mergedBy: z.string().nullable(),
+    mergedAt: z.string().nullable(),
+    /** When it was closed (merged or not). */
+    closedAt: z.string().nullable(),
+    /** Its head commit's checks (commit statuses and check runs together); `none` when it has none. */
+    checks: z.enum(['passing', 'failing', 'pending', 'none']).nullable(),
+    /** The checks that fail or are still pending, by name (a few). */
+    checkNames: z.array(z.string()).readonly(),
+    /** The operator actions of the body's `Next` section (bounded); null when the body has none. */
+    next: z.array(z.string()).readonly().nullable(),
+    /** When GitHub last answered with something new about it (ISO); a 304 changes nothing. */
+    answeredAt: z.string().nullable(),
+    /** Why the last fetch of this PR failed (not visible with the token, no answer in time), else null. */
+    problem: z.string().nullable(),
+  })
+  .readonly();
+/** What GitHub says about a PR. */
+export type PrRemote = z.infer<typeof PrRemoteSchema>;
+
 /** A pull request the loop delivered, one entry per URL. */
 export const PullRequestSchema = z
   .object({
@@ -184,13 +209,16 @@ export const PullRequestSchema = z
     url: z.string(),
     number: z.number().int().nullable(),
     branch: z.string().nullable(),
-    status: z.enum(['ready', 'incomplete', 'pending']),
+    /** From the loop's evidence; `merged` and `closed` only from GitHub (then `since` is when). */
+    status: z.enum(['ready', 'incomplete', 'pending', 'merged', 'closed']),
     /** The failing check, when incomplete. */
     check: z.string().nullable(),
     /** When it reached this status (ISO). */
     since: z.string().nullable(),
     /** The cycle that delivered it. */
     cycle: z.string().nullable(),
+    /** GitHub's view of it; absent without a `github:` section (and in summaries saved before it). */
+    github: PrRemoteSchema.optional(),
   })
   .readonly();
 /** A pull request the loop delivered. */

@@ -60,6 +60,28 @@ describe('waitingOnYou', () => {
     expect(out.filter((w) => w.kind === 'pr')).toHaveLength(1);
   });
 
+  it('with GitHub\'s view: the body\'s Next section is the pre-merge steps, merged and closed PRs wait no more, failing checks are said', () => {
+    const op = item('REL-052', [outcome('2026-08-23', 'operator-only', 'rotate the broker credential')]);
+    const gh = { state: 'open', mergedBy: null, mergedAt: null, closedAt: null, checks: 'passing', checkNames: [], next: ['Control plane: run the install-copy.'], answeredAt: null, problem: null } as const;
+    const prs = [
+      readyPr({ github: gh }),
+      readyPr({ url: 'u89', number: 89, github: { ...gh, next: null, checks: 'failing', checkNames: ['ci/test'] } }),
+      readyPr({ url: 'u90', number: 90, github: { ...gh, next: [] } }),
+      readyPr({ url: 'u91', number: 91, status: 'merged', github: { ...gh, state: 'merged', mergedBy: 'hubot' } }),
+      readyPr({ url: 'u92', number: 92, status: 'closed', github: { ...gh, state: 'closed' } }),
+    ];
+    const out = waitingOnYou(waitingInput({ backlog: [op], prs }), NOW).filter((w) => w.kind === 'pr');
+    expect(out.map((w) => [w.id, w.before])).toEqual([
+      ['88', ['Control plane: run the install-copy.']],
+      // No Next section on GitHub: the loop's operator-only actions, as without GitHub.
+      ['89', ['REL-052: rotate the broker credential']],
+      // A Next section saying nothing is left: nothing before the merge.
+      ['90', []],
+    ]);
+    expect(out[0]?.action).toBe('Merge #88: CI is green on reliability/2026-08-23; first do what the loop asked for below');
+    expect(out[1]?.action).toMatch(/^Merge #89: the loop reported CI green, but GitHub now shows checks failing \(ci\/test\)/);
+  });
+
   it('keeps two loops sharing an id apart, with distinct keys', () => {
     const a = item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: a')]);
     const b = item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: b')], { loop: 'testing' });

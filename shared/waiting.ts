@@ -154,27 +154,39 @@ const uncoveredFindings: WaitingSource = (input) => {
     }));
 };
 
+/** What GitHub says of a ready PR's checks now, for its action (the loop's word is "green"). */
+function ciText(pr: PullRequest): string {
+  const checks = pr.github?.checks;
+  const names = pr.github?.checkNames.length ? ` (${pr.github.checkNames.join(', ')})` : '';
+  if (checks === 'failing') return `the loop reported CI green, but GitHub now shows checks failing${names}`;
+  if (checks === 'pending') return `the loop reported CI green; GitHub shows checks still running${names}`;
+  return 'CI is green';
+}
+
 /**
- * PRs ready to merge. Before the merge: the operator-only actions the loop logged in the PR's
- * cycle, which the contract puts in the PR body's Next section.
+ * PRs ready to merge. Before the merge: the PR body's Next section as GitHub has it (with a
+ * `github:` section), else the operator-only actions the loop logged in the PR's cycle, which the
+ * contract puts in that section.
  */
 const readyPrs: WaitingSource = (input) => {
   const out: WaitingItem[] = [];
   for (const pr of input.prs) {
     if (pr.status !== 'ready') continue;
-    const before = input.backlog
-      .filter((b) => b.loop === pr.loop && pr.cycle !== null)
-      .flatMap((b) => {
-        const latest = b.outcomes.at(-1);
-        const note = latest && finalOutcome(latest.outcome) === 'operator-only' && latest.date === pr.cycle ? clean(latest.note) : null;
-        return note ? [`${b.id}: ${note}`] : [];
-      });
+    const before =
+      pr.github?.next ??
+      input.backlog
+        .filter((b) => b.loop === pr.loop && pr.cycle !== null)
+        .flatMap((b) => {
+          const latest = b.outcomes.at(-1);
+          const note = latest && finalOutcome(latest.outcome) === 'operator-only' && latest.date === pr.cycle ? clean(latest.note) : null;
+          return note ? [`${b.id}: ${note}`] : [];
+        });
     const name = pr.number !== null ? `#${pr.number}` : pr.url;
     out.push({
       kind: 'pr',
       loop: pr.loop,
       id: pr.number !== null ? String(pr.number) : pr.url,
-      action: `Merge ${name}: CI is green${pr.branch ? ` on ${pr.branch}` : ''}${before.length ? '; first do what the loop asked for below' : ''}`,
+      action: `Merge ${name}: ${ciText(pr)}${pr.branch ? ` on ${pr.branch}` : ''}${before.length ? '; first do what the loop asked for below' : ''}`,
       detail: pr.url,
       before,
       since: pr.since,

@@ -17,3 +17,14 @@ export async function loopdeck(...args: string[]): Promise<{ code: number; stdou
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** `loopdeck ARGS` with these environment variables added to the test's own. */
+export async function loopdeckWithEnv(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [LOOPDECK_BIN, ...args], { timeout: 30_000, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}

@@ -86,10 +86,11 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
       'prometheus (LOOPDECK_PROMETHEUS=/nope/prometheus: not found)',
       'promtool (LOOPDECK_PROMTOOL=/nope/promtool: not found)',
       'prometheus-alertmanager (LOOPDECK_ALERTMANAGER=/nope/prometheus-alertmanager: not found)',
+      'gh (not on PATH)',
     ]) {
       expect(message).toContain(part);
     }
-    expect(message).toContain(`Install them with: ${isRoot ? '' : 'sudo '}apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager`);
+    expect(message).toContain(`Install them with: ${isRoot ? '' : 'sudo '}apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager gh`);
     expect(message).toContain('or point LOOPDECK_CHROMIUM, LOOPDECK_SSHD, LOOPDECK_PROMETHEUS, LOOPDECK_PROMTOOL, LOOPDECK_ALERTMANAGER at the installed tools');
   });
 

@@ -18,6 +18,8 @@ import { AGENT_CAUSE, runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
+import { GithubPrs } from './prs/github/github-prs';
+import { storeKeep } from './prs/github/store-keep';
 import { NoticeGate } from './notices/notice-gate';
 import { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
@@ -59,6 +61,8 @@ export interface EngineOptions {
   readonly afterPoll?: () => void;
   /** Wraps each host's file source as it is made (figure 2 of the bench counts the bytes read). */
   readonly tapSource?: SourceTap;
+  /** Where `github.token: env:NAME` is read and what `gh auth token` runs with (process.env by default). */
+  readonly githubEnv?: NodeJS.ProcessEnv;
 }
 
 /** How the engine polls on its own (`run`). */
@@ -117,6 +121,8 @@ export class Engine {
   readonly capacity: CapacityService;
   /** Notices raised once per stable key, delivered to the console and Pushover. */
   readonly notifier: Notifier;
+  /** GitHub's view of the open PRs (state, checks, the body's Next section); null without a `github:` section. */
+  readonly github: GithubPrs | null;
 
   constructor(
     private readonly config: Config,
@@ -154,6 +160,22 @@ export class Engine {
       },
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
+    this.github = config.github
+      ? new GithubPrs({
+          config: config.github,
+          ...(options.githubEnv ? { env: options.githubEnv } : {}),
+          onChange: (remote) => {
+            const prs = this.prTracker.setRemote(remote);
+            if (!prs) return;
+            this.emit('prs.changed', { prs });
+            // The notices (a merged PR's merge cue) follow at the next poll: make it soon.
+            this.wake();
+          },
+          onProblem: (problem) => this.setProblem('github', problem),
+          keep: storeKeep(this.store),
+        })
+      : null;
+    if (this.github) this.prTracker.setRemote(this.github.known());
     this.transcripts = new TranscriptService({
       config,
       store: this.store,
@@ -193,6 +215,7 @@ export class Engine {
       h.ssh.connection.start();
     }
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
+    this.github?.start();
     const tick = (): void => {
       // From a timer: a failure (a full disk under a repeat's write) is noted, never thrown, and
       // what it did not do is done by a later tick.
@@ -251,6 +274,7 @@ export class Engine {
     for (const h of this.hosts.all()) h.source?.unwatch?.();
     if (this.tickTimer) clearTimeout(this.tickTimer);
     this.capacity.stop();
+    await this.github?.stop();
     await this.idle();
     await this.notifier.close();
     for (const h of this.hosts.all()) h.ssh?.connection.close();
@@ -427,6 +451,7 @@ export class Engine {
       [...this.loops.all()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
     );
     const prs = this.prTracker.derive(loops, now);
+    this.github?.track(this.prTracker.fromEvidence);
     if (prs) this.emit('prs.changed', { prs });
   }
 

@@ -93,6 +93,20 @@ describe('parseConfig', () => {
     expect(() => parseConfig('/c.yaml', `${head.replace('url: "http://127.0.0.1:8080" }', 'url: "http://127.0.0.1:8080", incidents: { fleet: xb } }')}`)).toThrow(/proxies\.xb\.incidents\.fleet: only a "gateway" proxy takes a fleet/);
   });
 
+  it('takes an optional github section: GitHub\'s API by default, https or loopback http, the token as env:NAME', () => {
+    expect(parseConfig('/c.yaml', 'hosts: {}\n').github).toBeUndefined();
+    expect(parseConfig('/c.yaml', 'github: {}\n').github).toEqual({ apiUrl: 'https://api.github.com', every: 300_000, timeout: 20_000 });
+    const ghe = parseConfig('/c.yaml', 'github: { token: "env:GITHUB_TOKEN", apiUrl: "https://github.example.com/api/v3", every: 10m, timeout: 5s }\n').github;
+    expect(ghe).toEqual({ token: 'env:GITHUB_TOKEN', apiUrl: 'https://github.example.com/api/v3', every: 600_000, timeout: 5000 });
+    expect(parseConfig('/c.yaml', 'github: { apiUrl: "http://127.0.0.1:8080" }\n').github?.apiUrl).toBe('http://127.0.0.1:8080');
+    expect(parseConfig('/c.yaml', 'github: { apiUrl: "http://[::1]:8080/api/v3" }\n').github?.apiUrl).toBe('http://[::1]:8080/api/v3');
+    for (const bad of ['http://github.example.com/api/v3', 'http://10.0.0.5:8080', 'ftp://api.github.com', 'api.github.com']) {
+      expect(() => parseConfig('/c.yaml', `github:\n  apiUrl: "${bad}"\n`)).toThrow(/\/c\.yaml:2: github\.apiUrl: expected/);
+    }
+    expect(() => parseConfig('/c.yaml', 'github: { apiUrl: "http://github.example.com" }\n')).toThrow(/plain http:\/\/ only on loopback/);
+    expect(() => parseConfig('/c.yaml', 'github: { token: "env:" }\n')).toThrow(/github\.token: expected "env:NAME"/);
+  });
+
   it.each([
     ['a bad duration', 'hosts: { r: { local: true } }\nloops:\n  l:\n    host: r\n    runs: /x\n    cap: soon\n', /\/c\.yaml:6: loops\.l\.cap: expected a duration/],
     ['an undeclared host', 'hosts: { r: { local: true } }\nloops:\n  l: { host: nope, runs: /x }\n', /\/c\.yaml:3: loops\.l\.host: host "nope" is not declared under hosts \(declared: r\)/],

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseDuration } from './duration';
 import { MetricsConfigSchema } from '../metrics/metrics-config';
+import { secretSource } from './secret';
 
 /** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
 const Duration = z.string().transform((text, ctx) => {
@@ -172,6 +173,44 @@ export const NotifyConfigSchema = z
   })
   .strict();
 
+/** GitHub's public API; GitHub Enterprise Server's is `https://<host>/api/v3`. */
+export const DEFAULT_GITHUB_API = 'https://api.github.com';
+
+/** Loopback only by name or address, as `metrics.listen` decides it. */
+const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** An API base URL: https, or plain http on this machine's loopback only (a token must not cross a network in clear). */
+const GithubApiUrl = z.string().superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `expected GitHub's API URL such as "${DEFAULT_GITHUB_API}" or "https://github.example.com/api/v3", got ${JSON.stringify(text)}` });
+    return;
+  }
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && loopbackHost(url.hostname)) return;
+  ctx.addIssue({
+    code: 'custom',
+    message: `expected an https:// URL (plain http:// only on loopback: 127.0.0.1, ::1, localhost), got ${JSON.stringify(text)}: the token would cross the network in clear`,
+  });
+});
+
+/** `github:` — PR state, checks and the body's Next section from GitHub; nothing is fetched without it. */
+export const GithubConfigSchema = z
+  .object({
+    /** `env:NAME` (read from that variable) or the token itself; without it, `gh auth token` is asked. */
+    token: NonEmpty.refine((v) => secretSource(v) !== null, { message: 'expected "env:NAME" with NAME an environment variable name, e.g. "env:GITHUB_TOKEN"' }).optional(),
+    apiUrl: GithubApiUrl.default(DEFAULT_GITHUB_API),
+    /** How often each open PR is asked about. */
+    every: Duration.default(5 * 60_000),
+    /** A request without an answer this long is given up (until the next round). */
+    timeout: Duration.default(20_000),
+  })
+  .strict();
+/** A validated `github:` section. */
+export type GithubConfig = z.infer<typeof GithubConfigSchema>;
+
 /** The whole configuration file. */
 export const ConfigSchema = z
   .object({
@@ -182,6 +221,8 @@ export const ConfigSchema = z
     notify: NotifyConfigSchema.default({}),
     /** The Prometheus exporter (`GET /metrics`); off unless present. */
     metrics: MetricsConfigSchema.optional(),
+    /** GitHub, for the PRs' state; off unless present. */
+    github: GithubConfigSchema.optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {

@@ -136,7 +136,7 @@ function stampSightings(p: Phase): { url: string; status: PrStatus; check: strin
   return [...new Set([...fromStamp, ...fromDetail])].map((url) => ({ url, status, check }));
 }
 
-const RANK: Readonly<Record<PrStatus, number>> = { ready: 0, incomplete: 1, pending: 2 };
+const RANK: Readonly<Record<PrStatus, number>> = { ready: 0, incomplete: 1, pending: 2, merged: 3, closed: 4 };
 
 /**
  * Everything of a cycle the PR list depends on, as one string: its sightings and its deliver

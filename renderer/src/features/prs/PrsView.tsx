@@ -1,10 +1,13 @@
+import { Fragment } from 'react';
 import { formatAge, formatDateTime } from '../../ui/format';
 import { useNow } from '../../ui/react-hooks';
 import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
-import { StatusBadge } from '../../ui/StatusBadge';
+import { PrGithubCell, PrNextRow, PrStateBadge } from './PrParts';
 
-/** Delivered pull requests, in main's order (ready first, then incomplete, then pending). */
+const COLUMNS = 8;
+
+/** Delivered pull requests, in main's order (ready first, then incomplete, pending, merged, closed). */
 export function PrsView() {
   const prs = useDeck((s) => s.prs);
   const now = useNow(60_000);
@@ -37,6 +40,7 @@ export function PrsView() {
             <th scope="col">Branch</th>
             <th scope="col">State</th>
             <th scope="col">Failing check</th>
+            <th scope="col">GitHub</th>
             <th scope="col">Age</th>
             <th scope="col">Cycle</th>
           </tr>
@@ -45,23 +49,29 @@ export function PrsView() {
           {prs.map((pr) => {
             const key = pr.number ?? pr.url;
             return (
-              <tr key={`${pr.loop}:${pr.url}`} data-testid={`pr-row-${key}`} data-row className={`pr-${pr.status}`}>
-                <td>{pr.loop}</td>
-                <td data-row-open>
-                  <ExternalLink url={pr.url} testId={`pr-link-${key}`}>
-                    {pr.number !== null ? `#${pr.number}` : pr.url}
-                  </ExternalLink>
-                </td>
-                <td className="mono branch">{pr.branch ?? '—'}</td>
-                <td>
-                  <StatusBadge status={pr.status} />
-                </td>
-                <td className={pr.check ? 'mono check-failing' : 'muted'}>{pr.check ?? '—'}</td>
-                <td className="num" title={formatDateTime(pr.since) ?? undefined}>
-                  {formatAge(pr.since, now) ?? '—'}
-                </td>
-                <td className="num">{pr.cycle ?? '—'}</td>
-              </tr>
+              <Fragment key={`${pr.loop}:${pr.url}`}>
+                <tr data-testid={`pr-row-${key}`} data-row className={`pr-${pr.status}`}>
+                  <td>{pr.loop}</td>
+                  <td data-row-open>
+                    <ExternalLink url={pr.url} testId={`pr-link-${key}`}>
+                      {pr.number !== null ? `#${pr.number}` : pr.url}
+                    </ExternalLink>
+                  </td>
+                  <td className="mono branch">{pr.branch ?? '—'}</td>
+                  <td>
+                    <PrStateBadge pr={pr} />
+                  </td>
+                  <td className={pr.check ? 'mono check-failing' : 'muted'}>{pr.check ?? '—'}</td>
+                  <td>
+                    <PrGithubCell pr={pr} now={now} />
+                  </td>
+                  <td className="num" title={formatDateTime(pr.since) ?? undefined}>
+                    {formatAge(pr.since, now) ?? '—'}
+                  </td>
+                  <td className="num">{pr.cycle ?? '—'}</td>
+                </tr>
+                <PrNextRow pr={pr} columns={COLUMNS} />
+              </Fragment>
             );
           })}
         </tbody>

@@ -1,0 +1,34 @@
+import type { PrRemote } from '../../../../shared/domain';
+import type { CheckRunsJson, CombinedStatusJson } from './github-api';
+
+/** How many failing or pending check names a PR keeps. */
+export const MAX_CHECK_NAMES = 8;
+
+/** Check-run conclusions that fail the head commit (`neutral`, `skipped` and `success` do not). */
+const FAILING_CONCLUSIONS = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure', 'stale']);
+
+/**
+ * The head commit's checks from its combined status and its check runs (CI reports through
+ * either): failing if any fails, else pending if any has not finished, else passing; `none` when
+ * neither has anything (GitHub's combined status says `pending` for a commit with no statuses).
+ * The names are those failing, else those still pending.
+ */
+export function combineChecks(status: CombinedStatusJson | null, runs: CheckRunsJson | null): { checks: NonNullable<PrRemote['checks']>; names: string[] } {
+  const failing: string[] = [];
+  const pending: string[] = [];
+  let any = false;
+  for (const s of status?.statuses ?? []) {
+    any = true;
+    if (s.state === 'failure' || s.state === 'error') failing.push(s.context);
+    else if (s.state === 'pending') pending.push(s.context);
+  }
+  for (const r of runs?.check_runs ?? []) {
+    any = true;
+    if (r.status !== 'completed') pending.push(r.name);
+    else if (r.conclusion !== null && FAILING_CONCLUSIONS.has(r.conclusion)) failing.push(r.name);
+  }
+  const uniq = (xs: string[]): string[] => [...new Set(xs.map((x) => String(x).slice(0, 120)))].slice(0, MAX_CHECK_NAMES);
+  if (failing.length > 0) return { checks: 'failing', names: uniq(failing) };
+  if (pending.length > 0) return { checks: 'pending', names: uniq(pending) };
+  return { checks: any ? 'passing' : 'none', names: [] };
+}
