@@ -93,6 +93,12 @@ describe('parseConfig', () => {
     expect(() => parseConfig('/c.yaml', `${head.replace('url: "http://127.0.0.1:8080" }', 'url: "http://127.0.0.1:8080", incidents: { fleet: xb } }')}`)).toThrow(/proxies\.xb\.incidents\.fleet: only a "gateway" proxy takes a fleet/);
   });
 
+  it("takes a loop's uses (the proxies its phases depend on) and names one that is not declared", () => {
+    const cfg = (uses: string) => `hosts: { r: { local: true } }\nproxies:\n  xb: { host: r, kind: crossbar, url: "http://127.0.0.1:8080" }\nloops:\n  l: { host: r, runs: /x, uses: ${uses} }\n`;
+    expect(parseConfig('/c.yaml', cfg('[xb]')).loops.l?.uses).toEqual(['xb']);
+    expect(() => parseConfig('/c.yaml', cfg('[xb, gpu]'))).toThrow(/\/c\.yaml:5: loops\.l\.uses\.1: proxy "gpu" is not declared under proxies \(declared: xb\)/);
+  });
+
   it('takes an optional github section: GitHub\'s API by default, https or loopback http, the token as env:NAME', () => {
     expect(parseConfig('/c.yaml', 'hosts: {}\n').github).toBeUndefined();
     expect(parseConfig('/c.yaml', 'github: {}\n').github).toEqual({ apiUrl: 'https://api.github.com', every: 300_000, timeout: 20_000 });

@@ -64,6 +64,12 @@ describe('transcriptParser', () => {
     expect(problems[0]?.message).toContain(bad);
   });
 
+  it('records the first line saying the disk is full (not every one), without its escapes', () => {
+    const text = 'gate\n\x1b[31mOSError: [Errno 28] No space left on device\x1b[0m\nENOSPC again\nNo space left on device\n';
+    const { records } = parseLines(transcriptParser, text, SRC);
+    expect(records).toEqual([{ kind: 'disk-full', line: 2, text: 'OSError: [Errno 28] No space left on device' }]);
+  });
+
   it('says which line of the transcript the verdict is on, for a link to it', () => {
     const { records } = parseLines(transcriptParser, `working\n\n${READY}\nmore\n${NOOP_AUDIT}\n`, SRC);
     expect(records.map((r) => (r.kind === 'verdict' ? [r.line, r.verdict.lineNumber] : null))).toEqual([
