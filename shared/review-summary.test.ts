@@ -209,9 +209,10 @@ describe('the review summary', () => {
     const verdict = { kind: 'deliver-incomplete', loop: 'ops', phase: null, prs: null, urls: [], check: 'ci/test', reason: null, line: 'NIGHTLY DELIVER INCOMPLETE: loop=ops check=ci/test', lineNumber: 40 } as const;
     const signal = { kind: 'hung', line: 812, since: '2026-08-24T05:00:00.000Z', detail: 'No output for 20 min.' } as const;
     const at = { startedAt: '2026-08-24T04:00:00.000Z' };
+    const cause = { kind: 'fleet', what: 'down', subject: 'crossbar/gpu-a', since: null, until: null, detail: 'gpu-a (via crossbar) was down for 40m (04:30–05:10 UTC) during the phase' } as const;
     const loops: LoopState[] = [
       { ...testing, name: 'hung', cycles: [cycle('2026-08-24', 'running', [phase('audit', 'running', { ...at, signal, verdict: { ...verdict, lineNumber: 7 } })])] },
-      { ...testing, name: 'short', cycles: [cycle('2026-08-24', 'incomplete', [phase('deliver', 'incomplete', { ...at, verdict })])] },
+      { ...testing, name: 'short', cycles: [cycle('2026-08-24', 'incomplete', [phase('deliver', 'incomplete', { ...at, verdict, cause })])] },
       { ...testing, name: 'plain', cycles: [cycle('2026-08-24', 'failed', [phase('audit', 'failed', at)])] },
     ];
     const s = buildReviewSummary({ ...state, loops, findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
@@ -222,7 +223,7 @@ describe('the review summary', () => {
     ]);
     const md = reviewMarkdown({ ...state, loops, findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW }).split('\n');
     expect(md).toContain('  - 2026-08-24 · **running** · running audit — audit is running. (transcript line 812)');
-    expect(md).toContain('  - 2026-08-24 · **incomplete** · stopped at deliver — deliver is incomplete. (transcript line 40)');
+    expect(md).toContain('  - 2026-08-24 · **incomplete** · stopped at deliver — deliver is incomplete. (transcript line 40) · cause fleet: gpu-a (via crossbar) was down for 40m (04:30–05:10 UTC) during the phase');
     expect(md).toContain('  - 2026-08-24 · **failed** · stopped at audit — audit is failed.');
   });
 

@@ -1,5 +1,6 @@
-import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
+import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type FailureCause, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
 import { fleetIncidents, INCIDENT_KINDS, INCIDENT_LABEL, type FleetIncident } from './fleet-incidents';
+import { causeText } from './causes';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { waitingOnYou, type WaitingItem } from './waiting';
 
@@ -50,6 +51,8 @@ export interface SummaryStop {
   readonly reason: string;
   /** The transcript line it is about (see phaseStop), or null: its transcript then opens on its last screen. */
   readonly line: number | null;
+  /** Who it is put down to, when it stopped badly or hung (see FailureCauseSchema), else null. */
+  readonly cause: FailureCause | null;
 }
 
 /** One cycle that ran in the window. */
@@ -201,7 +204,7 @@ function stopOf(cycle: Cycle): SummaryStop | null {
   const phase: Phase | undefined = stopping ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
   if (!phase) return null;
   const { stage, step, line } = stopping ? phaseStop(phase) : { stage: null, step: null, line: null };
-  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason, line };
+  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason, line, cause: stopping ? (phase.cause ?? null) : null };
 }
 
 const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
@@ -264,7 +267,8 @@ function stopText(stop: SummaryStop): string {
   const where = [stop.phase, stop.stage, stop.step].filter((x): x is string => !!x).map(escapeMarkdown).join(' › ');
   const verb = stop.status === 'running' ? 'running' : stoppedBadly(stop.status) ? 'stopped at' : 'finished at';
   const line = stop.line !== null ? ` (transcript line ${stop.line})` : '';
-  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}${line}`;
+  const cause = stop.cause ? ` · cause ${escapeMarkdown(causeText(stop.cause))}` : '';
+  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}${line}${cause}`;
 }
 
 function loopLines(l: SummaryLoop, since: string): string[] {

@@ -63,6 +63,8 @@ function remediateTranscript(outcome: Outcome, day: number): string {
   lines.push('$ pytest -q');
   for (let i = 0; i < 300; i++) lines.push(`tests/test_${String((i * 7 + day) % 97).padStart(2, '0')}.py::test_case_${i} ${green('PASSED')}`);
   if (outcome === 'failed') {
+    // The runner's disk filled up under the suite: the runner's fault, not the agent's (failure attribution).
+    lines.push("OSError: [Errno 28] No space left on device: '/srv/runs/.pytest_cache/v/cache/lastfailed'");
     lines.push('Traceback (most recent call last):', '  File "tests/test_sync.py", line 88, in test_backoff_cap', '    assert backoff(10) <= 30', 'AssertionError');
     lines.push(`${red('FAILED')} tests/test_sync.py::test_backoff_cap`, `${red('3 failed')}, ${green('1204 passed')} in 412.77s`, 'suite: exit code 2');
   } else if (outcome === 'incomplete') {
@@ -209,7 +211,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
   // A month of the same fleet's history, so the capacity charts have something to show at once.
   const store = Store.open(databasePath(join(dir, 'data')));
   try {
-    seedFleetHistory(store, 'crossbar', 4, 30, new Date());
+    // gpu-b down for 40 minutes inside the incomplete night's remediate (01:00 on): that night is the fleet's doing.
+    const incompleteDay = pastDays[history.indexOf('incomplete')] ?? today;
+    const down = { host: 'gpu-b', from: incompleteDay.getTime() + 3 * 3_600_000, to: incompleteDay.getTime() + 3 * 3_600_000 + 40 * 60_000 };
+    seedFleetHistory(store, 'crossbar', 4, 30, new Date(), 1, [down]);
   } finally {
     store.close();
   }

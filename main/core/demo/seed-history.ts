@@ -5,9 +5,10 @@ import { CapacityHistory, type StoredSample } from '../capacity/history-store';
 /**
  * Fill a store with `days` of the simulated fleet's history behind the crossbar proxy `proxy`:
  * one sample a minute for the last week and one every ten minutes before it (what the rollups
- * would hold), so the demo's charts have a month to show from the first second.
+ * would hold), so the demo's charts have a month to show from the first second. `outages` force
+ * hosts down over stretches of it (the demo's fleet-caused incomplete night).
  */
-export function seedFleetHistory(store: Store, proxy: string, hosts: number, days: number, now: Date, seed = 1): number {
+export function seedFleetHistory(store: Store, proxy: string, hosts: number, days: number, now: Date, seed = 1, outages: readonly { host: string; from: number; to: number }[] = []): number {
   const sim = new FleetSim(seed, hosts);
   const history = new CapacityHistory(store.sql);
   const end = now.getTime();
@@ -17,7 +18,8 @@ export function seedFleetHistory(store: Store, proxy: string, hosts: number, day
     const tick = Math.floor(t / 5000);
     const span = t < end - week ? 600_000 : 60_000;
     for (const h of sim.hosts) {
-      const st = sim.hostState(h, tick);
+      const out = outages.some((o) => o.host === h.name && t >= o.from && t < o.to);
+      const st = out ? { ...sim.hostState(h, tick), down: true } : sim.hostState(h, tick);
       const inflight = st.models.reduce((a, m) => a + m.inflight, 0);
       const queued = st.models.reduce((a, m) => a + m.queued, 0);
       const rows = sim.rowsAt(h, tick);

@@ -88,8 +88,13 @@ describe('attribute', () => {
     expect(cause({ fleet: [down(130, 170)] })).toEqual(AGENT_CAUSE);
     expect(cause({ fleet: [down(-60, -1)] })).toEqual(AGENT_CAUSE);
     expect(cause({ fleet: [down(30, 31)] })).toEqual(AGENT_CAUSE);
+    // Under 5 % of the phase (6 of 120 minutes) is a blip, not the cause.
+    expect(cause({ fleet: [down(30, 35)] })).toEqual(AGENT_CAUSE);
+    expect(cause({ fleet: [down(30, 36)] }).what).toBe('down');
     expect(cause({ fleet: [down(30, 35, 'saturated')] })).toEqual(AGENT_CAUSE);
-    expect(cause({ fleet: [down(30, 45, 'saturated')] }).what).toBe('saturated');
+    // Saturation must also cover a quarter of the phase (here 30 of 120 minutes).
+    expect(cause({ fleet: [down(30, 45, 'saturated')] })).toEqual(AGENT_CAUSE);
+    expect(cause({ fleet: [down(30, 60, 'saturated')] }).what).toBe('saturated');
   });
 
   it('counts only the part of an episode inside the window, and names the longest', () => {

@@ -28,10 +28,14 @@ export interface BurstLimits {
 }
 
 /**
- * How long trouble must overlap a phase to be its cause (ms). Saturation needs longer, and only
- * counts when requests queued: every slot busy is the fleet doing its job, not failing.
+ * How long trouble must overlap a phase to be its cause (ms), and at least MIN_SHARE of the phase's
+ * window: a three-minute blip in a three-hour phase is not why it stopped. Saturation needs longer
+ * and only counts when requests queued: every slot busy is the fleet doing its job, and a queue now
+ * and then is a busy fleet, not a failing one.
  */
 export const MIN_OVERLAP_MS: Readonly<Record<TroubleKind, number>> = { down: 2 * 60_000, shedding: 2 * 60_000, 'error-burst': 2 * 60_000, saturated: 10 * 60_000 };
+/** The share of a phase's window trouble must cover to be its cause. */
+export const MIN_SHARE: Readonly<Record<TroubleKind, number>> = { down: 0.05, shedding: 0.05, 'error-burst': 0.05, saturated: 0.25 };
 /** How long a runner host outage must overlap a phase to be its cause (ms). */
 export const MIN_OUTAGE_MS = 60_000;
 /** Stronger first, when two kinds overlap a phase as long. */
@@ -139,7 +143,7 @@ export function attribute(a: AttributionInput): FailureCause {
   let worst: { e: TroubleEpisode; ms: number } | null = null;
   for (const e of a.fleet) {
     const ms = overlap(e.since, e.until, a);
-    if (ms < MIN_OVERLAP_MS[e.what]) continue;
+    if (ms < Math.max(MIN_OVERLAP_MS[e.what], MIN_SHARE[e.what] * (a.end - a.start))) continue;
     if (!worst || ms > worst.ms || (ms === worst.ms && ORDER.indexOf(e.what) < ORDER.indexOf(worst.e.what))) worst = { e, ms };
   }
   if (worst) {

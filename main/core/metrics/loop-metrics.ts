@@ -1,11 +1,12 @@
 import { Gauge, Registry } from 'prom-client';
-import { DeadmanStateSchema, PhaseStatusSchema } from '../../../shared/domain';
+import { DeadmanStateSchema, FailureCauseKindSchema, PhaseStatusSchema } from '../../../shared/domain';
 import { NoticePrioritySchema } from '../../../shared/ops-domain';
 import type { LiveState } from '../engine/live-state';
 import { openFindingsBySeverity } from './metrics-state';
 
 const PHASE_STATUSES = PhaseStatusSchema.options;
 const DEADMAN_STATES = DeadmanStateSchema.options;
+const CAUSES = FailureCauseKindSchema.options;
 const PRIORITIES = NoticePrioritySchema.options.map((o) => o.value);
 
 /**
@@ -31,6 +32,22 @@ export function loopMetricsRegistry(state: () => LiveState): Registry {
       for (const loop of state().loops) {
         for (const phase of loop.cycles[0]?.phases ?? []) {
           for (const status of PHASE_STATUSES) this.set({ loop: loop.name, phase: phase.name, status }, phase.status === status ? 1 : 0);
+        }
+      }
+    },
+  });
+
+  new Gauge({
+    name: 'loopdeck_phase_cause',
+    help: "Who each failed, incomplete or hung phase of the loop's newest cycle is put down to (fleet, runner, agent): 1 for its cause, 0 for the others; no series for a phase that went well.",
+    labelNames: ['loop', 'phase', 'cause'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const loop of state().loops) {
+        for (const phase of loop.cycles[0]?.phases ?? []) {
+          if (!phase.cause) continue;
+          for (const cause of CAUSES) this.set({ loop: loop.name, phase: phase.name, cause }, phase.cause.kind === cause ? 1 : 0);
         }
       }
     },

@@ -1,4 +1,5 @@
 import { findingHash, transcriptHash } from '../../../shared/links';
+import { causeText } from '../../../shared/causes';
 import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../shared/domain';
 import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
 import { fleetDrafts } from './fleet-rules';
@@ -105,7 +106,7 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
               priority: prio(SIGNAL_RULES[signal.kind]),
               source: `loop:${loop.name}`,
               title: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]}`,
-              message: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]} in cycle ${cycle.date} on ${loop.host}, since ${signal.since}: ${signal.detail}.`,
+              message: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]} in cycle ${cycle.date} on ${loop.host}, since ${signal.since}: ${signal.detail}.${phase.cause ? ` Cause: ${causeText(phase.cause)}.` : ''}`,
               url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name }, signal.line)),
               urlTitle: `${phase.name}'s transcript${at} in Loopdeck`,
             }),
@@ -248,5 +249,6 @@ function phaseMessage(loop: LoopState, cycle: Cycle, phase: Phase): string {
   const check = phase.verdict?.check ? `; failing check ${phase.verdict.check}` : '';
   const why = phase.status === 'no-op' && phase.verdict?.reason ? phase.verdict.reason : phase.reason;
   const detail = phase.detail.length ? ` ${phase.detail.join(' ')}` : '';
-  return `${head}${where}${check}. ${why}${detail}`;
+  const cause = phase.cause ? ` Cause: ${causeText(phase.cause)}.` : '';
+  return `${head}${where}${check}. ${why}${detail}${cause}`;
 }

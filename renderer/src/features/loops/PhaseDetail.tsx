@@ -6,6 +6,7 @@ import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
 import { StageCard } from './StageCard';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { CauseLine } from '../../ui/CauseLine';
 
 // Only https URLs become links, opened outside the app (the system browser, in Electron).
 function VerdictLinks({ verdict }: { verdict: Verdict }) {
@@ -82,6 +83,12 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             <StatusBadge status={phase.status} />
             <p className="reason">{phase.reason}</p>
           </div>
+          {phase.cause ? (
+            <p className="detail-cause">
+              <span className="muted small">Put down to </span>
+              <CauseLine cause={phase.cause} testId="phase-cause" />
+            </p>
+          ) : null}
           {phase.hollow ? (
             <p className="callout callout-bad" data-testid="phase-hollow">
               Hollow: stamped {phase.status}, but {phase.hollow.items.join(', ')} of this cycle&apos;s audit or earlier had no DONE, BLOCKED or operator-only outcome. The contract calls that a failed remediate.

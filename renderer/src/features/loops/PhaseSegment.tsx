@@ -1,4 +1,5 @@
 import type { Phase } from '../../../../shared/domain';
+import { causeText } from '../../../../shared/causes';
 import { navigate } from '../../ui/react-hooks';
 import { STATUS_GLYPH, phaseSpan, phaseTimeLabel, stoppedAtText } from '../../ui/format';
 
@@ -21,6 +22,7 @@ function tooltip(phase: Phase): string {
   }
   parts.push(phase.reason);
   if (phase.signal && phase.status === 'running') parts.push(`${phase.signal.kind}: ${phase.signal.detail}`);
+  if (phase.cause) parts.push(`cause ${causeText(phase.cause)}`);
   return parts.join('\n');
 }
 
@@ -49,6 +51,9 @@ export function PhaseSegment({ loop, date, phase, selected, onSelect }: PhaseSeg
           </span>
           {phase.status}
           {signal ? <span className="seg-signal" data-testid={`signal-${loop}-${date}-${phase.name}`}> · {signal}</span> : null}
+          {phase.cause ? (
+            <span className={`seg-cause cause-${phase.cause.kind}`} data-testid={`cause-${loop}-${date}-${phase.name}`} data-cause={phase.cause.kind} aria-label={`cause: ${phase.cause.kind}`} role="img" />
+          ) : null}
         </span>
         <span className="seg-time">
           {phaseTimeLabel(phase)}

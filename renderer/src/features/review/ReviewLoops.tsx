@@ -3,6 +3,7 @@ import { routeHash } from '../../ui/route';
 import type { LoopReview, StopPoint } from './review';
 import { useDeck } from '../../store';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { CauseLine } from '../../ui/CauseLine';
 
 const DEADMAN_LABEL: Readonly<Record<Deadman['state'], string>> = {
   ok: 'on schedule',
@@ -32,6 +33,7 @@ function Stop({ loop, stop }: { loop: string; stop: StopPoint }) {
         {stop.step && stop.status !== 'running' ? <span className="muted small">stopped at {stop.step}</span> : null}
       </span>
       <span className="rv-reason">{stop.reason}</span>
+      {stop.cause ? <CauseLine cause={stop.cause} testId={`review-cause-${loop}-${stop.cycle}-${stop.phase}`} /> : null}
       <span className="rv-log small">{stop.line !== null ? `transcript line ${stop.line.toLocaleString('en-US')} →` : 'transcript →'}</span>
     </a>
   );

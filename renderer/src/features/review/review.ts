@@ -31,11 +31,13 @@ export interface StopPoint {
   readonly reason: string;
   /** The transcript line it is about, or null (see phaseStop). */
   readonly line: number | null;
+  /** Who it is put down to (fleet, runner, agent), when it stopped badly or hung. */
+  readonly cause: Phase['cause'];
 }
 
 /** The stop point of one phase. */
 export function stopPoint(cycle: string, phase: Phase): StopPoint {
-  return { cycle, phase: phase.name, status: phase.status, ...phaseStop(phase), reason: phase.reason };
+  return { cycle, phase: phase.name, status: phase.status, ...phaseStop(phase), reason: phase.reason, cause: phase.cause ?? null };
 }
 
 /** One loop as the review shows it. */
