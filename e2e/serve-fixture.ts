@@ -82,3 +82,13 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}
 export function stamp(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
+
+/**
+ * Serve a runner's config with a HOME of its own (no known_hosts) and no SSH agent: only what the
+ * operator trusts in Loopdeck decides whether an SSH host is reached.
+ */
+export function serveWithFreshHome(runner: Pick<Runner, 'configPath' | 'dataDir'>): Promise<Served> {
+  const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
+  mkdirSync(join(home, '.ssh'));
+  return serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+}

@@ -1,9 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { startSshd, type TestSshd } from '../testing/sshd';
-import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
+import { createRunner, serveWithFreshHome, stamp, type Runner, type Served } from './serve-fixture';
 
 const HOUR = 3_600_000;
 
@@ -19,9 +17,7 @@ test.describe('a loop on an SSH host', () => {
     // No knownHosts entry: the operator must trust the key in the UI before anything is read.
     runner = createRunner(`{ ssh: "${sshd.user}@127.0.0.1:${sshd.port}", identityFile: ${JSON.stringify(sshd.clientKey)} }`);
     runner.write(date, 'audit.status', `audit ${stamp(new Date(now - HOUR))} STARTED\n`);
-    const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
-    mkdirSync(join(home, '.ssh'));
-    served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+    served = await serveWithFreshHome(runner);
   });
 
   test.afterAll(async () => {

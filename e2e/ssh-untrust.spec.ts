@@ -1,9 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startSshd, type TestSshd } from '../testing/sshd';
-import { createRunner, serve, type Runner, type Served } from './serve-fixture';
+import { createRunner, serveWithFreshHome, type Runner, type Served } from './serve-fixture';
 
 test.describe('forgetting a host key trusted in Loopdeck', () => {
   let sshd: TestSshd;
@@ -13,9 +10,7 @@ test.describe('forgetting a host key trusted in Loopdeck', () => {
   test.beforeAll(async () => {
     sshd = await startSshd();
     runner = createRunner(`{ ssh: "${sshd.user}@127.0.0.1:${sshd.port}", identityFile: ${JSON.stringify(sshd.clientKey)} }`);
-    const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
-    mkdirSync(join(home, '.ssh'));
-    served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+    served = await serveWithFreshHome(runner);
   });
 
   test.afterAll(async () => {

@@ -1,10 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshHostYaml } from '../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../testing/sshd';
-import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
+import { createRunner, serve, serveWithFreshHome, stamp, type Runner, type Served } from './serve-fixture';
 
 // The transcript view against serve and a real sshd: a generated transcript of more than 200 MB
 // (ANSI colours, other escapes, invalid UTF-8, NUL bytes, a 2 MiB line, a Traceback and a needle
@@ -73,9 +72,7 @@ test.describe('the transcript view', () => {
     runner.write(date, 'remediate.log', 'remediate: starting\n');
     runner.write(date, 'deliver.status', `deliver ${stamp(new Date(now - HOUR / 2))} STARTED\ndeliver ${stamp(new Date(now - HOUR / 4))} FAILED 1\n`);
     runner.write(date, 'deliver.log', 'deliver: pushing\nError: gh pr create failed: exit code 1\n');
-    const home = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-home-'));
-    mkdirSync(join(home, '.ssh'));
-    served = await serve(['--config', runner.configPath, '--data', runner.dataDir], { HOME: home, SSH_AUTH_SOCK: '' });
+    served = await serveWithFreshHome(runner);
   });
 
   test.afterAll(async () => {

@@ -61,7 +61,7 @@ test.describe('waiting on you, on the demo', () => {
     await expect(first('drill-due-demo-runner')).toContainText('sigterm-drain');
     // Fleet incidents beyond down and saturated: the demo's gateway sheds too late and its 504s are a burst.
     await expect(page.getByTestId('review-incident-shed-threshold-gateway-gateway')).toContainText('Lower it to about', { timeout: 60_000 });
-    await expect(page.locator('[data-testid^="review-incident-error-burst-"]').first()).toContainText('failed with a server error');
+    await expect(page.locator('[data-testid^="review-incident-error-burst-"]').first()).toContainText('failed with a server error', { timeout: 60_000 });
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/waiting-light.png', fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });

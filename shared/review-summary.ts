@@ -2,7 +2,7 @@ import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type Failu
 import { fleetIncidents, INCIDENT_KINDS, INCIDENT_LABEL, type FleetIncident } from './fleet-incidents';
 import { causeText } from './causes';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
-import { waitingOnYou, type WaitingItem } from './waiting';
+import { WAITING_LABEL, waitingOnYou, type WaitingItem } from './waiting';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
@@ -303,18 +303,9 @@ function incidentLine(i: SummaryIncident): string {
   return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${INCIDENT_LABEL[i.kind]}: ${escapeMarkdown(i.detail)}`;
 }
 
-const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
-  blocked: 'blocked',
-  'operator-only': 'operator-only',
-  stopped: 'stopped task',
-  uncovered: 'uncovered finding',
-  pr: 'ready to merge',
-  'drill-due': 'drill due',
-};
-
 function waitingLines(w: WaitingItem): string[] {
   const since = w.since ? ` (waiting since ${escapeMarkdown(w.since)})` : '';
-  const lines = [`- **${KIND_LABEL[w.kind]}** ${escapeMarkdown(w.loop)} ${codeSpan(w.id)} — ${escapeMarkdown(w.action)}${since}`];
+  const lines = [`- **${WAITING_LABEL[w.kind]}** ${escapeMarkdown(w.loop)} ${codeSpan(w.id)} — ${escapeMarkdown(w.action)}${since}`];
   if (w.kind === 'stopped' && w.detail) lines.push(`  - notes: ${escapeMarkdown(w.detail)}`);
   if (w.kind === 'pr' && w.detail) lines.push(`  - ${markdownUrl(w.detail)}`);
   for (const b of w.before) lines.push(`  - before the merge: ${escapeMarkdown(b)}`);

@@ -11,6 +11,16 @@ export const WAITING_KINDS = ['blocked', 'operator-only', 'stopped', 'uncovered'
 /** What kind of thing waits. */
 export type WaitingKind = (typeof WAITING_KINDS)[number];
 
+/** How each kind is named, in the Review and the Markdown alike. */
+export const WAITING_LABEL: Readonly<Record<WaitingKind, string>> = {
+  blocked: 'blocked',
+  'operator-only': 'operator-only',
+  stopped: 'stopped task',
+  uncovered: 'uncovered finding',
+  pr: 'ready to merge',
+  'drill-due': 'drill due',
+};
+
 /** One thing a person must do, identified by its loop and its id (two loops can share an id). */
 export interface WaitingItem {
   readonly kind: WaitingKind;

@@ -1,14 +1,5 @@
-import type { WaitingItem } from '../../../../shared/waiting';
+import { WAITING_LABEL, type WaitingItem } from '../../../../shared/waiting';
 import { formatAge, formatDateTime } from '../../ui/format';
-
-const KIND_LABEL: Readonly<Record<WaitingItem['kind'], string>> = {
-  blocked: 'blocked',
-  'operator-only': 'operator-only',
-  stopped: 'stopped task',
-  uncovered: 'uncovered finding',
-  pr: 'ready to merge',
-  'drill-due': 'drill due',
-};
 
 /** The most rows the section lists; the rest are counted (a ledger with thousands of uncovered findings). */
 export const WAITING_SHOWN = 50;
@@ -29,7 +20,7 @@ export function WaitingSection({ items, now }: { items: readonly WaitingItem[]; 
             <li key={`${w.kind}\u0000${w.loop}\u0000${w.id}`}>
               <a className="review-item rv-waiting" href={w.href} data-testid={`waiting-${w.kind}-${w.loop}-${w.id}`}>
                 <span className="rv-inc-head">
-                  <span className={`tag ${w.kind === 'pr' ? 'tag-ok' : 'tag-warn'}`}>{KIND_LABEL[w.kind]}</span>
+                  <span className={`tag ${w.kind === 'pr' ? 'tag-ok' : 'tag-warn'}`}>{WAITING_LABEL[w.kind]}</span>
                   <span className="mono rv-fid">{w.id}</span>
                   <span className="muted small">{w.loop}</span>
                   {w.since ? (
