@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseDuration } from './duration';
 import { MetricsConfigSchema } from '../metrics/metrics-config';
+import { parseDiskThreshold } from './disk-threshold';
 
 /** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
 const Duration = z.string().transform((text, ctx) => {
@@ -13,6 +14,27 @@ const Duration = z.string().transform((text, ctx) => {
 });
 
 const NonEmpty = z.string().trim().min(1, 'expected a non-empty string');
+
+/** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
+const Lead = z.string().transform((text, ctx) => {
+  if (text.trim() === 'off') return null;
+  const ms = parseDuration(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `expected a lead before the fire like "1h" or "30m", or "off", got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** Free room a pre-flight asks for: `2GB`, `500MB`, or `10%` of the filesystem. */
+const DiskRoom = z.string().transform((text, ctx) => {
+  const t = parseDiskThreshold(text);
+  if (t === null) {
+    ctx.addIssue({ code: 'custom', message: `expected free room like "2GB", "500MB" or "10%", got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return t;
+});
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, ".", "_" or "-"');
 
@@ -74,6 +96,14 @@ export const LoopConfigSchema = z
     deliverRecord: NonEmpty.optional(),
     layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
     cycles: z.number().int().min(1).max(400).default(14),
+    /** Pre-flight this long before each fire (`off`: none); absent: the top-level `preflight.lead` (1h). */
+    preflight: Lead.optional(),
+    /** Free room the pre-flight asks of the runs folder and the clone; absent: `preflight.disk` (2GB). */
+    preflightDisk: DiskRoom.optional(),
+    /** Model ids the loop expects loaded on the fleet it uses (matched against the proxies' models). */
+    models: z.array(NonEmpty).optional(),
+    /** The proxies the loop uses (names under proxies); absent: all of them. */
+    uses: z.array(z.string()).optional(),
   })
   .strict()
   .superRefine((loop, ctx) => {
@@ -170,6 +200,15 @@ export const NotifyConfigSchema = z
   })
   .strict();
 
+/** Pre-flight defaults for every loop: the lead before the fire, the free room asked for, how often it re-runs in the lead. */
+export const PreflightConfigSchema = z
+  .object({
+    lead: Lead.default(3_600_000),
+    disk: DiskRoom.default({ kind: 'bytes', bytes: 2 * 1024 ** 3 }),
+    every: Duration.default(10 * 60_000),
+  })
+  .strict();
+
 /** The whole configuration file. */
 export const ConfigSchema = z
   .object({
@@ -180,9 +219,22 @@ export const ConfigSchema = z
     notify: NotifyConfigSchema.default({}),
     /** The Prometheus exporter (`GET /metrics`); off unless present. */
     metrics: MetricsConfigSchema.optional(),
+    /** Pre-flight defaults (see PreflightConfigSchema). */
+    preflight: PreflightConfigSchema.default({ lead: 3_600_000, disk: { kind: 'bytes', bytes: 2 * 1024 ** 3 }, every: 10 * 60_000 }),
   })
   .strict()
   .superRefine((cfg, ctx) => {
+    for (const [name, loop] of Object.entries(cfg.loops)) {
+      for (const proxy of loop.uses ?? []) {
+        if (Object.prototype.hasOwnProperty.call(cfg.proxies, proxy)) continue;
+        const known = Object.keys(cfg.proxies);
+        ctx.addIssue({
+          code: 'custom',
+          path: ['loops', name, 'uses'],
+          message: `${JSON.stringify(proxy)} is not declared under proxies (declared: ${known.length ? known.join(', ') : 'none'})`,
+        });
+      }
+    }
     const sections = [
       ['loops', cfg.loops],
       ['proxies', cfg.proxies],
