@@ -82,7 +82,8 @@ export function previousCycleCheck(cycles: readonly Cycle[], fireAt: number): Pr
     return preflightCheck('previous-cycle', 'fail', `cycle ${running.date} is still running${phase ? ` (${phase.name}${since})` : ''}: unless it ends by the ${clock(fireAt)} fire, tonight's run overruns`);
   }
   const last = cycles[0];
-  return preflightCheck('previous-cycle', 'ok', last ? `cycle ${last.date} finished (${last.status})` : 'no earlier cycle');
+  if (!last) return preflightCheck('previous-cycle', 'ok', 'no earlier cycle');
+  return preflightCheck('previous-cycle', 'ok', last.status === 'pending' ? `cycle ${last.date} has not started (pending)` : `cycle ${last.date} finished (${last.status})`);
 }
 
 /** A resumable deliver record (status incomplete): tonight's fire finishes that PR first — a warning. */

@@ -49,6 +49,11 @@ export class PreflightService {
 
   constructor(private readonly options: PreflightServiceOptions) {}
 
+  /** The configured loops, in config order. */
+  loops(): string[] {
+    return Object.keys(this.options.config.loops);
+  }
+
   /** The current results, one per loop whose next fire has not passed, in config order. */
   list(): Preflight[] {
     const now = this.options.now().getTime();
