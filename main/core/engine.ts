@@ -54,8 +54,6 @@ export interface EngineOptions {
   readonly ssh?: Omit<SshHostEnv, 'store'>;
   /** Emergency repeats and receipt polls run this often (ms). */
   readonly noticeTickMs?: number;
-  /** How often the pre-flight looks for loops inside their lead (PREFLIGHT_TICK_MS; tests shorten it). */
-  readonly preflightTickMs?: number;
   /** Called after every poll, whoever asked for it (the session's saved summary watches for the first read's end). */
   readonly afterPoll?: () => void;
   /** Wraps each host's file source as it is made (figure 2 of the bench counts the bytes read). */
@@ -182,6 +180,7 @@ export class Engine {
       hosts: this.hosts,
       now: this.now,
       state: {
+        caughtUp: () => !this.behind(),
         cycles: (loop) => [...this.loops.all()].find((l) => l.name === loop)?.cycles ?? [],
         deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
         capacity: () => this.capacityNow,
@@ -242,7 +241,7 @@ export class Engine {
       onError: options.onError ?? (() => undefined),
     });
     this.scheduler.start();
-    this.preflight.start(this.options.preflightTickMs);
+    this.preflight.start();
   }
 
   /** A watcher saw a change, or a host connected: poll soon, if the engine runs on its own. */
@@ -397,6 +396,8 @@ export class Engine {
     this.publishProblems();
     // The open transcripts that moved: one event each per poll, however many lines it read.
     for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
+    // A loop that entered its lead before its fire (only once `run`: a snapshot makes no pre-flight).
+    this.preflight.look();
   }
 
   /**

@@ -7,13 +7,13 @@ import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
 
-/** How often the service looks whether a loop has entered its lead window (ms). */
-export const PREFLIGHT_TICK_MS = 30_000;
 /** How long one host's probe may take (ms). */
 const PROBE_TIMEOUT_MS = 20_000;
 
 /** What the pre-flight reads from the engine, as it is now. */
 export interface PreflightState {
+  /** Every loop has been read once since the start: before that its cycles are not known yet. */
+  readonly caughtUp: () => boolean;
   readonly cycles: (loop: string) => readonly Cycle[];
   readonly deliverRecord: (loop: string) => DeliverRecord | null;
   readonly capacity: () => readonly Capacity[];
@@ -38,13 +38,15 @@ export function leadOf(config: Config, loop: LoopConfig): number | null {
 
 /**
  * Pre-flight before each loop's fire: once `now` is within the loop's lead of its next fire, and
- * again every `preflight.every` inside that window, each host is asked once (one script over its
+ * again every `preflight.every` inside that window (at the next look after a poll for one that could not tell), each host is asked once (one script over its
  * one shell, all hosts at once) what its loops' folders need, and each loop is judged from that
  * and what the engine already knows (host state, cycles, deliver record, fleet, drills).
  */
 export class PreflightService {
   private readonly byLoop = new Map<string, Preflight>();
-  private timer: NodeJS.Timeout | null = null;
+  private auto = false;
+  /** What was last handed to onChange (see listKey). */
+  private published = '';
   private running: Promise<readonly Preflight[]> | null = null;
 
   constructor(private readonly options: PreflightServiceOptions) {}
@@ -63,24 +65,36 @@ export class PreflightService {
     });
   }
 
-  /** Look every `tickMs` whether a loop is due a pre-flight, and run those that are (the first look now). */
-  start(tickMs = PREFLIGHT_TICK_MS): void {
-    if (this.timer) return;
-    const tick = (): void => {
-      void this.runDue()
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.timer) this.timer = setTimeout(tick, tickMs);
-        });
-    };
-    this.timer = setTimeout(tick, 0);
+  /** Run the pre-flights that come due from now on: the engine calls `look` after each of its polls. */
+  start(): void {
+    this.auto = true;
   }
 
-  /** Stop looking (a pre-flight in flight finishes). */
+  /** Stop running them on its own (a pre-flight in flight finishes). */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.auto = false;
     await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * After a poll, once started: run the pre-flights that are due, unless one is in flight. Cheap
+   * when none is (the next fire of each loop is cached until it passes), so it can follow every poll.
+   */
+  look(): void {
+    if (!this.auto || this.running) return;
+    // A fire that passed takes its pre-flight off the list: the dead-man speaks for that night now.
+    if (this.listKey(this.list()) !== this.published) this.publish();
+    void this.runDue().catch(() => undefined);
+  }
+
+  private listKey(list: readonly Preflight[]): string {
+    return list.map((p) => `${p.loop}\u0000${p.fireAt}\u0000${p.checkedAt}`).join('\u0001');
+  }
+
+  private publish(): void {
+    const list = this.list();
+    this.published = this.listKey(list);
+    this.options.onChange(list);
   }
 
   /** The loops inside their lead window whose pre-flight for this fire has not run, or ran `preflight.every` ago. */
@@ -93,13 +107,16 @@ export class PreflightService {
       const next = fireTimes(loop.schedule, loop.timezone, now).next;
       if (next === null || now.getTime() < next - lead) return [];
       const last = this.byLoop.get(name);
-      const fresh = last && Date.parse(last.fireAt) === next && now.getTime() - Date.parse(last.checkedAt) < config.preflight.every;
+      // One that could not tell (a host still connecting, the fleet not polled yet) is asked again at the next look.
+      const fresh = last && last.state !== 'unknown' && Date.parse(last.fireAt) === next && now.getTime() - Date.parse(last.checkedAt) < config.preflight.every;
       return fresh ? [] : [name];
     });
   }
 
   /** Run the pre-flights that are due; what ran. */
   async runDue(): Promise<readonly Preflight[]> {
+    // Not before the first read has caught up: a running previous cycle would not be known yet.
+    if (!this.options.state.caughtUp()) return [];
     const due = this.due();
     return due.length === 0 ? [] : this.run(due);
   }
@@ -157,7 +174,7 @@ export class PreflightService {
       });
     });
     for (const r of results) this.byLoop.set(r.loop, r);
-    this.options.onChange(this.list());
+    this.publish();
     return results;
   }
 

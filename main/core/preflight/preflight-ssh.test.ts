@@ -43,11 +43,11 @@ interface Night {
   close(): Promise<void>;
 }
 
-function open(yaml: string, options: { preflightTickMs?: number } = {}): Night {
+function open(yaml: string): Night {
   const dir = mkdtempSync(join(tmpdir(), 'ld-preflight-'));
   const config = parseConfig(join(dir, 'config.yaml'), yaml);
   const store = Store.open(join(dir, 'loopdeck.db'));
-  const engine = new Engine(config, { store, ssh: isolatedSshEnv(), ...options });
+  const engine = new Engine(config, { store, ssh: isolatedSshEnv() });
   engine.start();
   return {
     engine,
@@ -137,7 +137,7 @@ describe('pre-flight over a real sshd', () => {
 
   it('runs on its own inside the lead, publishes it, and notices an at-risk night under the key of its fire', async () => {
     // Every minute: the next fire is always inside the default 1 h lead.
-    const night = open(yaml().replace('schedule: "0 0 * * *"', 'schedule: "* * * * *"'), { preflightTickMs: 50 });
+    const night = open(yaml().replace('schedule: "0 0 * * *"', 'schedule: "* * * * *"'));
     const published: EventPayload<'preflight.changed'>[] = [];
     night.engine.subscribe((event, payload) => {
       if (event === 'preflight.changed') published.push(payload as EventPayload<'preflight.changed'>);
