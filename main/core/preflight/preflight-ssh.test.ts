@@ -190,4 +190,37 @@ describe('pre-flight over a real sshd', () => {
       await night.close();
     }
   }, 60_000);
+
+  it('asks every host at once: two hosts, ten loops each, one request each, the second sent before the first answered', async () => {
+    const lines = ['hosts:', `  a: ${sshHostYaml(sshd)}`, `  b: ${sshHostYaml(sshd)}`, 'loops:'];
+    for (let i = 0; i < 20; i++) {
+      const dir = join(root, `pair-${i}`);
+      mkdirSync(join(dir, 'runs'), { recursive: true });
+      lines.push(`  pair-${i}: { host: ${i % 2 ? 'b' : 'a'}, runs: ${q(join(dir, 'runs'))}, preflightDisk: 1MB }`);
+    }
+    const night = open(`${lines.join('\n')}\n`);
+    try {
+      await settle(night.engine);
+      const requests = { a: 0, b: 0 };
+      let answered = 0;
+      let inFlightAtSecond = -1;
+      for (const name of ['a', 'b'] as const) {
+        const conn = night.engine.hosts.get(name)?.ssh?.connection;
+        if (!conn) throw new Error(`no SSH connection for ${name}`);
+        const original = conn.run.bind(conn);
+        conn.run = (script, timeoutMs) => {
+          requests[name] += 1;
+          if (requests.a + requests.b === 2) inFlightAtSecond = 2 - answered - 1;
+          return original(script, timeoutMs).finally(() => answered++);
+        };
+      }
+      const results = await night.engine.preflight.run();
+      expect(results.map((r) => r.state)).toEqual(Array(20).fill('ready'));
+      expect(requests).toEqual({ a: 1, b: 1 });
+      // When the second host was asked, the first had not answered yet.
+      expect(inFlightAtSecond).toBe(1);
+    } finally {
+      await night.close();
+    }
+  }, 60_000);
 });
