@@ -7,6 +7,8 @@ import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
 
+/** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
+export const UNKNOWN_AGAIN_MS = 30_000;
 /** How long one host's probe may take (ms). */
 const PROBE_TIMEOUT_MS = 20_000;
 
@@ -38,7 +40,7 @@ export function leadOf(config: Config, loop: LoopConfig): number | null {
 
 /**
  * Pre-flight before each loop's fire: once `now` is within the loop's lead of its next fire, and
- * again every `preflight.every` inside that window (at the next look after a poll for one that could not tell), each host is asked once (one script over its
+ * again every `preflight.every` inside that window (after UNKNOWN_AGAIN_MS for one that could not tell), each host is asked once (one script over its
  * one shell, all hosts at once) what its loops' folders need, and each loop is judged from that
  * and what the engine already knows (host state, cycles, deliver record, fleet, drills).
  */
@@ -107,8 +109,9 @@ export class PreflightService {
       const next = fireTimes(loop.schedule, loop.timezone, now).next;
       if (next === null || now.getTime() < next - lead) return [];
       const last = this.byLoop.get(name);
-      // One that could not tell (a host still connecting, the fleet not polled yet) is asked again at the next look.
-      const fresh = last && last.state !== 'unknown' && Date.parse(last.fireAt) === next && now.getTime() - Date.parse(last.checkedAt) < config.preflight.every;
+      // One that could not tell (a host still connecting, the fleet not polled yet) is asked again sooner.
+      const again = last?.state === 'unknown' ? Math.min(UNKNOWN_AGAIN_MS, config.preflight.every) : config.preflight.every;
+      const fresh = last && Date.parse(last.fireAt) === next && now.getTime() - Date.parse(last.checkedAt) < again;
       return fresh ? [] : [name];
     });
   }
