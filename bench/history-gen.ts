@@ -80,7 +80,7 @@ function transcript(templates: readonly ((k: number) => string)[], n: number, t0
 
 /** The largest `cycles` the config schema accepts, at most `want`. */
 function followedCycles(want: number): number {
-  for (let n = want; n > 1; n -= 1) if (LoopConfigSchema.shape.cycles.safeParse(n).success) return n;
+  for (let n = want; n > 1; n -= 1) if (LoopConfigSchema.in.shape.cycles.safeParse(n).success) return n;
   return 1;
 }
 

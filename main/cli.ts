@@ -11,6 +11,7 @@ import { printSnapshot } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, OPTIONS, openEngine, portOf, withState, loadedConfig, type Flags } from './cli-common';
 import { trust, untrust } from './cli-hosts';
 import { drill } from './cli-drill';
+import { preflight } from './cli-preflight';
 import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
@@ -30,6 +31,7 @@ Usage:
   loopdeck log      LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
+  loopdeck preflight [LOOP] [--config FILE] [--data DIR] [--json]
 
   --config FILE  the config (default ${defaultConfigPath()})
   --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
@@ -162,6 +164,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return drill(flags, positionals.slice(1));
     case 'log':
       return log_(flags, positionals.slice(1));
+    case 'preflight':
+      return preflight(flags, positionals[1]);
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }

@@ -17,6 +17,7 @@ import {
   TaskSchema,
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
+import { PreflightSchema } from './preflight';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
   TranscriptAtSchema,
@@ -228,6 +229,8 @@ export const events = {
   /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
   'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),
   'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
+  /** The loops' pre-flights: one ran, or one's fire passed (a small slice, sent whole). */
+  'preflight.changed': z.object({ preflight: z.array(PreflightSchema).readonly() }),
   /** Show a view: the desktop shell sends it when the operator clicks a notification. */
   'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */

@@ -4,6 +4,7 @@ import { HostStateSchema, ProblemSchema } from './host-domain';
 import { AuditMarkSchema, BacklogItemSchema, FindingSchema, LessonSchema, TaskSchema } from './ledger-domain';
 import { LoopStateSchema, PullRequestSchema } from './loop-domain';
 import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
+import { PreflightSchema } from './preflight';
 
 // The domain, one file per feature; this one re-exports them all and holds the snapshot.
 export * from './loop-domain';
@@ -31,6 +32,8 @@ export const SnapshotSchema = z
     lastReviewedAt: z.string().nullable(),
     drills: z.array(DrillSchema).readonly(),
     drillRuns: z.array(DrillRunSchema).readonly(),
+    /** Each loop's pre-flight before its next fire, while one has run (absent: none, and older saved summaries). */
+    preflight: z.array(PreflightSchema).readonly().optional(),
   })
   .readonly();
 /** The whole observable state. */

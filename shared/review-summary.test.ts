@@ -242,6 +242,29 @@ describe('the review summary', () => {
     expect(md).toContain('0 of 1 loop need attention · 0 new findings · 0 PRs ready to merge · 0 drill runs · 0 fleet incidents');
   });
 
+  it('says what tonight looks like once a pre-flight has run: each loop\'s state, the failing checks and the warnings', () => {
+    const risky = {
+      loop: 'reliability',
+      fireAt: '2026-08-25T04:00:00.000Z',
+      state: 'at-risk' as const,
+      checks: [
+        { name: 'host' as const, ok: true, status: 'ok' as const, detail: 'host runner is connected' },
+        { name: 'disk' as const, ok: false, status: 'fail' as const, detail: 'clone /srv/clone has 512 KB free on /srv (needs 2 GB, preflightDisk)' },
+        { name: 'deliver-record' as const, ok: true, status: 'warn' as const, detail: "tonight's fire resumes PR #88" },
+      ],
+      checkedAt: '2026-08-25T03:00:00.000Z',
+    };
+    const ready = { ...risky, loop: 'testing', state: 'ready' as const, checks: [risky.checks[0]!] };
+    const md = reviewMarkdown({ ...state, preflight: [ready, risky] }, { now: NOW });
+    expect(md).toContain(
+      '\n## Tonight\n\n- **reliability** (fire 2026-08-25T04:00:00.000Z) — **at risk**\n  - disk: clone /srv/clone has 512 KB free on /srv (needs 2 GB, preflightDisk)\n' +
+        "  - deliver record (warning): tonight's fire resumes PR \\#88\n- **testing** (fire 2026-08-25T04:00:00.000Z) — **ready**\n\n## Waiting on you",
+    );
+    expect(buildReviewSummary({ ...state, preflight: [risky] }, { now: NOW }).preflight).toEqual([risky]);
+    // Before any pre-flight ran (or from an older snapshot), there is no such section.
+    expect(reviewMarkdown(state, { now: NOW })).not.toContain('## Tonight');
+  });
+
   it("says when a loop's host cannot be read, and counts the loop as needing attention", () => {
     const host = (state: HostState['state']): HostState => ({
       name: 'runner', kind: 'ssh', state, error: 'connect ECONNREFUSED', since: '2026-08-24T06:58:12.000Z', attempt: 4, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false,

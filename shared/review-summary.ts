@@ -3,6 +3,7 @@ import { fleetIncidents, INCIDENT_KINDS, INCIDENT_LABEL, type FleetIncident } fr
 import { causeText } from './causes';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { WAITING_LABEL, waitingOnYou, type WaitingItem } from './waiting';
+import { preflightMarkdown, type Preflight } from './preflight';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
@@ -17,7 +18,7 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills'>>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills' | 'preflight'>>;
 
 /** What a host that cannot be read is doing, for a sentence. */
 const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
@@ -129,6 +130,8 @@ export interface ReviewSummary {
   readonly prs: readonly SummaryPr[];
   readonly drills: readonly SummaryDrill[];
   readonly incidents: readonly SummaryIncident[];
+  /** Each loop's pre-flight before its next fire, while one has run (see shared/preflight.ts). */
+  readonly preflight: readonly Preflight[];
 }
 
 /** Options of `buildReviewSummary`. */
@@ -258,7 +261,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
 
   const waiting = waitingOnYou(input, options.now);
-  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity) };
+  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity), preflight: input.preflight ?? [] };
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -343,6 +346,8 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     `# Loopdeck review since ${s.since}`,
     '',
     headline,
+    // Only once a pre-flight has run (inside a loop's lead before its fire).
+    ...(s.preflight.length ? section('Tonight', preflightMarkdown(s.preflight), '') : []),
     ...section('Waiting on you', waitingList(s.waiting), 'Nothing.'),
     ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
     ...section('New P0/P1 findings', findings, 'None.'),

@@ -30,6 +30,7 @@ import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-sch
 import { ReviewMark } from './notices/review-mark';
 import type { CommandInput, CommandOutput } from '../../shared/contract';
 import { TranscriptService } from './transcripts/transcript-service';
+import { PreflightService } from './preflight/preflight-service';
 
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
@@ -123,6 +124,8 @@ export class Engine {
   readonly notifier: Notifier;
   /** GitHub's view of the open PRs (state, checks, the body's Next section); null without a `github:` section. */
   readonly github: GithubPrs | null;
+  /** Pre-flight before each fire: what tonight's cycle needs, checked at the loop's lead. */
+  readonly preflight: PreflightService;
 
   constructor(
     private readonly config: Config,
@@ -199,6 +202,24 @@ export class Engine {
       },
       onOutput: (runId, from, text) => this.emit('drill.output', { runId, from, text }),
     });
+    this.preflight = new PreflightService({
+      config,
+      hosts: this.hosts,
+      now: this.now,
+      state: {
+        caughtUp: () => !this.behind(),
+        cycles: (loop) => [...this.loops.all()].find((l) => l.name === loop)?.cycles ?? [],
+        deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
+        capacity: () => this.capacityNow,
+        drills: () => this.drills.list(),
+        drillRuns: () => this.drills.runs(),
+      },
+      onChange: (preflight) => {
+        this.noticeGate.preflightChanged();
+        this.emit('preflight.changed', { preflight });
+        this.wake();
+      },
+    });
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -248,6 +269,7 @@ export class Engine {
       onError: options.onError ?? (() => undefined),
     });
     this.scheduler.start();
+    this.preflight.start();
   }
 
   /** A watcher saw a change, or a host connected: poll soon, if the engine runs on its own. */
@@ -270,6 +292,7 @@ export class Engine {
   /** Close every connection (after the poll in flight, if any). */
   async close(): Promise<void> {
     await this.scheduler?.stop();
+    await this.preflight.stop();
     this.started = false;
     for (const h of this.hosts.all()) h.source?.unwatch?.();
     if (this.tickTimer) clearTimeout(this.tickTimer);
@@ -388,7 +411,7 @@ export class Engine {
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs(), drills: this.drills.list() };
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list() };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.errors.set('notices', null);
@@ -402,6 +425,8 @@ export class Engine {
     this.publishProblems();
     // The open transcripts that moved: one event each per poll, however many lines it read.
     for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
+    // A loop that entered its lead before its fire (only once `run`: a snapshot makes no pre-flight).
+    this.preflight.look();
   }
 
   /**
@@ -519,7 +544,9 @@ export class Engine {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
     const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
     const ops = { notices: this.notifier.list(), lastReviewedAt: this.reviewMark.get(), drills: this.drills.list(), drillRuns: this.drills.runs() };
-    return { ...empty, ...live, ...ops, ledgerRows: this.ledgers.counts() };
+    // Only while a pre-flight has run: a snapshot without one prints what it printed before.
+    const preflight = this.preflight.list();
+    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), ledgerRows: this.ledgers.counts() };
   }
 
   // What the commands do, one step each: the command table (session/commands.ts) calls these and

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseDuration } from './duration';
 import { MetricsConfigSchema } from '../metrics/metrics-config';
 import { secretSource } from './secret';
+import { parseDiskThreshold } from './disk-threshold';
 
 /** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
 const Duration = z.string().transform((text, ctx) => {
@@ -14,6 +15,27 @@ const Duration = z.string().transform((text, ctx) => {
 });
 
 const NonEmpty = z.string().trim().min(1, 'expected a non-empty string');
+
+/** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
+const Lead = z.string().transform((text, ctx) => {
+  if (text.trim() === 'off') return null;
+  const ms = parseDuration(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `expected a lead before the fire like "1h" or "30m", or "off", got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** Free room a pre-flight asks for: `2GB`, `500MB`, or `10%` of the filesystem. */
+const DiskRoom = z.string().transform((text, ctx) => {
+  const t = parseDiskThreshold(text);
+  if (t === null) {
+    ctx.addIssue({ code: 'custom', message: `expected free room like "2GB", "500MB" or "10%", got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return t;
+});
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, ".", "_" or "-"');
 
@@ -60,7 +82,8 @@ export const LoopConfigSchema = z
     runs: NonEmpty,
     dir: NonEmpty.optional(),
     phases: z.array(Name).min(1).default(['audit', 'remediate', 'deliver']),
-    schedule: Cron.default('0 0 * * *'),
+    /** When it fires (cron, in `timezone`); absent: midnight, and no pre-flight (there is no fire the operator declared to check before). */
+    schedule: Cron.optional(),
     timezone: TimeZone.default('UTC'),
     grace: Duration.default(2 * 3_600_000),
     cap: Duration.default(20 * 3_600_000),
@@ -77,6 +100,12 @@ export const LoopConfigSchema = z
     cycles: z.number().int().min(1).max(400).default(14),
     /** The proxies whose fleet its phases depend on (failure attribution); absent: all of them. */
     uses: z.array(Name).optional(),
+    /** Pre-flight this long before each fire (`off`: none); absent: the top-level `preflight.lead` (1h). */
+    preflight: Lead.optional(),
+    /** Free room the pre-flight asks of the runs folder and the clone; absent: `preflight.disk` (2GB). */
+    preflightDisk: DiskRoom.optional(),
+    /** Model ids the loop expects loaded on the fleet it uses (matched against the proxies' models). */
+    models: z.array(NonEmpty).optional(),
   })
   .strict()
   .superRefine((loop, ctx) => {
@@ -88,7 +117,16 @@ export const LoopConfigSchema = z
         message: `${JSON.stringify(key)} is not one of this loop's phases (${loop.phases.join(', ')}); caps takes a phase name and a duration, e.g. caps: { deliver: 3h }`,
       });
     }
-  });
+  })
+  .transform(({ schedule, preflight, ...loop }) => ({
+    ...loop,
+    schedule: schedule ?? DEFAULT_SCHEDULE,
+    // A pre-flight checks before a fire the operator declared: a loop without a schedule has none unless asked.
+    preflight: preflight !== undefined ? preflight : schedule === undefined ? null : undefined,
+  }));
+
+/** When a loop without a `schedule` is expected to fire (the dead-man's default). */
+export const DEFAULT_SCHEDULE = '0 0 * * *';
 
 /** The cap of one phase of a loop: its own under `caps`, else the loop's `cap`. */
 export function phaseCap(loop: { readonly cap: number; readonly caps?: Readonly<Record<string, number>> }, phase: string): number {
@@ -210,6 +248,14 @@ export const GithubConfigSchema = z
   .strict();
 /** A validated `github:` section. */
 export type GithubConfig = z.infer<typeof GithubConfigSchema>;
+/** Pre-flight defaults for every loop: the lead before the fire, the free room asked for, how often it re-runs in the lead. */
+export const PreflightConfigSchema = z
+  .object({
+    lead: Lead.default(3_600_000),
+    disk: DiskRoom.default({ kind: 'bytes', bytes: 2 * 1024 ** 3 }),
+    every: Duration.default(10 * 60_000),
+  })
+  .strict();
 
 /** The whole configuration file. */
 export const ConfigSchema = z
@@ -223,6 +269,8 @@ export const ConfigSchema = z
     metrics: MetricsConfigSchema.optional(),
     /** GitHub, for the PRs' state; off unless present. */
     github: GithubConfigSchema.optional(),
+    /** Pre-flight defaults (see PreflightConfigSchema). */
+    preflight: PreflightConfigSchema.default({ lead: 3_600_000, disk: { kind: 'bytes', bytes: 2 * 1024 ** 3 }, every: 10 * 60_000 }),
   })
   .strict()
   .superRefine((cfg, ctx) => {

@@ -40,6 +40,7 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('host-recovered:')) return 'host-recovered';
   if (key.startsWith('drill:')) return 'drill-finished';
   if (key.startsWith('hollow:')) return 'remediate-hollow';
+  if (key.startsWith('preflight:')) return 'preflight-at-risk';
   const fleet = FLEET_KEY.exec(key);
   if (fleet) return `fleet-${fleet[2] as 'error-burst' | 'heap' | 'shed-threshold'}`;
   const waiting = /^waiting:(blocked|operator-only|stopped|uncovered|drill-due):/.exec(key);
@@ -177,7 +178,8 @@ export function conditionOf(n: Pick<Notice, 'key' | 'source'>, scope: ConditionS
     case 'fleet-error-burst':
     case 'fleet-heap':
     case 'fleet-shed-threshold':
-      // The capacity is always in the state whole: what it no longer calls for has cleared.
+    case 'preflight-at-risk':
+      // The capacity and the pre-flights are always in the state whole: what they no longer call for has cleared.
       return scope.derived.has(n.key) ? 'holds' : 'cleared';
     default:
       // Events end on their own; a key no rule builds ends when acknowledged.

@@ -224,6 +224,7 @@ describe('alert rules and conditions', () => {
     ['fleet:gateway:gateway:heap:2026-11-30T05:00:00.000Z', 'fleet-heap'],
     ['fleet:gateway:gateway:shed-threshold:2026-11-30T05:00:00.000Z', 'fleet-shed-threshold'],
     ['fleet:gateway:gateway:saturated:2026-11-30T05:00:00.000Z', null],
+    ['preflight:rel:2026-12-01T00:00:00.000Z', 'preflight-at-risk'],
     ['something-else', null],
   ])('%s is raised by %s', (key, rule) => expect(ruleOfKey(key)).toBe(rule));
 

@@ -29,6 +29,11 @@ export class NoticeGate {
     this.drills = true;
   }
 
+  /** A pre-flight ran (its notice is due at once, not at the next clock tick). */
+  preflightChanged(): void {
+    this.drills = true;
+  }
+
   /** Whether to derive now; when it says yes, it takes these inputs as the ones derived from. */
   due(now: Date, inputs: GateInputs): boolean {
     const l = this.last;

@@ -30,6 +30,7 @@ export const RULE_NAMES = [
   'fleet-error-burst',
   'fleet-heap',
   'fleet-shed-threshold',
+  'preflight-at-risk',
 ] as const;
 
 /** The name of a notice rule. */
@@ -61,6 +62,8 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'fleet-heap': 1,
   // A configuration finding (an env var to lower), not an outage.
   'fleet-shed-threshold': 0,
+  // Tonight's run will fail unless someone acts before the fire.
+  'preflight-at-risk': 1,
 };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */

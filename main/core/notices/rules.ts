@@ -4,6 +4,8 @@ import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState,
 import { waitingKey, waitingOnYou, type WaitingKind } from '../../../shared/waiting';
 import { fleetDrafts } from './fleet-rules';
 import { hostDrafts } from './host-rules';
+import { preflightDrafts } from './preflight-rules';
+import type { Preflight } from '../../../shared/preflight';
 import { makeDraft, type NoticeDraft } from './notice-draft';
 import { consoleLink, humanDuration } from './notice-text';
 import { DEFAULT_RULES, type RuleName } from './notify-config';
@@ -29,6 +31,8 @@ export interface NoticeInput {
   readonly drillRuns: readonly DrillRun[];
   /** The declared drills: one with a cadence (`every`) that is due waits on a person. */
   readonly drills?: readonly Drill[];
+  /** The loops' pre-flights: one at risk is noticed once per fire. */
+  readonly preflight?: readonly Preflight[];
   /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
   readonly rules: Partial<Record<RuleName, NoticePriority>>;
   readonly now: Date;
@@ -219,6 +223,8 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
       ...(input.consoleUrl === undefined ? {} : { consoleUrl: input.consoleUrl }),
     }),
   );
+
+  out.push(...preflightDrafts(input.preflight ?? [], prio('preflight-at-risk'), input.consoleUrl));
 
   for (const run of input.drillRuns) {
     if (run.status === 'running') continue;

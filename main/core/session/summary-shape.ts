@@ -8,6 +8,7 @@ import {
   PullRequestSchema,
   VerdictKindSchema,
 } from '../../../shared/domain';
+import { PreflightStateSchema } from '../../../shared/preflight';
 
 // The shape of a saved summary, checked by hand: every top-level field, and the fields of each
 // list's elements that name and place it (names, statuses, times, the nested lists). SummarySchema
@@ -74,6 +75,7 @@ const phase = record({
 });
 const cycle = record({ date: str, status: oneOf(PhaseStatusSchema.options), phases: list(phase) });
 const deadman = record({ state: oneOf(DeadmanStateSchema.options), expectedAt: nullable(str), lastFireAt: nullable(str), reason: str });
+const optional = (check: Check): Check => (v) => (v === undefined ? null : check(v));
 const count = is((v) => Number.isInteger(v) && (v as number) >= 0, 'a count');
 
 const summary = record({
@@ -89,6 +91,7 @@ const summary = record({
   drills: list(record({ name: str, host: str, timeoutMs: num, args: is(isObject, 'an object') })),
   drillRuns: list(record({ id: str, drill: str, host: str, startedAt: str, status: oneOf(DrillRunStatusSchema.options) })),
   ledgerRows: record({ findings: count, backlog: count, tasks: count, lessons: count, audits: count }),
+  preflight: optional(list(record({ loop: str, fireAt: str, state: oneOf(PreflightStateSchema.options), checks: list(record({ name: str, ok: bool, status: str, detail: str })), checkedAt: str }))),
 });
 
 /** What is wrong with a saved summary's shape, naming the first wrong field (`summary.loops[0].cycles is not a list`), or null. */

@@ -68,6 +68,15 @@ describe('reduceEvent', () => {
     expect(data.loops.nightly?.cycles).toHaveLength(1);
   });
 
+  it('preflight.changed replaces the pre-flights; a snapshot without them (an older one) has none', () => {
+    const preflight = [{ loop: 'reliability', fireAt: '2026-08-25T04:00:00.000Z', state: 'at-risk' as const, checks: [{ name: 'disk' as const, ok: false, status: 'fail' as const, detail: 'clone /srv/clone has 512 KB free' }], checkedAt: NOW }];
+    const r = reduceEvent(base, 'preflight.changed', { preflight }, NOW);
+    expect(r.data.preflight).toBe(preflight);
+    expect(r.refetch).toBe(false);
+    expect(withSnapshot(r.data, snapshot()).preflight).toEqual([]);
+    expect(withSnapshot(r.data, { ...snapshot(), preflight }).preflight).toBe(preflight);
+  });
+
   it('hosts.changed and problems.changed replace their lists', () => {
     const hosts = [host('mac', { kind: 'ssh', state: 'unreachable', error: 'connect ETIMEDOUT', attempt: 2 })];
     expect(reduceEvent(base, 'hosts.changed', { hosts }, NOW).data.hosts).toBe(hosts);

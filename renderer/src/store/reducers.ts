@@ -14,6 +14,7 @@ import type {
 } from '../../../shared/domain';
 import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
+import type { Preflight } from '../../../shared/preflight';
 import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
 
 /** What `app.info` answers. */
@@ -41,6 +42,8 @@ export interface DeckData extends OpsData {
   readonly prs: readonly PullRequest[];
   /** Inference hosts as last polled, in main's order (grouped by proxy there). */
   readonly capacity: readonly Capacity[];
+  /** Each loop's pre-flight before its next fire, while one has run. */
+  readonly preflight: readonly Preflight[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
   /** A snapshot has been applied at least once. */
@@ -92,6 +95,7 @@ export const emptyDeckData: DeckData = {
   audits: [],
   prs: [],
   capacity: [],
+  preflight: [],
   lastReviewedAt: null,
   loaded: false,
   ledgersLoaded: false,
@@ -125,6 +129,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     problems: summary.problems,
     prs: summary.prs,
     capacity: summary.capacity,
+    preflight: summary.preflight ?? [],
     lastReviewedAt: summary.lastReviewedAt,
     loaded: true,
     // A half-read summary's counts are not what will be loaded: no count rather than a wrong one.
@@ -203,6 +208,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'state.reset': (data) => ({ data, refetch: true }),
   'prs.changed': (data, { prs }, now) => changed({ ...data, prs }, now),
   'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
+  'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
   'notices.changed': (data, { notices, lastReviewedAt }, now) => changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt }, now),
   'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),
   'drills.changed': (data, { runs }, now) => changed({ ...data, drillRuns: runs }, now),

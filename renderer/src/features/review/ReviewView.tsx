@@ -11,6 +11,7 @@ import { argsText, DrillStatusBadge, runDuration } from '../drills/DrillParts';
 import { SeverityTag } from '../findings/FindingTags';
 import { ReviewLoop } from './ReviewLoops';
 import { WaitingSection } from './WaitingSection';
+import { PreflightSection } from './PreflightSection';
 import { waitingOnYou } from '../../../../shared/waiting';
 import { newLessons } from '../ledgers/ledgers';
 import { INCIDENT_LABEL } from '../../../../shared/fleet-incidents';
@@ -80,6 +81,7 @@ export function ReviewView() {
   const backlog = useDeck((s) => s.backlog);
   const tasks = useDeck((s) => s.tasks);
   const lessons = useDeck((s) => s.lessons);
+  const preflight = useDeck((s) => s.preflight);
   const since = reviewSince(lastReviewedAt, now);
 
   const loopReviews = useMemo(() => {
@@ -99,7 +101,8 @@ export function ReviewView() {
 
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;
-  const nothing = ledgersLoaded && waiting.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
+  const tonightAtRisk = preflight.some((p) => p.state === 'at-risk');
+  const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
       Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago).
@@ -124,12 +127,14 @@ export function ReviewView() {
             <CopyMarkdownButton since={since} />
           </div>
         </div>
+        <PreflightSection list={preflight} />
       </div>
     );
   }
 
   const { shown, more, moreP0 } = reviewFindingsShown(fresh);
   const summary = [
+    tonightAtRisk ? 'tonight at risk' : null,
     waiting.length ? `${waiting.length} waiting on you` : null,
     needy.length ? `${needy.length} ${needy.length === 1 ? 'loop needs' : 'loops need'} you` : null,
     fresh.items.length ? `${fresh.items.length} new ${fresh.items.length === 1 ? 'finding' : 'findings'}${p0 ? ` (${p0} P0)` : ''}` : null,
@@ -152,6 +157,8 @@ export function ReviewView() {
           <CopyMarkdownButton since={since} />
         </div>
       </section>
+
+      <PreflightSection list={preflight} />
 
       <WaitingSection items={waiting} now={now} />
 

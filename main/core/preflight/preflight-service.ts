@@ -1,0 +1,202 @@
+import type { Capacity, Cycle, Drill, DrillRun } from '../../../shared/domain';
+import type { Preflight } from '../../../shared/preflight';
+import type { Config, LoopConfig } from '../config/schema';
+import { isReachable, type HostTable } from '../engine/hosts';
+import { fireTimes } from '../loops/deadman';
+import type { DeliverRecord } from '../prs/pull-requests';
+import { judgePreflight } from './checks';
+import { parseProbe, probeScript, type PathAnswer } from './host-probe';
+
+/** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
+export const UNKNOWN_AGAIN_MS = 30_000;
+/** How long one host's probe may take (ms). */
+const PROBE_TIMEOUT_MS = 20_000;
+
+/** What the pre-flight reads from the engine, as it is now. */
+export interface PreflightState {
+  /** Every loop has been read once since the start: before that its cycles are not known yet. */
+  readonly caughtUp: () => boolean;
+  readonly cycles: (loop: string) => readonly Cycle[];
+  readonly deliverRecord: (loop: string) => DeliverRecord | null;
+  readonly capacity: () => readonly Capacity[];
+  readonly drills: () => readonly Drill[];
+  readonly drillRuns: () => readonly DrillRun[];
+}
+
+/** What the service is made from. */
+export interface PreflightServiceOptions {
+  readonly config: Config;
+  readonly hosts: HostTable;
+  readonly now: () => Date;
+  readonly state: PreflightState;
+  /** The results changed (a pre-flight ran, or one's fire passed). */
+  readonly onChange: (list: readonly Preflight[]) => void;
+}
+
+/** A loop's lead before its fire (ms), or null when its pre-flight is off. */
+export function leadOf(config: Config, loop: LoopConfig): number | null {
+  return loop.preflight === undefined ? config.preflight.lead : loop.preflight;
+}
+
+/**
+ * Pre-flight before each loop's fire: once `now` is within the loop's lead of its next fire, and
+ * again every `preflight.every` inside that window (after UNKNOWN_AGAIN_MS for one that could not tell), each host is asked once (one script over its
+ * one shell, all hosts at once) what its loops' folders need, and each loop is judged from that
+ * and what the engine already knows (host state, cycles, deliver record, fleet, drills).
+ */
+export class PreflightService {
+  private readonly byLoop = new Map<string, Preflight>();
+  private auto = false;
+  /** What was last handed to onChange (see listKey). */
+  private published = '';
+  private running: Promise<readonly Preflight[]> | null = null;
+
+  constructor(private readonly options: PreflightServiceOptions) {}
+
+  /** The configured loops, in config order. */
+  loops(): string[] {
+    return Object.keys(this.options.config.loops);
+  }
+
+  /** The current results, one per loop whose next fire has not passed, in config order. */
+  list(): Preflight[] {
+    const now = this.options.now().getTime();
+    return Object.keys(this.options.config.loops).flatMap((name) => {
+      const p = this.byLoop.get(name);
+      return p && Date.parse(p.fireAt) > now ? [p] : [];
+    });
+  }
+
+  /** Run the pre-flights that come due from now on: the engine calls `look` after each of its polls. */
+  start(): void {
+    this.auto = true;
+  }
+
+  /** Stop running them on its own (a pre-flight in flight finishes). */
+  async stop(): Promise<void> {
+    this.auto = false;
+    await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * After a poll, once started: run the pre-flights that are due, unless one is in flight. Cheap
+   * when none is (the next fire of each loop is cached until it passes), so it can follow every poll.
+   */
+  look(): void {
+    if (!this.auto || this.running) return;
+    // A fire that passed takes its pre-flight off the list: the dead-man speaks for that night now.
+    if (this.listKey(this.list()) !== this.published) this.publish();
+    void this.runDue().catch(() => undefined);
+  }
+
+  private listKey(list: readonly Preflight[]): string {
+    return list.map((p) => `${p.loop}\u0000${p.fireAt}\u0000${p.checkedAt}`).join('\u0001');
+  }
+
+  private publish(): void {
+    const list = this.list();
+    this.published = this.listKey(list);
+    this.options.onChange(list);
+  }
+
+  /** The loops inside their lead window whose pre-flight for this fire has not run, or ran `preflight.every` ago. */
+  due(): string[] {
+    const now = this.options.now();
+    const { config } = this.options;
+    return Object.entries(config.loops).flatMap(([name, loop]) => {
+      const lead = leadOf(config, loop);
+      if (lead === null) return [];
+      const next = fireTimes(loop.schedule, loop.timezone, now).next;
+      if (next === null || now.getTime() < next - lead) return [];
+      const last = this.byLoop.get(name);
+      // One that could not tell (a host still connecting, the fleet not polled yet) is asked again sooner.
+      const again = last?.state === 'unknown' ? Math.min(UNKNOWN_AGAIN_MS, config.preflight.every) : config.preflight.every;
+      const fresh = last && Date.parse(last.fireAt) === next && now.getTime() - Date.parse(last.checkedAt) < again;
+      return fresh ? [] : [name];
+    });
+  }
+
+  /** Run the pre-flights that are due; what ran. */
+  async runDue(): Promise<readonly Preflight[]> {
+    // Not before the first read has caught up: a running previous cycle would not be known yet.
+    if (!this.options.state.caughtUp()) return [];
+    const due = this.due();
+    return due.length === 0 ? [] : this.run(due);
+  }
+
+  /** Run the pre-flight of these loops (all by default) for their next fire, now, whatever their lead. */
+  run(loops: readonly string[] = Object.keys(this.options.config.loops)): Promise<readonly Preflight[]> {
+    // One at a time: a tick that comes while the CLI's run is in flight waits for it.
+    const previous = this.running ?? Promise.resolve([]);
+    const next = previous.catch(() => []).then(() => this.runNow(loops));
+    this.running = next.finally(() => {
+      if (this.running === next) this.running = null;
+    });
+    return next;
+  }
+
+  private async runNow(loops: readonly string[]): Promise<readonly Preflight[]> {
+    const { config, hosts, state } = this.options;
+    const now = this.options.now();
+    const entries = loops.flatMap((name) => {
+      const loop = config.loops[name];
+      return loop ? [[name, loop] as const] : [];
+    });
+    // Each host is asked once for all of its loops' folders, and every host at once.
+    const byHost = new Map<string, (readonly [string, LoopConfig])[]>();
+    for (const e of entries) byHost.set(e[1].host, [...(byHost.get(e[1].host) ?? []), e]);
+    const answers = new Map<string, readonly PathAnswer[] | string | null>();
+    await Promise.all(
+      [...byHost].map(async ([host, group]) => {
+        const got = await this.probe(host, group.map(([, l]) => folders(l)));
+        group.forEach(([name], i) => answers.set(name, typeof got === 'string' || got === null ? got : (got[i] ?? null)));
+      }),
+    );
+    const hostStates = new Map(hosts.states().map((h) => [h.name, h]));
+    const capacity = state.capacity();
+    const results = entries.map(([name, loop]): Preflight => {
+      const fireAt = fireTimes(loop.schedule, loop.timezone, now).next ?? now.getTime();
+      const uses = loop.uses ?? Object.keys(config.proxies);
+      return judgePreflight({
+        loop: name,
+        hostName: loop.host,
+        host: hostStates.get(loop.host),
+        fireAt,
+        capMs: loop.cap,
+        now,
+        disk: answers.get(name) ?? null,
+        threshold: loop.preflightDisk ?? config.preflight.disk,
+        cycles: state.cycles(name),
+        deliverRecordPath: loop.deliverRecord ?? null,
+        deliverRecord: state.deliverRecord(name),
+        proxies: uses.map((p) => ({ name: p, host: config.proxies[p]?.host ?? null })),
+        capacity,
+        models: loop.models ?? [],
+        drills: state.drills(),
+        drillRuns: state.drillRuns(),
+      });
+    });
+    for (const r of results) this.byLoop.set(r.loop, r);
+    this.publish();
+    return results;
+  }
+
+  /** One script on the host for every folder group; null when the host cannot be read now, a string when the script failed. */
+  private async probe(host: string, groups: readonly (readonly string[])[]): Promise<PathAnswer[][] | string | null> {
+    const h = this.options.hosts.get(host);
+    if (!isReachable(h) || !h.shell) return null;
+    const script = probeScript(groups);
+    try {
+      const out = h.ssh ? await h.ssh.connection.run(script, PROBE_TIMEOUT_MS) : await h.shell.exec(script, PROBE_TIMEOUT_MS);
+      if (out.code !== 0) return `the check script exited ${out.code ?? 'without a code'}${out.stderr ? `: ${out.stderr.trim().slice(0, 200)}` : ''}`;
+      return parseProbe(out.stdout.toString('utf8'), groups);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+}
+
+/** The folders a loop writes to: its runs folder, then its clone. */
+function folders(loop: LoopConfig): string[] {
+  return loop.dir ? [loop.runs, loop.dir] : [loop.runs];
+}

@@ -1,0 +1,99 @@
+import * as z from 'zod';
+import { escapeMarkdown } from './markdown-text';
+
+// Pre-flight (issue 30, item 2): before a loop's next fire, what tonight's cycle needs — its host
+// reachable and trusted, room on its runs folder and clone, the previous cycle finished, the fleet
+// it uses up with free slots and its models loaded, no drill over the night's window — checked at
+// a lead before the fire, so a failure is seen before the run and not by the dead-man after it.
+
+/** The checks a pre-flight makes, in the order they are shown. */
+export const PREFLIGHT_CHECKS = ['host', 'disk', 'previous-cycle', 'deliver-record', 'fleet', 'models', 'drills'] as const;
+
+/** One check's outcome: `warn` is worth saying but not a risk (a deliver record to resume); `unknown` could not be told. */
+export const PreflightCheckStatusSchema = z.enum(['ok', 'warn', 'fail', 'unknown']);
+/** One check's outcome. */
+export type PreflightCheckStatus = z.infer<typeof PreflightCheckStatusSchema>;
+
+/** One check of a pre-flight: `ok` is false only for a failure (or an unknown). */
+export const PreflightCheckSchema = z
+  .object({
+    name: z.enum(PREFLIGHT_CHECKS),
+    ok: z.boolean(),
+    status: PreflightCheckStatusSchema,
+    /** One sentence naming the thing (host, folder, proxy, model, drill) and what to do. */
+    detail: z.string(),
+  })
+  .readonly();
+/** One check of a pre-flight. */
+export type PreflightCheck = z.infer<typeof PreflightCheckSchema>;
+
+/** What a pre-flight concluded: `at-risk` when a check failed, `unknown` when one could not be told, else `ready`. */
+export const PreflightStateSchema = z.enum(['ready', 'at-risk', 'unknown']);
+/** What a pre-flight concluded. */
+export type PreflightState = z.infer<typeof PreflightStateSchema>;
+
+/** One loop's pre-flight before its next fire. */
+export const PreflightSchema = z
+  .object({
+    loop: z.string(),
+    /** The fire it is about (ISO, UTC). */
+    fireAt: z.string(),
+    state: PreflightStateSchema,
+    checks: z.array(PreflightCheckSchema).readonly(),
+    checkedAt: z.string(),
+  })
+  .readonly();
+/** One loop's pre-flight. */
+export type Preflight = z.infer<typeof PreflightSchema>;
+
+/** The state of a set of checks: any failure is a risk; else any unknown; else ready. */
+export function preflightState(checks: readonly Pick<PreflightCheck, 'status'>[]): PreflightState {
+  if (checks.some((c) => c.status === 'fail')) return 'at-risk';
+  if (checks.some((c) => c.status === 'unknown')) return 'unknown';
+  return 'ready';
+}
+
+/** A check from its outcome (`ok` follows from it). */
+export function preflightCheck(name: PreflightCheck['name'], status: PreflightCheckStatus, detail: string): PreflightCheck {
+  return { name, ok: status === 'ok' || status === 'warn', status, detail };
+}
+
+/** How each check is named for a person. */
+export const PREFLIGHT_CHECK_LABEL: Readonly<Record<PreflightCheck['name'], string>> = {
+  host: 'host',
+  disk: 'disk',
+  'previous-cycle': 'previous cycle',
+  'deliver-record': 'deliver record',
+  fleet: 'fleet',
+  models: 'models',
+  drills: 'drills',
+};
+
+/** The word for a state: "ready", "at risk", "unknown". */
+export function preflightStateText(state: PreflightState): string {
+  return state === 'at-risk' ? 'at risk' : state;
+}
+
+/** The checks that explain a state that is not ready: the failures, else the unknowns. */
+export function preflightReasons(p: Preflight): PreflightCheck[] {
+  const failing = p.checks.filter((c) => c.status === 'fail');
+  return failing.length > 0 ? failing : p.checks.filter((c) => c.status === 'unknown');
+}
+
+/** The pre-flight's headline: `Tonight: ready`, `Tonight: at risk, because …` (each failing check). */
+export function preflightHeadline(p: Preflight): string {
+  const reasons = preflightReasons(p);
+  if (p.state === 'ready' || reasons.length === 0) return `Tonight: ${preflightStateText(p.state)}`;
+  return `Tonight: ${preflightStateText(p.state)}, because ${reasons.map((c) => c.detail.replace(/\.$/, '')).join('; ')}`;
+}
+
+/** The Markdown summary's lines for the pre-flights: one a loop, then its warnings. */
+export function preflightMarkdown(list: readonly Preflight[]): string[] {
+  const lines: string[] = [];
+  for (const p of [...list].sort((a, b) => (a.loop < b.loop ? -1 : a.loop > b.loop ? 1 : 0))) {
+    lines.push(`- **${escapeMarkdown(p.loop)}** (fire ${p.fireAt}) — **${preflightStateText(p.state)}**`);
+    for (const c of preflightReasons(p)) lines.push(`  - ${PREFLIGHT_CHECK_LABEL[c.name]}: ${escapeMarkdown(c.detail)}`);
+    for (const c of p.checks.filter((x) => x.status === 'warn')) lines.push(`  - ${PREFLIGHT_CHECK_LABEL[c.name]} (warning): ${escapeMarkdown(c.detail)}`);
+  }
+  return lines;
+}
