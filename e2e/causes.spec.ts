@@ -44,4 +44,13 @@ test.describe('why it stopped: fleet, runner or agent, on the demo', () => {
     await agentPhase.click();
     await expect(cause).toHaveAttribute('data-cause', 'agent');
   });
+
+  test("the Review says whether tonight's run will work: the demo's pre-flight (a day's lead), each check named", async ({ page }) => {
+    await page.goto(`${served.url}#/review`);
+    const tonight = page.getByTestId('preflight-reliability');
+    await expect(tonight).toHaveAttribute('data-state', /^(ready|at-risk)$/, { timeout: 30_000 });
+    // The demo plays a cycle all the time: tonight's fire finds the previous one still running.
+    await expect(tonight).toHaveAttribute('data-state', 'at-risk');
+    await expect(page.getByTestId('preflight-check-reliability-previous-cycle')).toBeVisible();
+  });
 });

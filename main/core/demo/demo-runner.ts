@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFleetServer } from './fleet-server';
 import { seedFleetHistory } from './seed-history';
+import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { appendAudit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
@@ -166,6 +167,9 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
       '    cap: 20h',
       '    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md, implementer: docs/implementer-log.md }',
       `    deliverRecord: ${q(join(dir, 'deliver', 'reliability.json'))}`,
+      // A lead of a day: the demo's pre-flight for tonight is on the Review at any hour.
+      '    preflight: 24h',
+      `    models: [${MODEL_NAMES[0]}]`,
       'proxies:',
       `  crossbar: { host: demo-runner, kind: crossbar, url: ${q(fleetUrl)}, every: 5s }`,
       `  gateway: { host: demo-runner, kind: gateway, url: ${q(fleetUrl)}, every: 5s, shedThreshold: 80 }`,

@@ -2,7 +2,7 @@
 export const TICK_MS = 5000;
 const OUTAGE_WINDOW = 360;
 const ROUTES = ['bm', 'night-audit', 'coder'] as const;
-const MODEL_NAMES = ['qwen3-32b', 'gemma-3-12b'] as const;
+export const MODEL_NAMES = ['qwen3-32b', 'gemma-3-12b'] as const;
 const SLOTS = [4, 2, 4, 8] as const;
 const PER_SLOT_CTX = 16_384;
 
