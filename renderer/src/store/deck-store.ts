@@ -4,7 +4,7 @@ import { events } from '../../../shared/contract';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
 import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
-import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
+import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withNights, withSummary, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
 export interface DeckState extends DeckData, OpsActions {
@@ -38,6 +38,8 @@ export interface DeckState extends DeckData, OpsActions {
   transcriptLines(input: CommandInput<'transcript.lines'>): Promise<CommandOutput<'transcript.lines'>>;
   /** Search a transcript where it is. */
   transcriptSearch(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>>;
+  /** Fetch the nights main keeps for Trends (when the view opens); `nights.changed` keeps them current. Never throws. */
+  loadNights(): Promise<void>;
 }
 
 /** The zustand store type. */
@@ -140,6 +142,15 @@ export function createDeckStore(
     transcriptOpen: (input) => client.invoke('transcript.open', input),
     transcriptLines: (input) => client.invoke('transcript.lines', input),
     transcriptSearch: (input) => client.invoke('transcript.search', input),
+    async loadNights() {
+      try {
+        const { nights } = await client.invoke('trends.nights', {});
+        // What `nights.changed` brought meanwhile is newer than this answer.
+        set(withNights(get(), nights, false));
+      } catch {
+        // The followed cycles still show; the view asks again when opened again.
+      }
+    },
   }));
 }
 

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
 import { useDeck } from '../../store';
 import '../../trends.css';
@@ -10,11 +10,19 @@ export function TrendsView() {
   const loopMap = useDeck((s) => s.loops);
   const findings = useDeck((s) => s.findings);
   const backlog = useDeck((s) => s.backlog);
+  const nightMap = useDeck((s) => s.nights);
+  const loadNights = useDeck((s) => s.loadNights);
+  const loaded = useDeck((s) => s.loaded);
+  // The nights kept past the followed window: asked for when the view opens (and after a reload).
+  useEffect(() => {
+    if (loaded) void loadNights();
+  }, [loaded, loadNights]);
   // One memo for the view's life: a change re-derives only the nights it touched.
   const memo = useRef(createTrendsMemo()).current;
   const today = new Date().toISOString().slice(0, 10);
   const loops = useMemo(() => Object.values(loopMap), [loopMap]);
-  const trends = useMemo(() => memo.compute({ loops, findings, backlog, days, now: `${today}T12:00:00Z` }), [memo, loops, findings, backlog, days, today]);
+  const history = useMemo(() => Object.values(nightMap), [nightMap]);
+  const trends = useMemo(() => memo.compute({ loops, findings, backlog, days, now: `${today}T12:00:00Z`, history }), [memo, loops, findings, backlog, days, today, history]);
 
   if (loops.length === 0) {
     return (
