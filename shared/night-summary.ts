@@ -131,3 +131,12 @@ export function nightBytes(n: NightSummary): number {
   }
   return bytes;
 }
+
+/** From the night's first phase start (its audit's) to the end of the phase that delivered READY (ms); null without one. */
+export function readyAfterMs(phases: readonly Pick<NightPhase, 'name' | 'status' | 'startedAt' | 'endedAt'>[]): number | null {
+  const ready = phases.find((p) => p.status === 'ready' && p.endedAt !== null);
+  const first = (phases.find((p) => p.name === 'audit') ?? phases[0])?.startedAt;
+  if (!ready?.endedAt || !first) return null;
+  const ms = Date.parse(ready.endedAt) - Date.parse(first);
+  return Number.isFinite(ms) && ms >= 0 ? ms : null;
+}

@@ -1,5 +1,5 @@
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
-import { nightPhase, type NightPhase, type NightSummary } from './night-summary';
+import { nightPhase, readyAfterMs, type NightPhase, type NightSummary } from './night-summary';
 
 export type { NightPhase } from './night-summary';
 
@@ -59,6 +59,8 @@ export interface TrendNight {
   /** Findings open at the end of the night. */
   readonly backlog: number;
   readonly prs: number;
+  /** From the night's first start to its READY verdict (ms), when it delivered one (shared/night-summary.ts readyAfterMs). */
+  readonly readyMs: number | null;
   readonly flags: readonly TrendFlag['kind'][];
 }
 
@@ -94,7 +96,7 @@ export type FailureCounts = Readonly<Record<'fleet' | 'runner' | 'agent' | 'unkn
 
 /** The trends of every loop over one window. */
 export interface TrendsResult {
-  readonly days: TrendRange;
+  readonly days: number;
   readonly from: string;
   readonly to: string;
   readonly loops: readonly LoopTrends[];
@@ -105,7 +107,8 @@ export interface TrendsInput {
   readonly loops: readonly LoopState[];
   readonly findings: readonly Finding[];
   readonly backlog: readonly BacklogItem[];
-  readonly days: TrendRange;
+  /** The window in nights (the view offers TREND_RANGES; `loopdeck trends --nights` any). */
+  readonly days: number;
   /** The reference time (ISO); the window ends on its UTC date or the newest night, whichever is later. */
   readonly now: string;
   /** Nights the store kept (shared/night-summary.ts): they fill the dates no followed cycle covers. */
@@ -272,6 +275,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       closed: n?.closed ?? zero(),
       backlog: Math.max(0, open),
       prs: n?.prs ?? 0,
+      readyMs: readyAfterMs(n?.phases ?? []),
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });
   }
