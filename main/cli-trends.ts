@@ -35,7 +35,7 @@ function printLoop(l: LoopReport): void {
   lines.push('  measures:');
   for (const m of l.measures) {
     lines.push(
-      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), reopened ${m.reopened}`,
+      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), reopened ${m.reopened}, tokens ${m.tokens ?? '—'} (${m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr)} a PR)`,
     );
   }
   console.log(logSafe(lines.join('\n')));

@@ -23,6 +23,9 @@ export interface LoopMeasures {
   readonly medianReadyHours: number | null;
   /** Churn in the window (reopened items and re-found findings). */
   readonly reopened: number;
+  /** Fleet tokens the nights' phases used (where the proxies' usage rows knew), and per PR delivered on those nights; null when unknown. */
+  readonly tokens: number | null;
+  readonly tokensPerPr: number | null;
 }
 
 const sum = (c: Readonly<Record<string, number>>): number => Object.values(c).reduce((a, b) => a + b, 0);
@@ -37,6 +40,9 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
   const prs = last.reduce((a, n) => a + n.prs, 0);
   const ready = last.map((n) => n.readyMs).filter((m): m is number => m !== null);
   const m = median(ready);
+  const known = last.filter((n) => n.tokens !== null);
+  const tokens = known.length > 0 ? known.reduce((a, n) => a + (n.tokens ?? 0), 0) : null;
+  const knownPrs = known.reduce((a, n) => a + n.prs, 0);
   return {
     nights,
     found,
@@ -46,6 +52,8 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
     prsPerNight: ran.length > 0 ? prs / ran.length : null,
     medianReadyHours: m === null ? null : m / 3_600_000,
     reopened: churn.filter((c) => c.loop === l.loop && (c.date ?? '') >= from).length,
+    tokens,
+    tokensPerPr: tokens !== null && knownPrs > 0 ? tokens / knownPrs : null,
   };
 }
 

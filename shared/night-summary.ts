@@ -31,6 +31,8 @@ export const NightPhaseSchema = z
     cause: FailureCauseKindSchema.nullable().optional(),
     /** A failed or incomplete phase, or a running one the transcript calls hung or spinning: counted under its cause. */
     bad: z.boolean().optional(),
+    /** Fleet tokens in the proxies' usage rows over the phase's window, as stored when the night was last written; absent when none were kept. */
+    tokens: z.number().int().nonnegative().optional(),
   })
   .readonly();
 /** One phase of a kept night. */
@@ -139,4 +141,10 @@ export function readyAfterMs(phases: readonly Pick<NightPhase, 'name' | 'status'
   if (!ready?.endedAt || !first) return null;
   const ms = Date.parse(ready.endedAt) - Date.parse(first);
   return Number.isFinite(ms) && ms >= 0 ? ms : null;
+}
+
+/** A night's fleet tokens over its phases (null when no phase has any: unknown, not zero). */
+export function nightTokens(n: NightSummary | null): number | null {
+  const known = (n?.phases ?? []).map((p) => p.tokens).filter((t): t is number => t !== undefined);
+  return known.length > 0 ? known.reduce((a, b) => a + b, 0) : null;
 }

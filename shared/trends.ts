@@ -1,5 +1,5 @@
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
-import { nightPhase, readyAfterMs, type NightPhase, type NightSummary } from './night-summary';
+import { nightPhase, nightTokens, readyAfterMs, type NightPhase, type NightSummary } from './night-summary';
 
 export type { NightPhase } from './night-summary';
 
@@ -37,8 +37,9 @@ export interface NightStats {
   readonly openedUndatedDone: number;
   /** Days from first seen to DONE of each finding closed this night. */
   readonly daysToDone: readonly number[];
-  /** PRs the night delivered (shared/night-summary.ts). */
+  /** PRs the night delivered and the fleet tokens its phases used, as its kept row says (shared/night-summary.ts). */
   readonly prs: number;
+  readonly tokens: number | null;
 }
 
 /** A regression, flagged on the night it happened. */
@@ -59,6 +60,7 @@ export interface TrendNight {
   /** Findings open at the end of the night. */
   readonly backlog: number;
   readonly prs: number;
+  readonly tokens: number | null;
   /** From the night's first start to its READY verdict (ms), when it delivered one (shared/night-summary.ts readyAfterMs). */
   readonly readyMs: number | null;
   readonly flags: readonly TrendFlag['kind'][];
@@ -155,7 +157,7 @@ function nightPhases(cycle: Cycle | NightSummary | null): readonly NightPhase[] 
 }
 
 /** Derive one night; pure, so a memo may keep it while its inputs are the same objects. */
-export function deriveNight(loop: string, date: string, cycle: Cycle | NightSummary | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0, prs = 0): NightStats {
+export function deriveNight(loop: string, date: string, cycle: Cycle | NightSummary | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0, kept: NightSummary | null = null): NightStats {
   const o = zero();
   const c = zero();
   for (const f of opened) o[bucket(f.severity)] += 1;
@@ -164,7 +166,7 @@ export function deriveNight(loop: string, date: string, cycle: Cycle | NightSumm
     c[bucket(f.severity)] += 1;
     daysToDone.push(Math.max(0, (Date.parse(`${date}T00:00:00Z`) - Date.parse(`${openedNight(f)}T00:00:00Z`)) / DAY));
   }
-  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs };
+  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept) };
 }
 
 function quantile(sorted: readonly number[], q: number): number | null {
@@ -275,6 +277,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       closed: n?.closed ?? zero(),
       backlog: Math.max(0, open),
       prs: n?.prs ?? 0,
+      tokens: n?.tokens ?? null,
       readyMs: readyAfterMs(n?.phases ?? []),
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });
@@ -290,7 +293,7 @@ const sum = (c: SeverityCounts): number => c.P0 + c.P1 + c.P2 + c.P3 + c.none;
 
 interface Slot {
   cycle: Cycle | NightSummary | null;
-  prs: number;
+  kept: NightSummary | null;
   opened: Finding[];
   closed: Finding[];
   undated: number;
@@ -359,15 +362,15 @@ export function createTrendsMemo(): TrendsMemo {
         const keptNight = kept.get(key);
         // A followed cycle is the newest word on its night; its kept row still knows its PRs.
         const cycle = cycles.get(key) ?? keptNight ?? null;
-        const prs = keptNight?.prs ?? 0;
+        const keptHere = keptNight ?? null;
         const found = index.get(key);
         const opened = found?.opened ?? [];
         const closed = found?.closed ?? [];
         const undatedHere = found?.undated ?? 0;
         let slot = slots.get(key);
-        if (slot?.stats && slot.cycle === cycle && slot.prs === prs && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
+        if (slot?.stats && slot.cycle === cycle && slot.kept === keptHere && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
         else {
-          slot = { cycle, prs, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere, prs) };
+          slot = { cycle, kept: keptHere, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere, keptHere) };
           slots.set(key, slot);
           last.recomputed += 1;
         }

@@ -89,6 +89,12 @@ describe('history that lasts: kept nights', () => {
     const file = join(fx.dataDir, 'loopdeck.db');
     mkdirSync(fx.dataDir, { recursive: true });
     let store = Store.open(file);
+    // The proxy's usage rows over one old night's remediate (01:00-05:00), and one outside every phase.
+    const usage = store.sql.prepare('INSERT INTO usage_rows (proxy, key, t, route, host, model, status, ttfb_ms, tokens, error) VALUES (?, ?, ?, NULL, NULL, NULL, ?, NULL, ?, NULL)');
+    const old = fx.dates[20] ?? '';
+    usage.run('crossbar', 'a', Date.parse(`${old}T02:00:00Z`), '200', 1200);
+    usage.run('crossbar', 'b', Date.parse(`${old}T04:59:00Z`), '200', 800);
+    usage.run('crossbar', 'c', Date.parse(`${old}T05:30:00Z`), '200', 5000);
     let engine = new Engine(fx.config, { store, now: () => NOW });
     const written: NightSummary[][] = [];
     engine.subscribe((event, payload) => event === 'nights.changed' && written.push([...(payload as { upserted: NightSummary[] }).upserted]));
@@ -99,6 +105,9 @@ describe('history that lasts: kept nights', () => {
     for (let i = 0; engine.history.pending && i < 100; i++) await engine.poll();
     expect(engine.history.oldNightsRead).toBe(76);
     expect(engine.history.rows.writes).toBe(90);
+    // Each phase keeps the fleet tokens of its own window; a phase without usage rows keeps none (not 0).
+    const kept = engine.history.list().find((n) => n.date === old);
+    expect(kept?.phases.map((p) => [p.name, p.tokens])).toEqual([['audit', undefined], ['remediate', 2000], ['deliver', undefined]]);
 
     // A poll with nothing new writes nothing; one phase of one followed night changing writes that night's row.
     written.length = 0;

@@ -49,12 +49,24 @@ export class NightHistory {
     if (cycles.length === 0 || !this.options.config.loops[loop]) return;
     const at = this.options.now().toISOString();
     try {
-      this.written.push(...this.rows.put(cycles.map((c) => summarizeCycle(loop, c)), at));
+      this.written.push(...this.rows.put(cycles.map((c) => this.withTokens(summarizeCycle(loop, c))), at));
     } catch (err) {
       // A full data folder (the store says so) must not stop the cycles being published: a night
       // not kept now is kept at its next change, or read once at the next start (it has no row).
       if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
     }
+  }
+
+  /** Each finished phase's fleet tokens over its window (one indexed range query a phase). */
+  private withTokens(night: NightSummary): NightSummary {
+    const phases = night.phases.map((p) => {
+      const from = p.startedAt ? Date.parse(p.startedAt) : NaN;
+      const to = p.endedAt ? Date.parse(p.endedAt) : NaN;
+      if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return p;
+      const tokens = this.rows.tokensBetween(from, to);
+      return tokens === null ? p : { ...p, tokens };
+    });
+    return { ...night, phases };
   }
 
   /** The nights written since the last call (for `nights.changed`). */

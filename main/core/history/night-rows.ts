@@ -36,6 +36,15 @@ export class NightRows {
     return new Set(rows.map((r) => r.date));
   }
 
+  /**
+   * The fleet tokens the proxies' usage rows (migration 5, kept 30 days) record from `fromMs` to
+   * `toMs`, every proxy summed; null when no row in the window says how many (not known, not 0).
+   */
+  tokensBetween(fromMs: number, toMs: number): number | null {
+    const row = this.store.statement('SELECT SUM(tokens) AS s, COUNT(tokens) AS n FROM usage_rows WHERE t >= ? AND t <= ?').get(fromMs, toMs) as { s: number | null; n: number };
+    return row.n > 0 ? (row.s ?? 0) : null;
+  }
+
   /** The newest date kept for a loop, or null. */
   newest(loop: string): string | null {
     const row = this.store.statement('SELECT MAX(date) AS d FROM nights WHERE loop = ?').get(loop) as { d: string | null } | undefined;

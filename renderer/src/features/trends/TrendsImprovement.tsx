@@ -49,6 +49,7 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
               <th scope="col">PRs</th>
               <th scope="col" title="Median from the night's audit start to its READY verdict">Audit → READY</th>
               <th scope="col" title="DONE items reopened and findings re-found within 30 days">Reopened</th>
+              <th scope="col" title="Fleet tokens per PR delivered, from the proxies' usage rows over each phase's window (kept 30 days, then with the night)">Tokens / PR</th>
             </tr>
           </thead>
           <tbody>
@@ -61,6 +62,7 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
                 <td className="num">{m.prs}</td>
                 <td className="num">{m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`}</td>
                 <td className={`num${m.reopened > 0 ? ' trend-cap-hit' : ''}`}>{m.reopened}</td>
+                <td className="num">{m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr).toLocaleString('en-US')}</td>
               </tr>
             ))}
           </tbody>
