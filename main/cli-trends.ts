@@ -8,7 +8,7 @@ import { logSafe } from './core/logging/log-text';
 // derivation (shared/loop-measures.ts trendsReport over shared/trends.ts), on the followed cycles
 // and the nights the store keeps.
 
-/** The most nights `--nights` takes (a history setting's maximum is ten years; the view's series stop at 1,000 points). */
+/** The most nights `--nights` takes (the `history` setting's maximum; a series stops at 1,000 points). */
 const MAX_NIGHTS = 1000;
 
 function nightsOf(flags: Flags): number {

@@ -178,8 +178,11 @@ export const commands = {
     input: TranscriptRefSchema.extend({ at: TranscriptAtSchema, count: z.number().int().min(1).max(TRANSCRIPT_MAX_ROWS).default(200) }).strict(),
     output: TranscriptLinesSchema,
   },
-  /** The nights the store keeps for Trends (each loop's `history` back from its newest), oldest first. */
-  'trends.nights': { input: z.object({ loop: z.string().min(1).optional() }).strict(), output: z.object({ nights: z.array(NightSummarySchema).readonly() }) },
+  /** The nights the store keeps for Trends, each loop's `history` (or `nights`, if fewer) back from its newest, oldest first. */
+  'trends.nights': {
+    input: z.object({ loop: z.string().min(1).optional(), nights: z.number().int().min(1).max(1000).optional() }).strict(),
+    output: z.object({ nights: z.array(NightSummarySchema).readonly() }),
+  },
   /** Search the transcript where it is (grep on the host), bounded in time and output. */
   'transcript.search': { input: TranscriptSearchInputSchema, output: TranscriptSearchSchema },
 } as const;

@@ -75,7 +75,7 @@ export const LoopConfigSchema = z
     layout: LayoutSchema.default({ status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }),
     cycles: z.number().int().min(1).max(400).default(14),
     /** How many nights back Trends reaches (kept in the store as summaries, past the followed `cycles`). */
-    history: z.number().int().min(1).max(3660).default(90),
+    history: z.number().int().min(1).max(1000).default(90),
   })
   .strict()
   .superRefine((loop, ctx) => {

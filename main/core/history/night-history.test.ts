@@ -127,6 +127,8 @@ describe('history that lasts: kept nights', () => {
     expect(engine.history.pending).toBe(false);
     expect(engine.history.oldNightsRead).toBe(0);
     expect(engine.history.list()).toHaveLength(90);
+    // The console asks for its longest range and 30 nights before: no more rows than that.
+    expect(engine.history.list(undefined, 30).map((n) => n.date)).toEqual(fx.dates.slice(0, 30).reverse());
     await engine.close();
     store.close();
   });

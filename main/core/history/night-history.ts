@@ -115,13 +115,13 @@ export class NightHistory {
       .reverse();
   }
 
-  /** Each configured loop's kept nights (or one loop's), its `history` nights back from its newest, oldest first. */
-  list(loop?: string): NightSummary[] {
+  /** Each configured loop's kept nights (or one loop's), its `history` nights (or `nights`, if fewer) back from its newest, oldest first. */
+  list(loop?: string, nights = Infinity): NightSummary[] {
     const out: NightSummary[] = [];
     for (const [name, cfg] of Object.entries(this.options.config.loops)) {
       if (loop !== undefined && loop !== name) continue;
       const newest = this.rows.newest(name);
-      if (newest !== null) out.push(...this.rows.list(name, addDays(newest, -(cfg.history - 1))));
+      if (newest !== null) out.push(...this.rows.list(name, addDays(newest, -(Math.min(cfg.history, nights) - 1))));
     }
     return out;
   }

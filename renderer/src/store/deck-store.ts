@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandInput, CommandOutput, EventName, EventPayload } from '../../../shared/contract';
 import { events } from '../../../shared/contract';
+import { TREND_RANGES } from '../../../shared/trends';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
 import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
@@ -44,6 +45,9 @@ export interface DeckState extends DeckData, OpsActions {
 
 /** The zustand store type. */
 export type DeckStore = StoreApi<DeckState>;
+
+/** Nights the console asks for: the longest Trends range and the 30 nights before it its flags compare against. */
+const TRENDS_NIGHTS = Math.max(...TREND_RANGES) + 30;
 
 type Buffered = { [E in EventName]: readonly [E, EventPayload<E>] }[EventName];
 
@@ -144,7 +148,8 @@ export function createDeckStore(
     transcriptSearch: (input) => client.invoke('transcript.search', input),
     async loadNights() {
       try {
-        const { nights } = await client.invoke('trends.nights', {});
+        // The longest range and the 30 nights its flags look back over: never a decade of rows.
+        const { nights } = await client.invoke('trends.nights', { nights: TRENDS_NIGHTS });
         // What `nights.changed` brought meanwhile is newer than this answer.
         set(withNights(get(), nights, false));
       } catch {
