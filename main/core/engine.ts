@@ -418,6 +418,7 @@ export class Engine {
     if (read.deliverChanged) this.prTracker.noteDeliverRecord(loop);
     const published = this.ledgers.take(loop, follower.ledgers, read);
     if (published) this.emit(published.event, published.payload);
+    this.history.ledgers(loop, read.findings);
     return published !== null;
   }
 

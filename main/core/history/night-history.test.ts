@@ -132,4 +132,30 @@ describe('history that lasts: kept nights', () => {
     await engine.close();
     store.close();
   });
+
+  it('keeps each night’s new findings by severity, and a ledger section appended re-writes only its night’s row', async () => {
+    const fx = fixture();
+    const clone = join(fx.dir, 'clone');
+    mkdirSync(clone);
+    const section = (date: string, sevs: string[], from: number) =>
+      `\n## Delta audit ${date}\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${sevs.map((s, i) => `| R-${from + i} | ${s} | durability | src/a.py:${from + i} | x |`).join('\n')}\n`;
+    const audit = join(clone, 'RELIABILITY_AUDIT.md');
+    const old = fx.dates[40] ?? '';
+    writeFileSync(audit, `# Audit\n${section(old, ['P0', 'P0', 'P2'], 1)}`);
+    const text = ['hosts: { runner: { local: true } }', 'loops:', '  reliability:', '    host: runner', `    runs: ${JSON.stringify(fx.runs)}`, `    dir: ${JSON.stringify(clone)}`, '    ledgers: { audit: RELIABILITY_AUDIT.md }', '    cap: 20h', '    cycles: 14', ''].join('\n');
+    const store = Store.open(':memory:');
+    const engine = new Engine(parseConfig(fx.configPath, text), { store, now: () => NOW });
+    await engine.poll();
+    for (let i = 0; engine.history.pending && i < 100; i++) await engine.poll();
+    const at = (d: string) => engine.history.list().find((n) => n.date === d);
+    expect(at(old)?.opened).toEqual({ P0: 2, P1: 0, P2: 1, P3: 0, none: 0 });
+    expect(at(fx.dates[2] ?? '')?.opened).toEqual({ P0: 0, P1: 0, P2: 0, P3: 0, none: 0 });
+    const writes = engine.history.rows.writes;
+    appendFileSync(audit, section(fx.dates[2] ?? '', ['P1'], 4));
+    await engine.poll();
+    expect(engine.history.rows.writes).toBe(writes + 1);
+    expect(at(fx.dates[2] ?? '')?.opened).toMatchObject({ P1: 1 });
+    await engine.close();
+    store.close();
+  });
 });

@@ -1,4 +1,5 @@
-import type { BacklogItem, Cycle } from '../../../shared/domain';
+import type { KeyedDelta } from '../../../shared/deltas';
+import type { BacklogItem, Cycle, Finding } from '../../../shared/domain';
 import { markHollow } from '../../../shared/hollow';
 import { summarizeCycle, type NightSummary } from '../../../shared/night-summary';
 import { addDays } from '../../../shared/trends';
@@ -8,6 +9,7 @@ import { log } from '../logging/log';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { NightRows } from './night-rows';
+import { OpenedIndex } from './opened-index';
 import { readOldNight } from './old-night';
 
 /** Nights older than the followed window read per loop per poll on a first start: a poll stays short. */
@@ -37,6 +39,8 @@ export class NightHistory {
   readonly rows: NightRows;
   private readonly backfills = new Map<string, Backfill>();
   private written: NightSummary[] = [];
+  /** Each loop's new findings by night, once its ledgers were read. */
+  private readonly opened = new Map<string, OpenedIndex>();
   /** Old nights read from the host since this object was made (tests read it). */
   oldNightsRead = 0;
 
@@ -49,10 +53,31 @@ export class NightHistory {
     if (cycles.length === 0 || !this.options.config.loops[loop]) return;
     const at = this.options.now().toISOString();
     try {
-      this.written.push(...this.rows.put(cycles.map((c) => this.withTokens(summarizeCycle(loop, c))), at));
+      const opened = this.opened.get(loop);
+      this.written.push(...this.rows.put(cycles.map((c) => this.withTokens(summarizeCycle(loop, c, opened?.counts(c.date)))), at));
     } catch (err) {
       // A full data folder (the store says so) must not stop the cycles being published: a night
       // not kept now is kept at its next change, or read once at the next start (it has no row).
+      if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
+    }
+  }
+
+  /**
+   * A loop's ledgers changed (a delta, or all of them on a first read): the kept nights whose count
+   * of new findings moved get it in their rows (only those rows).
+   */
+  ledgers(loop: string, findings: KeyedDelta<Finding>): void {
+    if (findings.upserted.length === 0 && findings.removed.length === 0) return;
+    let index = this.opened.get(loop);
+    if (!index) this.opened.set(loop, (index = new OpenedIndex()));
+    const moved = index.apply(findings);
+    if (moved.size === 0) return;
+    const kept = this.rows.get(loop, [...moved]);
+    if (kept.length === 0) return;
+    const counts = index;
+    try {
+      this.written.push(...this.rows.put(kept.map((n) => ({ ...n, opened: counts.counts(n.date) })), this.options.now().toISOString()));
+    } catch (err) {
       if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
     }
   }

@@ -45,6 +45,22 @@ export class NightRows {
     return row.n > 0 ? (row.s ?? 0) : null;
   }
 
+  /** The kept nights of a loop on these dates (those that have a row). */
+  get(loop: string, dates: readonly string[]): NightSummary[] {
+    const st = this.store.statement('SELECT data FROM nights WHERE loop = ? AND date = ?');
+    const out: NightSummary[] = [];
+    for (const d of dates) {
+      const row = st.get(loop, d) as { data: string } | undefined;
+      if (!row) continue;
+      try {
+        out.push(NightSummarySchema.parse(JSON.parse(row.data)));
+      } catch {
+        // Not a night as this build keeps it: left as it is (list() says so when it is read).
+      }
+    }
+    return out;
+  }
+
   /** The newest date kept for a loop, or null. */
   newest(loop: string): string | null {
     const row = this.store.statement('SELECT MAX(date) AS d FROM nights WHERE loop = ?').get(loop) as { d: string | null } | undefined;
