@@ -1,4 +1,4 @@
-import { NightSummarySchema, type NightSummary } from '../../../shared/night-summary';
+import { boundNight, NightSummarySchema, type NightSummary } from '../../../shared/night-summary';
 import { log } from '../logging/log';
 import type { Store } from '../store/store';
 
@@ -22,7 +22,9 @@ export class NightRows {
     );
     const written: NightSummary[] = [];
     this.store.sql.transaction(() => {
-      for (const n of nights) {
+      for (const night of nights) {
+        // Every row within MAX_NIGHT_BYTES, whatever was added to the night since it was summarised.
+        const n = boundNight(night);
         if (st.run(n.loop, n.date, JSON.stringify(n), at).changes > 0) written.push(n);
       }
     })();
