@@ -25,6 +25,7 @@ export const OPTIONS = {
   arg: { type: 'string', multiple: true },
   override: { type: 'boolean', default: false },
   lines: { type: 'string' },
+  nights: { type: 'string' },
   from: { type: 'string' },
   grep: { type: 'string' },
   follow: { type: 'boolean', default: false },
@@ -98,7 +99,13 @@ export async function openEngine(flags: Flags, command: string): Promise<{ engin
  * Read the whole state once (every follower caught up, the fleet polled), hand it to `print`, and
  * report the sources that failed: exit 1 when any did, as `snapshot` and `review` do.
  */
-export async function withState(flags: Flags, command: string, print: (snap: ReturnType<Engine['snapshot']>) => void): Promise<number> {
+export async function withState(
+  flags: Flags,
+  command: string,
+  print: (snap: ReturnType<Engine['snapshot']>, engine: Engine) => void,
+  /** `history`: also read every older night Trends keeps (a first run reads them a chunk a poll). */
+  options: { readonly history?: boolean } = {},
+): Promise<number> {
   const opened = await openEngine(flags, command);
   let { engine, store } = opened;
   try {
@@ -115,10 +122,10 @@ export async function withState(flags: Flags, command: string, print: (snap: Ret
       await engine.capacity.pollOnce();
       await engine.poll();
     }
-    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+    for (let i = 0; (engine.behind() || (options.history === true && engine.history.pending)) && i < 1000; i++) await engine.poll();
     // With a `github:` section, one round of asking GitHub about the PRs just read.
     await engine.github?.pollOnce();
-    print(engine.snapshot());
+    print(engine.snapshot(), engine);
     const failures = engine.failures();
     for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
     return failures.length > 0 ? 1 : 0;

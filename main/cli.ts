@@ -12,6 +12,7 @@ import { CliError, CONNECT_TIMEOUT_MS, OPTIONS, openEngine, portOf, withState, l
 import { trust, untrust } from './cli-hosts';
 import { drill } from './cli-drill';
 import { preflight } from './cli-preflight';
+import { trends } from './cli-trends';
 import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
@@ -29,6 +30,7 @@ Usage:
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
   loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
   loopdeck log      LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]
+  loopdeck trends   [LOOP] [--nights N] [--json]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
   loopdeck preflight [LOOP] [--config FILE] [--data DIR] [--json]
@@ -45,6 +47,7 @@ Usage:
                  trusted key without asking; run a drill without typing its name
   --arg k=v      a drill argument (one of the values the config allows)
   --override     run a drill although a loop phase on its host is running (recorded)
+  --nights N     trends: the window in nights (default 30; the kept nights reach back each loop's history)
   --lines N      log: how many lines (default 50: the last ones, or from --from)
   --from LINE    log: start at this line (1-based)
   --grep RE      log: the lines matching an extended regex, searched on the host, with their numbers
@@ -162,6 +165,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return untrust(flags, positionals[1]);
     case 'drill':
       return drill(flags, positionals.slice(1));
+    case 'trends':
+      return trends(flags, positionals.slice(1));
     case 'log':
       return log_(flags, positionals.slice(1));
     case 'preflight':

@@ -18,6 +18,7 @@ import {
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
 import { PreflightSchema } from './preflight';
+import { NightSummarySchema } from './night-summary';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
   TranscriptAtSchema,
@@ -178,6 +179,11 @@ export const commands = {
     input: TranscriptRefSchema.extend({ at: TranscriptAtSchema, count: z.number().int().min(1).max(TRANSCRIPT_MAX_ROWS).default(200) }).strict(),
     output: TranscriptLinesSchema,
   },
+  /** The nights the store keeps for Trends, each loop's `history` (or `nights`, if fewer) back from its newest, oldest first. */
+  'trends.nights': {
+    input: z.object({ loop: z.string().min(1).optional(), nights: z.number().int().min(1).max(1000).optional() }).strict(),
+    output: z.object({ nights: z.array(NightSummarySchema).readonly() }),
+  },
   /** Search the transcript where it is (grep on the host), bounded in time and output. */
   'transcript.search': { input: TranscriptSearchInputSchema, output: TranscriptSearchSchema },
 } as const;
@@ -235,6 +241,8 @@ export const events = {
   'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */
   'drill.output': z.object({ runId: z.string(), from: z.number().int(), text: z.string() }),
+  /** Kept nights written in one poll (a followed cycle that changed, or older nights read once): one row each, never the whole history. */
+  'nights.changed': z.object({ upserted: z.array(NightSummarySchema).readonly() }),
   /** A transcript a client opened in the last TRANSCRIPT_INTEREST_MS grew, shrank or was replaced (once per poll at most). */
   'transcript.changed': TranscriptChangedSchema,
 } as const;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BacklogItem, Cycle, Finding, LoopState, Phase, Severity } from './domain';
+import { summarizeCycle } from './night-summary';
 import { addDays, closedNight, createTrendsMemo, median, openedNight, type TrendsInput } from './trends';
 
 const H = 3_600_000;
@@ -161,5 +162,24 @@ describe('trends: incremental memo', () => {
     // A finding appended on one night (a new array, the old rows the same objects): only that night.
     memo.compute({ ...base, loops: [loop(changed)], findings: [...findings, finding('R-3', '2026-08-20', 'P0')] });
     expect(memo.last).toEqual({ recomputed: 1, reused: 29 });
+  });
+});
+
+describe('trends: kept nights', () => {
+  it('fills the nights no followed cycle covers from the store, a followed cycle wins over its kept row, and counts bad phases by cause', () => {
+    const bad = (d: string, kind: 'fleet' | 'runner' | null): Cycle => ({
+      date: d,
+      status: 'failed',
+      phases: [phase('audit', d, 0.5), phase('remediate', d, 2, { status: 'failed', reason: 'wrapper stamp FAILED 1', ...(kind ? { cause: { kind, what: null, subject: null, since: null, until: null, detail: 'x' } } : {}) })],
+    });
+    // 14 followed, 90 kept (the newest 14 of them stale: the followed cycles say otherwise).
+    const followed = nights(14);
+    const kept = nights(90, (d, i) => (i < 14 ? bad(d, 'fleet') : i % 30 === 0 ? bad(d, 'runner') : i === 45 ? bad(d, null) : cycle(d))).map((c) => summarizeCycle('reliability', c));
+    const l = createTrendsMemo().compute(input({ loops: [loop(followed)], days: 90, history: kept })).loops[0];
+    expect(l?.nights.filter((n) => n.outcome !== null)).toHaveLength(90);
+    expect(l?.nights.filter((n) => n.outcome === 'failed')).toHaveLength(3);
+    expect(l?.failures).toEqual({ fleet: 0, runner: 2, agent: 0, unknown: 1 });
+    // Without the kept nights, Trends reaches only as far back as the followed cycles.
+    expect(createTrendsMemo().compute(input({ loops: [loop(followed)], days: 90 })).loops[0]?.nights.filter((n) => n.outcome !== null)).toHaveLength(14);
   });
 });

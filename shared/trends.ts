@@ -1,4 +1,7 @@
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
+import { nightPhase, nightTokens, readyAfterMs, type NightPhase, type NightSummary } from './night-summary';
+
+export type { NightPhase } from './night-summary';
 
 // Trends: per loop and night, what the cycles and the ledgers say over 7, 30 or 90 days, and the
 // regressions worth a look. Nights are memoised (keyed by loop + date) so a change re-derives only
@@ -22,16 +25,6 @@ const FINISHED: ReadonlySet<PhaseStatus> = new Set(['ok', 'no-op', 'ready', 'inc
 const SUCCESS: ReadonlySet<PhaseStatus> = new Set(['ok', 'no-op', 'ready']);
 const DATE_RE = /(\d{4}-\d{2}-\d{2})/;
 
-/** One phase of one night: its duration when it finished with both times, and whether it ran into the cap. */
-export interface NightPhase {
-  readonly name: string;
-  readonly status: PhaseStatus;
-  readonly durationMs: number | null;
-  readonly capHit: boolean;
-  /** A remediate stamped ok or no-op that left backlog items without a final outcome (Phase.hollow). */
-  readonly hollow: boolean;
-}
-
 /** What one loop's night holds, derived once and reused while its cycle and findings are unchanged. */
 export interface NightStats {
   readonly loop: string;
@@ -44,6 +37,9 @@ export interface NightStats {
   readonly openedUndatedDone: number;
   /** Days from first seen to DONE of each finding closed this night. */
   readonly daysToDone: readonly number[];
+  /** PRs the night delivered and the fleet tokens its phases used, as its kept row says (shared/night-summary.ts). */
+  readonly prs: number;
+  readonly tokens: number | null;
 }
 
 /** A regression, flagged on the night it happened. */
@@ -63,6 +59,10 @@ export interface TrendNight {
   readonly closed: SeverityCounts;
   /** Findings open at the end of the night. */
   readonly backlog: number;
+  readonly prs: number;
+  readonly tokens: number | null;
+  /** From the night's first start to its READY verdict (ms), when it delivered one (shared/night-summary.ts readyAfterMs). */
+  readonly readyMs: number | null;
   readonly flags: readonly TrendFlag['kind'][];
 }
 
@@ -89,11 +89,16 @@ export interface LoopTrends {
   /** Share of finished cycles that succeeded, the last 7 nights and the 7 before. */
   readonly successRate: { readonly thisWeek: number | null; readonly lastWeek: number | null };
   readonly flags: readonly TrendFlag[];
+  /** Bad phases (failed, incomplete, hung) in the window by their cause's kind; `unknown` when none was put down. */
+  readonly failures: FailureCounts;
 }
+
+/** Bad phases by cause kind. */
+export type FailureCounts = Readonly<Record<'fleet' | 'runner' | 'agent' | 'unknown', number>>;
 
 /** The trends of every loop over one window. */
 export interface TrendsResult {
-  readonly days: TrendRange;
+  readonly days: number;
   readonly from: string;
   readonly to: string;
   readonly loops: readonly LoopTrends[];
@@ -104,9 +109,12 @@ export interface TrendsInput {
   readonly loops: readonly LoopState[];
   readonly findings: readonly Finding[];
   readonly backlog: readonly BacklogItem[];
-  readonly days: TrendRange;
+  /** The window in nights (the view offers TREND_RANGES; `loopdeck trends --nights` any). */
+  readonly days: number;
   /** The reference time (ISO); the window ends on its UTC date or the newest night, whichever is later. */
   readonly now: string;
+  /** Nights the store kept (shared/night-summary.ts): they fill the dates no followed cycle covers. */
+  readonly history?: readonly NightSummary[];
 }
 
 /** A memo that keeps derived nights between calls. */
@@ -142,23 +150,14 @@ export function closedNight(f: Finding, backlog: ReadonlyMap<string, BacklogItem
   return best;
 }
 
-/** A phase's cap hit: the status decision says it stopped or found no outcome past its cap (the phase's own under `caps`, else the loop's). */
-function capHit(status: PhaseStatus, reason: string): boolean {
-  return status === 'incomplete' && /\bcap\b/.test(reason);
-}
-
-function nightPhases(cycle: Cycle | null): NightPhase[] {
+/** A night's phases: the followed cycle's (summarised as the store keeps them), else the kept night's. */
+function nightPhases(cycle: Cycle | NightSummary | null): readonly NightPhase[] {
   if (!cycle) return [];
-  return cycle.phases.map((p) => {
-    const start = p.startedAt ? Date.parse(p.startedAt) : NaN;
-    const end = p.endedAt ? Date.parse(p.endedAt) : NaN;
-    const ok = FINISHED.has(p.status) && Number.isFinite(start) && Number.isFinite(end) && end >= start;
-    return { name: p.name, status: p.status, durationMs: ok ? end - start : null, capHit: capHit(p.status, p.reason), hollow: !!p.hollow };
-  });
+  return 'prs' in cycle ? cycle.phases : cycle.phases.map(nightPhase);
 }
 
 /** Derive one night; pure, so a memo may keep it while its inputs are the same objects. */
-export function deriveNight(loop: string, date: string, cycle: Cycle | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0): NightStats {
+export function deriveNight(loop: string, date: string, cycle: Cycle | NightSummary | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0, kept: NightSummary | null = null): NightStats {
   const o = zero();
   const c = zero();
   for (const f of opened) o[bucket(f.severity)] += 1;
@@ -167,7 +166,7 @@ export function deriveNight(loop: string, date: string, cycle: Cycle | null, ope
     c[bucket(f.severity)] += 1;
     daysToDone.push(Math.max(0, (Date.parse(`${date}T00:00:00Z`) - Date.parse(`${openedNight(f)}T00:00:00Z`)) / DAY));
   }
-  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone };
+  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept) };
 }
 
 function quantile(sorted: readonly number[], q: number): number | null {
@@ -251,6 +250,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
   const caps = new Map<string, number>();
   const hollows = new Map<string, number>();
   const toDone: number[] = [];
+  const failures = { fleet: 0, runner: 0, agent: 0, unknown: 0 };
   let closedDated = 0;
   for (let d = from; d <= to && series.length < MAX_TREND_POINTS; d = addDays(d, 1)) {
     const n = byDate.get(d);
@@ -262,6 +262,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       if (p.durationMs !== null) durations.get(p.name)?.push(p.durationMs);
       if (p.capHit) caps.set(p.name, (caps.get(p.name) ?? 0) + 1);
       if (p.hollow) hollows.set(p.name, (hollows.get(p.name) ?? 0) + 1);
+      if (p.bad) failures[p.cause ?? 'unknown'] += 1;
     }
     if (n) {
       toDone.push(...n.daysToDone);
@@ -275,6 +276,9 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       opened: n?.opened ?? zero(),
       closed: n?.closed ?? zero(),
       backlog: Math.max(0, open),
+      prs: n?.prs ?? 0,
+      tokens: n?.tokens ?? null,
+      readyMs: readyAfterMs(n?.phases ?? []),
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });
   }
@@ -282,13 +286,14 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
     const s = [...ms].sort((a, b) => a - b);
     return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0, hollow: hollows.get(phase) ?? 0 };
   });
-  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible };
+  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible, failures };
 }
 
 const sum = (c: SeverityCounts): number => c.P0 + c.P1 + c.P2 + c.P3 + c.none;
 
 interface Slot {
-  cycle: Cycle | null;
+  cycle: Cycle | NightSummary | null;
+  kept: NightSummary | null;
   opened: Finding[];
   closed: Finding[];
   undated: number;
@@ -333,7 +338,7 @@ export function createTrendsMemo(): TrendsMemo {
 
   return {
     last,
-    compute({ loops, findings, backlog, days, now }) {
+    compute({ loops, findings, backlog, days, now, history = [] }) {
       if (findings !== lastFindings || backlog !== lastBacklog) {
         reindex(findings, backlog);
         lastFindings = findings;
@@ -346,21 +351,26 @@ export function createTrendsMemo(): TrendsMemo {
       const names = new Set(loops.map((l) => l.name));
       const cycles = new Map<string, Cycle>();
       for (const l of loops) for (const c of l.cycles) cycles.set(`${l.name}\u0000${c.date}`, c);
-      const keys = new Set([...cycles.keys(), ...[...index.keys()].filter((k) => names.has(k.split('\u0000')[0] ?? ''))]);
+      const kept = new Map<string, NightSummary>();
+      for (const n of history) if (names.has(n.loop)) kept.set(`${n.loop}\u0000${n.date}`, n);
+      const keys = new Set([...cycles.keys(), ...kept.keys(), ...[...index.keys()].filter((k) => names.has(k.split('\u0000')[0] ?? ''))]);
       let newest = now.slice(0, 10);
       for (const key of keys) {
         const [loop = '', date = ''] = key.split('\u0000');
         if (!DATE_RE.test(date)) continue;
         seen.add(key);
-        const cycle = cycles.get(key) ?? null;
+        const keptNight = kept.get(key);
+        // A followed cycle is the newest word on its night; its kept row still knows its PRs.
+        const cycle = cycles.get(key) ?? keptNight ?? null;
+        const keptHere = keptNight ?? null;
         const found = index.get(key);
         const opened = found?.opened ?? [];
         const closed = found?.closed ?? [];
         const undatedHere = found?.undated ?? 0;
         let slot = slots.get(key);
-        if (slot?.stats && slot.cycle === cycle && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
+        if (slot?.stats && slot.cycle === cycle && slot.kept === keptHere && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
         else {
-          slot = { cycle, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere) };
+          slot = { cycle, kept: keptHere, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere, keptHere) };
           slots.set(key, slot);
           last.recomputed += 1;
         }

@@ -14,6 +14,7 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     'hosts.untrust': () => ({ removed: 0 }),
     'hosts.unlock': () => ({ unlocked: false }),
     'capacity.history': () => ({ from: '2025-01-01T05:00:00.000Z', to: '2025-01-01T06:00:00.000Z', series: [], warnings: [] }),
+    'trends.nights': () => ({ nights: [] }),
     'review.mark': () => ({ lastReviewedAt: '2025-01-01T06:00:00.000Z' }),
     'notices.ack': () => ({ acknowledgedAt: '2025-01-01T06:00:00.000Z' }),
     'notices.snooze': () => ({ snoozedUntil: '2025-01-01T07:00:00.000Z' }),

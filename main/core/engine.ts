@@ -31,6 +31,7 @@ import { ReviewMark } from './notices/review-mark';
 import type { CommandInput, CommandOutput } from '../../shared/contract';
 import { TranscriptService } from './transcripts/transcript-service';
 import { PreflightService } from './preflight/preflight-service';
+import { NightHistory } from './history/night-history';
 
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
@@ -126,6 +127,8 @@ export class Engine {
   readonly github: GithubPrs | null;
   /** Pre-flight before each fire: what tonight's cycle needs, checked at the loop's lead. */
   readonly preflight: PreflightService;
+  /** Each loop's nights kept for Trends, past the followed window and across restarts. */
+  readonly history: NightHistory;
 
   constructor(
     private readonly config: Config,
@@ -142,10 +145,14 @@ export class Engine {
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
+    this.history = new NightHistory({ store: this.store, config, now: this.now, backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [] });
     this.loops = new LoopStates({
       config,
       unread: this.unread,
-      onChanged: (payload) => this.emit('loop.changed', payload),
+      onChanged: (payload) => {
+        this.emit('loop.changed', payload);
+        this.history.note(payload.loop, payload.upserted);
+      },
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
@@ -389,10 +396,15 @@ export class Engine {
         }
         this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
       }
+      // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
+      if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
       if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
       if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
       this.unread.read(name);
     }
+    const nights = this.history.takeWritten();
+    if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
+    if (this.history.pending) this.wake();
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (readMore) this.updateWatches();
@@ -429,6 +441,14 @@ export class Engine {
     this.preflight.look();
   }
 
+  /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */
+  private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
+    const failed = (err: unknown): void => {
+      if (!(err instanceof NotConnectedError) && this.hosts.reachable(host)) this.failed(`${loop} history`, err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+    };
+    return this.history.backfill(loop, this.hosts.get(host)?.source ?? undefined, followed).then(() => this.errors.set(`${loop} history`, null), failed);
+  }
+
   /**
    * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
    * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
@@ -452,6 +472,7 @@ export class Engine {
     if (read.deliverChanged) this.prTracker.noteDeliverRecord(loop);
     const published = this.ledgers.take(loop, follower.ledgers, read);
     if (published) this.emit(published.event, published.payload);
+    this.history.ledgers(loop, read.findings);
     return published !== null;
   }
 

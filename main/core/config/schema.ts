@@ -106,6 +106,8 @@ export const LoopConfigSchema = z
     preflightDisk: DiskRoom.optional(),
     /** Model ids the loop expects loaded on the fleet it uses (matched against the proxies' models). */
     models: z.array(NonEmpty).optional(),
+    /** How many nights back Trends reaches (kept in the store as summaries, past the followed `cycles`). */
+    history: z.number().int().min(1).max(1000).default(90),
   })
   .strict()
   .superRefine((loop, ctx) => {

@@ -44,6 +44,7 @@ export function sessionCommands(session: CommandSession): Handlers {
     'hosts.untrust': ({ host }) => ({ removed: session.engine().untrustHost(host) }),
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.engine().unlockHost(host, passphrase) }),
     'capacity.history': (input) => session.engine().capacityHistory(input),
+    'trends.nights': ({ loop, nights }) => ({ nights: session.engine().history.list(loop, nights) }),
     'review.mark': () => ({ lastReviewedAt: session.engine().markReviewed() }),
     'notices.ack': ({ key }) => ({ acknowledgedAt: session.engine().acknowledgeNotice(key) }),
     'notices.snooze': ({ key, minutes }) => ({ snoozedUntil: session.engine().snoozeNotice(key, minutes) }),

@@ -1,5 +1,6 @@
 import { CAPACITY_MIGRATION } from '../capacity/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
+import { NIGHTS_MIGRATION } from '../history/schema';
 import { NOTICES_MIGRATION } from '../notices/schema';
 
 /**
@@ -139,4 +140,5 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (host, path, line, kind)
   );
   `,
+  NIGHTS_MIGRATION,
 ];

@@ -1,10 +1,11 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandInput, CommandOutput, EventName, EventPayload } from '../../../shared/contract';
 import { events } from '../../../shared/contract';
+import { TREND_RANGES } from '../../../shared/trends';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
 import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
-import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withSummary, type DeckData } from './reducers';
+import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withNights, withSummary, type DeckData } from './reducers';
 
 /** The console's store: the data, the connection, and the actions that change them. */
 export interface DeckState extends DeckData, OpsActions {
@@ -38,10 +39,15 @@ export interface DeckState extends DeckData, OpsActions {
   transcriptLines(input: CommandInput<'transcript.lines'>): Promise<CommandOutput<'transcript.lines'>>;
   /** Search a transcript where it is. */
   transcriptSearch(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>>;
+  /** Fetch the nights main keeps for Trends (when the view opens); `nights.changed` keeps them current. Never throws. */
+  loadNights(): Promise<void>;
 }
 
 /** The zustand store type. */
 export type DeckStore = StoreApi<DeckState>;
+
+/** Nights the console asks for: the longest Trends range and the 30 nights before it its flags compare against. */
+const TRENDS_NIGHTS = Math.max(...TREND_RANGES) + 30;
 
 type Buffered = { [E in EventName]: readonly [E, EventPayload<E>] }[EventName];
 
@@ -140,6 +146,16 @@ export function createDeckStore(
     transcriptOpen: (input) => client.invoke('transcript.open', input),
     transcriptLines: (input) => client.invoke('transcript.lines', input),
     transcriptSearch: (input) => client.invoke('transcript.search', input),
+    async loadNights() {
+      try {
+        // The longest range and the 30 nights its flags look back over: never a decade of rows.
+        const { nights } = await client.invoke('trends.nights', { nights: TRENDS_NIGHTS });
+        // What `nights.changed` brought meanwhile is newer than this answer.
+        set(withNights(get(), nights, false));
+      } catch {
+        // The followed cycles still show; the view asks again when opened again.
+      }
+    },
   }));
 }
 

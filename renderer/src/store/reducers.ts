@@ -13,6 +13,7 @@ import type {
   Task,
 } from '../../../shared/domain';
 import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
+import type { NightSummary } from '../../../shared/night-summary';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
 import type { Preflight } from '../../../shared/preflight';
 import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
@@ -65,6 +66,8 @@ export interface DeckData extends OpsData {
    * has not caught up: possibly incomplete or empty. No rows meanwhile; a `state.reset` follows.
    */
   readonly reading: boolean;
+  /** The nights main keeps for Trends (`trends.nights`, then `nights.changed`), by nightKey. */
+  readonly nights: Readonly<Record<string, NightSummary>>;
   /** The transcripts open in a view, as main last said they are (`transcript.changed`), by transcriptKey. */
   readonly transcriptTails: Readonly<Record<string, EventPayload<'transcript.changed'>>>;
 }
@@ -72,6 +75,16 @@ export interface DeckData extends OpsData {
 /** The key of a transcript in `transcriptTails`. */
 export function transcriptKey(ref: { readonly loop: string; readonly date: string; readonly phase: string }): string {
   return JSON.stringify([ref.loop, ref.date, ref.phase]);
+}
+
+/** The key of a kept night in `nights`. */
+export const nightKey = (n: { readonly loop: string; readonly date: string }): string => `${n.loop}\u0000${n.date}`;
+
+/** Kept nights added to (or replacing) those known. */
+export function withNights(data: DeckData, nights: readonly NightSummary[], over = true): DeckData {
+  if (nights.length === 0) return data;
+  const added = Object.fromEntries(nights.map((n) => [nightKey(n), n]));
+  return { ...data, nights: over ? { ...data.nights, ...added } : { ...added, ...data.nights } };
 }
 
 /** Main's first read after its start has not caught up: what is shown waits for its `state.reset`. */
@@ -103,6 +116,7 @@ export const emptyDeckData: DeckData = {
   restored: false,
   reading: false,
   transcriptTails: {},
+  nights: {},
   ...emptyOpsData,
 };
 
@@ -207,6 +221,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   // partly read one).
   'state.reset': (data) => ({ data, refetch: true }),
   'prs.changed': (data, { prs }, now) => changed({ ...data, prs }, now),
+  'nights.changed': (data, { upserted }, now) => changed(withNights(data, upserted), now),
   'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
   'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
   'notices.changed': (data, { notices, lastReviewedAt }, now) => changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt }, now),

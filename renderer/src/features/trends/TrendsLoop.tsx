@@ -1,8 +1,10 @@
 import { useMemo } from 'react';
+import type { LoopReport } from '../../../../shared/loop-measures';
 import type { LoopTrends, TrendFlag } from '../../../../shared/trends';
 import { TREND_SEVERITIES } from '../../../../shared/trends';
 import { formatDuration } from '../../ui/format';
 import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
+import { TrendsImprovement } from './TrendsImprovement';
 
 const OUTCOMES: readonly TrendSeries[] = [
   { key: 'ok', name: 'ok', color: 'var(--ok-line)' },
@@ -27,7 +29,7 @@ function flaggedOn(l: LoopTrends, kind: TrendFlag['kind']): string[] {
 }
 
 /** One loop over the window: its flags, then outcomes, phase durations, findings in and out, backlog. */
-export function TrendsLoop({ trends }: { trends: LoopTrends }) {
+export function TrendsLoop({ trends }: { trends: LoopReport }) {
   const l = trends;
   const phaseNames = useMemo(() => l.phases.map((p) => p.phase), [l.phases]);
   const rows = useMemo(() => {
@@ -89,6 +91,7 @@ export function TrendsLoop({ trends }: { trends: LoopTrends }) {
           No regressions in this window.
         </p>
       )}
+      <TrendsImprovement report={l} />
       <div className="trend-grid">
         <TrendsChart id="outcomes" title="Cycles by outcome" unit="per night" kind="bars" rows={rows.outcomes} series={outcomeSeries} flagged={flaggedOn(l, 'success-drop')} yTicks={[0, 1]} />
         <TrendsChart id="durations" title="Phase durations" unit="hours" kind="lines" rows={rows.durations} series={phaseSeries} flagged={flaggedOn(l, 'phase-slow')} format={hours}>

@@ -1,4 +1,6 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { deriveChurn } from '../../../../shared/churn';
+import { trendsReport } from '../../../../shared/loop-measures';
 import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
 import { useDeck } from '../../store';
 import '../../trends.css';
@@ -10,11 +12,21 @@ export function TrendsView() {
   const loopMap = useDeck((s) => s.loops);
   const findings = useDeck((s) => s.findings);
   const backlog = useDeck((s) => s.backlog);
+  const nightMap = useDeck((s) => s.nights);
+  const loadNights = useDeck((s) => s.loadNights);
+  const loaded = useDeck((s) => s.loaded);
+  // The nights kept past the followed window: asked for when the view opens (and after a reload).
+  useEffect(() => {
+    if (loaded) void loadNights();
+  }, [loaded, loadNights]);
   // One memo for the view's life: a change re-derives only the nights it touched.
   const memo = useRef(createTrendsMemo()).current;
   const today = new Date().toISOString().slice(0, 10);
   const loops = useMemo(() => Object.values(loopMap), [loopMap]);
-  const trends = useMemo(() => memo.compute({ loops, findings, backlog, days, now: `${today}T12:00:00Z` }), [memo, loops, findings, backlog, days, today]);
+  const history = useMemo(() => Object.values(nightMap), [nightMap]);
+  // Churn only when the ledgers change (a walk over the findings), the report on every change.
+  const churn = useMemo(() => deriveChurn(findings, backlog), [findings, backlog]);
+  const trends = useMemo(() => trendsReport(memo, { loops, findings, backlog, days, now: `${today}T12:00:00Z`, history }, churn), [memo, loops, findings, backlog, days, today, history, churn]);
 
   if (loops.length === 0) {
     return (
@@ -39,12 +51,13 @@ export function TrendsView() {
           {trends.from} → {trends.to}
         </span>
         <p className="muted small trends-note" data-testid="trends-note">
-          Nights are the cycles Loopdeck follows (each loop&apos;s <code>cycles</code> setting, 14 by default) and the
-          ledgers&apos; dates. A finding opens on its audit section&apos;s date (else the day Loopdeck first read it) and closes on
+          Nights are the cycles Loopdeck follows (each loop&apos;s <code>cycles</code> setting, 14 by default), the
+          nights it keeps past them (<code>history</code>, 90 by default) and the ledgers&apos; dates. A finding opens on its audit section&apos;s date (else the day Loopdeck first read it) and closes on
           the date of its backlog item&apos;s DONE row in the log; done findings whose log row has no date are left out of the
           backlog. Cap hits are phases decided incomplete past the loop&apos;s cap. Flags: a phase&apos;s last run over twice its
           30-night median, a night with more new P0 findings than any in the 30 before, a success rate down by a third week
-          over week.
+          over week. Churn: a DONE backlog item the log later gives another outcome, and a new finding at a DONE
+          one&apos;s <code>file:line</code> and category within 30 days.
         </p>
       </div>
       {trends.loops.map((l) => (

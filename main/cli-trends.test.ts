@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LoopReport, TrendsReport } from '../shared/loop-measures';
+import { addDays } from '../shared/trends';
+import { loopdeck } from '../testing/cli-run';
+import { createRunnerFixture, type RunnerFixture } from '../testing/runner-fixture';
+
+const NEWEST = '2026-08-31';
+const NOW = `${NEWEST}T12:00:00Z`;
+
+/**
+ * 45 nights with `cycles: 7` and `history: 40`: every night audits, remediates and delivers one PR;
+ * the newest night's remediate took 10 h (the others 1 h). A ledger with a DONE item later BLOCKED, and a finding
+ * re-found at a DONE one's file:line within 30 days.
+ */
+function fixture(): RunnerFixture {
+  const clone = mkdtempSync(join(tmpdir(), 'loopdeck-clone-'));
+  const findings = (date: string, rows: string[]) => `\n## Delta audit ${date}\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${rows.join('\n')}\n`;
+  writeFileSync(
+    join(clone, 'RELIABILITY_AUDIT.md'),
+    '# Reliability audit\n' +
+      findings('2026-08-02', ['| R-1 | P1 | durability | src/orders.py:120 | write not fsynced |', '| R-2 | P0 | safety | src/halt.py:9 | halt bypassed |']) +
+      '\n| ID | Findings | Sev | Acceptance |\n|---|---|---|---|\n| REL-1 | R-1 | P1 | crash mid-write |\n| REL-2 | R-2 | P0 | inject a bypass |\n' +
+      findings('2026-08-20', ['| R-3 | P1 | durability | src/orders.py:120 | write still not fsynced on rotate |']),
+  );
+  writeFileSync(
+    join(clone, 'RELIABILITY_LOG.md'),
+    '# Reliability log\n\n| ID | Date | Outcome | Red/Green | Notes |\n|----|------|---------|-----------|-------|\n' +
+      '| REL-1 | 2026-08-03 | DONE | 1/1 | fsync added |\n| REL-2 | 2026-08-03 | DONE | 1/1 | halt checked |\n| REL-2 | 2026-08-25 | BLOCKED | 1/0 | the check is skipped on retry |\n',
+  );
+  const fx = createRunnerFixture(`    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }\n    cycles: 7\n    history: 40\n`);
+  for (let i = 0; i < 45; i++) {
+    const d = addDays(NEWEST, -i);
+    const hours = d === NEWEST ? 10 : 1;
+    fx.write(d, 'audit.status', `audit ${d}T00:00:00+00:00 STARTED\naudit ${d}T00:30:00+00:00 OK\n`);
+    fx.write(d, 'remediate.status', `remediate ${d}T01:00:00+00:00 STARTED\nremediate ${d}T${String(1 + hours).padStart(2, '0')}:00:00+00:00 OK\n`);
+    fx.write(d, 'deliver.status', `deliver ${d}T12:00:00+00:00 STARTED\ndeliver ${d}T13:00:00+00:00 1 PR(s) green, ready to merge: https://github.com/acme/radon/pull/${100 + i}\n`);
+  }
+  return fx;
+}
+
+describe('loopdeck trends', () => {
+  let fx: RunnerFixture;
+  beforeAll(() => {
+    fx = fixture();
+  });
+
+  it('--json prints the Trends report: 30 nights past the 7 followed, the regression flagged, churn with the IDs, failures by cause, measures', async () => {
+    const r = await loopdeck('trends', 'reliability', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW, '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as TrendsReport;
+    expect(report).toMatchObject({ days: 30, from: '2026-08-02', to: NEWEST });
+    const l = report.loops[0] as LoopReport;
+    expect(l.nights).toHaveLength(30);
+    expect(l.nights.every((n) => n.outcome === 'ready' && n.prs === 1)).toBe(true);
+    expect(l.nights.find((n) => n.date === NEWEST)).toMatchObject({ durations: { remediate: 10 * 3_600_000 }, readyMs: 13 * 3_600_000, flags: ['phase-slow'] });
+    expect(l.flags).toEqual([
+      expect.objectContaining({ kind: 'phase-slow', date: NEWEST, phase: 'remediate', durationMs: 10 * 3_600_000, medianMs: 3_600_000 }),
+      // The kept nights before the window are the 30 nights this P0 is measured against.
+      expect.objectContaining({ kind: 'p0-spike', date: '2026-08-02', count: 1, previousMax: 0 }),
+    ]);
+    expect(l.failures).toEqual({ fleet: 0, runner: 0, agent: 0, unknown: 0 });
+    expect(l.churn).toEqual([
+      expect.objectContaining({ kind: 'reopened', item: 'REL-2', findings: ['R-2'], doneOn: '2026-08-03', date: '2026-08-25', outcome: 'BLOCKED' }),
+      expect.objectContaining({ kind: 'refound', id: 'R-3', of: 'R-1', items: ['REL-1'], where: 'src/orders.py:120', doneOn: '2026-08-03', date: '2026-08-20', days: 17 }),
+    ]);
+    expect(l.measures.map((m) => [m.nights, m.found, m.implemented, m.prs, m.medianReadyHours, m.reopened])).toEqual([
+      [7, 0, 0, 7, 13, 1],
+      // R-2's DONE was BLOCKED later: only R-1 counts as implemented.
+      [30, 3, 1, 30, 13, 2],
+      [90, 3, 1, 40, 13, 2],
+    ]);
+  });
+
+  it('flags a slow phase on its night in the text output, and refuses an unknown loop naming the config', async () => {
+    const r = await loopdeck('trends', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW, '--nights', '7');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${NEWEST}  phase-slow  remediate took 10.0h on ${NEWEST}, over twice its 30-day median (1.0h)`);
+    expect(r.stdout).toContain('churn (1):');
+    const bad = await loopdeck('trends', 'nope', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('Unknown loop "nope"');
+  });
+});

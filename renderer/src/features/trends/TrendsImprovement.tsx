@@ -1,0 +1,112 @@
+import type { ChurnEntry } from '../../../../shared/churn';
+import type { LoopReport } from '../../../../shared/loop-measures';
+
+const CAUSES = [
+  { key: 'fleet', label: 'Fleet' },
+  { key: 'runner', label: 'Runner' },
+  { key: 'agent', label: 'Agent' },
+  { key: 'unknown', label: 'Not put down' },
+] as const;
+const pct = (v: number | null): string => (v === null ? '—' : `${Math.round(v * 100)}%`);
+const CHURN_SHOWN = 50;
+
+function churnKey(c: ChurnEntry): string {
+  return c.kind === 'reopened' ? `r-${c.item}` : `f-${c.id}-${c.of}`;
+}
+
+function ChurnIds({ c }: { c: ChurnEntry }) {
+  if (c.kind === 'reopened') {
+    return (
+      <>
+        <code>{c.item}</code>
+        {c.findings.length > 0 ? <span className="muted"> ({c.findings.join(', ')})</span> : null}
+      </>
+    );
+  }
+  return (
+    <>
+      <code>{c.id}</code> <span className="muted">re-finds</span> <code>{c.of}</code>
+      {c.items.length > 0 ? <span className="muted"> ({c.items.join(', ')})</span> : null}
+    </>
+  );
+}
+
+/** Is the loop really improving: its own measures over 7, 30 and 90 nights, bad phases by cause, and the churn with its IDs. */
+export function TrendsImprovement({ report }: { report: LoopReport }) {
+  const l = report;
+  const shown = l.churn.slice(0, CHURN_SHOWN);
+  return (
+    <div className="trend-improve">
+      <section className="trend-block" aria-labelledby={`trend-measures-${l.loop}`}>
+        <h3 id={`trend-measures-${l.loop}`} className="trend-chart-title">
+          Does it improve
+        </h3>
+        <table className="trend-phases" data-testid="trend-measures">
+          <thead>
+            <tr>
+              <th scope="col">Over</th>
+              <th scope="col" title="Findings DONE on a night that delivered, over findings found">Implemented</th>
+              <th scope="col">PRs</th>
+              <th scope="col" title="Median from the night's audit start to its READY verdict">Audit → READY</th>
+              <th scope="col" title="DONE items reopened and findings re-found within 30 days">Reopened</th>
+              <th scope="col" title="Fleet tokens per PR delivered, from the proxies' usage rows over each phase's window (kept 30 days, then with the night)">Tokens / PR</th>
+            </tr>
+          </thead>
+          <tbody>
+            {l.measures.map((m) => (
+              <tr key={m.nights} data-testid={`trend-measures-${m.nights}`}>
+                <th scope="row">{m.nights} nights</th>
+                <td className="num">
+                  {m.implemented}/{m.found} ({pct(m.implementedShare)})
+                </td>
+                <td className="num">{m.prs}</td>
+                <td className="num">{m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`}</td>
+                <td className={`num${m.reopened > 0 ? ' trend-cap-hit' : ''}`}>{m.reopened}</td>
+                <td className="num">{m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr).toLocaleString('en-US')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="trend-block" aria-labelledby={`trend-causes-${l.loop}`}>
+        <h3 id={`trend-causes-${l.loop}`} className="trend-chart-title">
+          Failures by cause
+        </h3>
+        <dl className="trend-facts" data-testid="trend-failures">
+          {CAUSES.map((c) => (
+            <div key={c.key} data-testid={`trend-failures-${c.key}`}>
+              <dt>{c.label}</dt>
+              <dd className={l.failures[c.key] > 0 ? 'trend-cap-hit' : undefined}>{l.failures[c.key]}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="muted small trend-noflags">Failed, incomplete and hung phases in this window.</p>
+      </section>
+      <section className="trend-block trend-churn" aria-labelledby={`trend-churn-${l.loop}`}>
+        <h3 id={`trend-churn-${l.loop}`} className="trend-chart-title">
+          Churn <span className="muted small">({l.churn.length})</span>
+        </h3>
+        {l.churn.length === 0 ? (
+          <p className="muted small trend-noflags" data-testid="trend-no-churn">
+            Nothing DONE came back in this window.
+          </p>
+        ) : (
+          <ul className="trend-churn-list" data-testid="trend-churn">
+            {shown.map((c) => (
+              <li key={churnKey(c)} data-testid={`trend-churn-${c.kind}`}>
+                <span className="num muted">{c.date ?? 'undated'}</span> <strong>{c.kind === 'reopened' ? `Reopened: ${c.outcome}` : `Re-found after ${c.days} d`}</strong> <ChurnIds c={c} />
+                {c.kind === 'refound' ? (
+                  <span className="muted">
+                    {' '}
+                    at <code>{c.where}</code> ({c.category})
+                  </span>
+                ) : null}
+              </li>
+            ))}
+            {l.churn.length > shown.length ? <li className="muted">and {l.churn.length - shown.length} more</li> : null}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+import type { BacklogItem, Finding, LoopState } from './domain';
+import { deriveChurn, type ChurnEntry } from './churn';
+import type { NightSummary } from './night-summary';
+import { median, TREND_RANGES, type LoopTrends, type TrendsMemo, type TrendsResult } from './trends';
+
+// Does the loop really improve (issue 30, item 3): the loop's own measures (the reliability
+// loop's manual, "Measure improvement") over the last 7, 30 and 90 nights, from the same nights
+// Trends draws, and the report `loopdeck trends` prints and the Trends view shows.
+
+/** One loop's measures over the last `nights` nights. */
+export interface LoopMeasures {
+  readonly nights: number;
+  /** New findings in the window. */
+  readonly found: number;
+  /** Findings DONE on a night that delivered (a READY verdict or PRs). */
+  readonly implemented: number;
+  /** implemented / found; null when nothing was found. */
+  readonly implementedShare: number | null;
+  /** PRs delivered, and per night that ran. */
+  readonly prs: number;
+  readonly prsPerNight: number | null;
+  /** Median hours from a night's first start (its audit) to its READY verdict. */
+  readonly medianReadyHours: number | null;
+  /** Churn in the window (reopened items and re-found findings). */
+  readonly reopened: number;
+  /** Fleet tokens the nights' phases used (where the proxies' usage rows knew), and per PR delivered on those nights; null when unknown. */
+  readonly tokens: number | null;
+  readonly tokensPerPr: number | null;
+}
+
+const sum = (c: Readonly<Record<string, number>>): number => Object.values(c).reduce((a, b) => a + b, 0);
+
+/** A loop's measures over its window's last `nights` nights. */
+export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights: number): LoopMeasures {
+  const last = l.nights.slice(-nights);
+  const from = last[0]?.date ?? '';
+  const ran = last.filter((n) => n.outcome !== null);
+  const found = last.reduce((a, n) => a + sum(n.opened), 0);
+  const implemented = last.filter((n) => n.prs > 0 || n.outcome === 'ready').reduce((a, n) => a + sum(n.closed), 0);
+  const prs = last.reduce((a, n) => a + n.prs, 0);
+  const ready = last.map((n) => n.readyMs).filter((m): m is number => m !== null);
+  const m = median(ready);
+  const known = last.filter((n) => n.tokens !== null);
+  const tokens = known.length > 0 ? known.reduce((a, n) => a + (n.tokens ?? 0), 0) : null;
+  const knownPrs = known.reduce((a, n) => a + n.prs, 0);
+  return {
+    nights,
+    found,
+    implemented,
+    implementedShare: found > 0 ? implemented / found : null,
+    prs,
+    prsPerNight: ran.length > 0 ? prs / ran.length : null,
+    medianReadyHours: m === null ? null : m / 3_600_000,
+    reopened: churn.filter((c) => c.loop === l.loop && (c.date ?? '') >= from).length,
+    tokens,
+    tokensPerPr: tokens !== null && knownPrs > 0 ? tokens / knownPrs : null,
+  };
+}
+
+/** One loop in the report: its trends, its churn in the window, and its measures over 7, 30 and 90 nights. */
+export interface LoopReport extends LoopTrends {
+  readonly churn: readonly ChurnEntry[];
+  readonly measures: readonly LoopMeasures[];
+}
+
+/** What `loopdeck trends` prints and the Trends view shows. */
+export interface TrendsReport extends Omit<TrendsResult, 'loops'> {
+  readonly loops: readonly LoopReport[];
+}
+
+/** What the report is derived from: the state's slices and the kept nights. */
+export interface TrendsReportInput {
+  readonly loops: readonly LoopState[];
+  readonly findings: readonly Finding[];
+  readonly backlog: readonly BacklogItem[];
+  readonly history: readonly NightSummary[];
+  readonly days: number;
+  readonly now: string;
+}
+
+/**
+ * The trends of a window and the measures over 7, 30 and 90 nights (a second pass of the same
+ * memo over the longest window: its nights are reused), with each loop's churn. One function for
+ * the view and the CLI, so both say the same.
+ */
+export function trendsReport(memo: TrendsMemo, input: TrendsReportInput, churnAll: readonly ChurnEntry[] = deriveChurn(input.findings, input.backlog)): TrendsReport {
+  const longest = Math.max(input.days, ...TREND_RANGES);
+  const long = memo.compute({ ...input, days: longest });
+  const window = input.days === longest ? long : memo.compute(input);
+  const longByLoop = new Map(long.loops.map((l) => [l.loop, l]));
+  const loops = window.loops.map((l) => {
+    const churn = churnAll.filter((c) => c.loop === l.loop && (c.date === null || (c.date >= window.from && c.date <= window.to)));
+    const over = longByLoop.get(l.loop) ?? l;
+    return { ...l, churn, measures: TREND_RANGES.map((n) => loopMeasures(over, churnAll, n)) };
+  });
+  return { ...window, loops };
+}
