@@ -45,6 +45,20 @@ test.describe('why it stopped: fleet, runner or agent, on the demo', () => {
     await expect(cause).toHaveAttribute('data-cause', 'agent');
   });
 
+  test('Trends counts the failures by cause and lists the churn, each with its IDs', async ({ page }) => {
+    await page.goto(`${served.url}#/trends`);
+    const failures = page.getByTestId('trend-failures').first();
+    await expect(failures).toBeVisible({ timeout: 30_000 });
+    for (const cause of ['fleet', 'runner', 'agent']) await expect(failures.getByTestId(`trend-failures-${cause}`)).toContainText('1');
+    const churn = page.getByTestId('trend-churn').first();
+    await expect(churn.getByTestId('trend-churn-reopened')).toContainText('REL-041');
+    await expect(churn.getByTestId('trend-churn-refound')).toContainText('R-103');
+    await page.getByTestId('trend-churn').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'e2e/artifacts/churn-light.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: 'e2e/artifacts/churn-dark.png' });
+  });
+
   test("the Review says whether tonight's run will work: the demo's pre-flight (a day's lead), each check named", async ({ page }) => {
     await page.goto(`${served.url}#/review`);
     const tonight = page.getByTestId('preflight-reliability');

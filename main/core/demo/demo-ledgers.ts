@@ -12,12 +12,18 @@ const TEXTS = [
   'order ack poll gives up silently after 3 tries',
 ];
 
+/** Where finding R-`n` of a section numbered with `seed` is, its category and text. */
+function findingPlace(n: number, seed: number): { where: string; category: string; text: string } {
+  const k = (n + seed) % TEXTS.length;
+  return { where: `${FILES[k]}:${10 + ((n * 37) % 400)}`, category: CATEGORIES[k] ?? '', text: TEXTS[k] ?? '' };
+}
+
 function findingRows(start: number, count: number, seed: number): string {
   return Array.from({ length: count }, (_, i) => {
     const n = start + i;
     const sev = (n * 7 + seed) % 11 === 0 ? 'P0' : (n + seed) % 3 === 0 ? 'P1' : 'P2';
-    const k = (n + seed) % TEXTS.length;
-    return `| R-${String(n).padStart(3, '0')} | ${sev} | ${CATEGORIES[k]} | ${FILES[k]}:${10 + ((n * 37) % 400)} | ${TEXTS[k]} |`;
+    const { where, category, text } = findingPlace(n, seed);
+    return `| R-${String(n).padStart(3, '0')} | ${sev} | ${category} | ${where} | ${text} |`;
   }).join('\n');
 }
 
@@ -34,12 +40,9 @@ function backlogRows(start: number, findingStart: number, count: number): string
  * backlog row covers two findings; `uncovered` more findings follow that no backlog row names (the
  * contract requires every R-### covered: "Waiting on you" lists them).
  */
-export function auditSection(date: string, next: { r: number; rel: number }, findings: number, label = '', uncovered = 0): string {
+export function auditSection(date: string, next: { r: number; rel: number }, findings: number, label = '', uncovered: readonly { where: string; category: string; text: string }[] = []): string {
   const covered = 2 * Math.ceil(findings / 2);
-  const extra = Array.from({ length: uncovered }, (_, i) => {
-    const n = next.r + covered + i;
-    return `| R-${String(n).padStart(3, '0')} | P1 | state/persistence | daemon/state.py:${120 + i} | lock file left behind after a crash blocks the next start |`;
-  });
+  const extra = uncovered.map((u, i) => `| R-${String(next.r + covered + i).padStart(3, '0')} | P1 | ${u.category} | ${u.where} | ${u.text} |`);
   const body = [
     '',
     `## Delta audit ${date}${label}`,
@@ -54,7 +57,7 @@ export function auditSection(date: string, next: { r: number; rel: number }, fin
     backlogRows(next.rel, next.r, Math.ceil(findings / 2)),
     '',
   ].join('\n');
-  next.r += uncovered > 0 ? covered + uncovered : findings;
+  next.r += uncovered.length > 0 ? covered + uncovered.length : findings;
   next.rel += Math.ceil(findings / 2);
   return body;
 }
@@ -65,8 +68,11 @@ export function writeDemoClone(clone: string, days: readonly string[]): { r: num
   const next = { r: 101, rel: 41 };
   let audit = '# Reliability audit\n\n## Audit ledger\n';
   audit += days.map((d, i) => `Audited through: ${(0x3f2a9c1 + i * 977).toString(16)} on ${d} — ${4 + (i % 3)} new findings`).join('\n') + '\n';
-  // The last section before today leaves one finding without a backlog item.
-  for (const [i, d] of days.entries()) audit += auditSection(d, next, 4 + (i % 3), i === 3 ? ' (second pass)' : '', i === days.length - 1 ? 1 : 0);
+  // The last section before today leaves one finding without a backlog item: R-103 found again (the
+  // same file:line and category, five nights after REL-042 was DONE), churn the Trends list.
+  const twin = findingPlace(103, 41);
+  const refound = { ...twin, text: `${twin.text} (again, after the REL-042 fix)` };
+  for (const [i, d] of days.entries()) audit += auditSection(d, next, 4 + (i % 3), i === 3 ? ' (second pass)' : '', i === days.length - 1 ? [refound] : []);
   writeFileSync(join(clone, 'RELIABILITY_AUDIT.md'), audit);
   const outcomes = ['DONE', 'DONE', 'BLOCKED', 'DONE', 'operator-only'];
   const log = [
@@ -79,6 +85,8 @@ export function writeDemoClone(clone: string, days: readonly string[]): { r: num
       const note = o === 'BLOCKED' ? 'root cause: the broker mock cannot drop mid-frame' : o === 'operator-only' ? 'rotate the broker credential' : '';
       return `| REL-${String(41 + i).padStart(3, '0')} | ${days[Math.min(days.length - 1, Math.floor(i / 3))]} | ${o} | ${1 + (i % 3)}/${o === 'DONE' ? 1 + (i % 3) : 0} | ${note} |`;
     }),
+    // REL-041 was DONE on the first night; a later night's row puts it off again: reopened, churn.
+    `| REL-041 | ${days[4]} | DEFERRED | 1/0 | the retry cap regressed under load; out of time |`,
     '',
     '## Lessons',
     `- ${days[1]} (audit): check for a remote nightly branch BEFORE numbering anything.`,
