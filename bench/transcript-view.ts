@@ -86,7 +86,7 @@ export async function transcriptView(sshd: TestSshd, quick: boolean): Promise<Fi
     const r0 = Date.now();
     for (;;) {
       try {
-        const info = await engine.openTranscript(ref);
+        const info = await engine.transcripts.open(ref);
         if (info.lines >= file.lines) break;
       } catch (err) {
         if (!(err as Error).message.includes(TRANSCRIPT_BEING_READ) && !(err as Error).message.includes('cannot be reached')) throw err;
@@ -106,22 +106,22 @@ export async function transcriptView(sshd: TestSshd, quick: boolean): Promise<Fi
       broughtBytes += bytesRead;
     };
     const openMs = await timed(RUNS, async () => {
-      await engine.openTranscript(ref);
-      const got = await engine.transcriptLines({ ...ref, at: 'end', count: SCREEN });
+      await engine.transcripts.open(ref);
+      const got = await engine.transcripts.lines({ ...ref, at: 'end', count: SCREEN });
       count(got.rows, got.bytesRead);
     });
     const jumpMs = await timed(RUNS, async () => {
-      const got = await engine.transcriptLines({ ...ref, at: { line: 5_000_000 > file.lines ? Math.floor(file.lines / 2) : 5_000_000 }, count: SCREEN });
+      const got = await engine.transcripts.lines({ ...ref, at: { line: 5_000_000 > file.lines ? Math.floor(file.lines / 2) : 5_000_000 }, count: SCREEN });
       count(got.rows, got.bytesRead);
     });
     const halfMs = await timed(RUNS, async () => {
-      const got = await engine.transcriptLines({ ...ref, at: { fraction: 0.5 }, count: SCREEN });
+      const got = await engine.transcripts.lines({ ...ref, at: { fraction: 0.5 }, count: SCREEN });
       count(got.rows, got.bytesRead);
     });
     const grepMs = await timed(5, async () => ssh('grep', '-c', NEEDLE, path));
     let hits = 0;
     const searchMs = await timed(5, async () => {
-      hits = (await engine.searchTranscript({ ...ref, query: NEEDLE, regex: false, ignoreCase: false, maxHits: 1000 })).total;
+      hits = (await engine.transcripts.search({ ...ref, query: NEEDLE, regex: false, ignoreCase: false, maxHits: 1000 })).total;
     });
     const rssGrowMb = (process.memoryUsage().rss - rss0) / 1024 / 1024;
     const tail95 = percentile(tailMs, 95);

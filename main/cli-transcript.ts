@@ -46,9 +46,9 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
   const from = flags.from === undefined ? null : count(flags.from, 'from', 1);
   let ref: TranscriptRef;
   try {
-    const date = third === undefined ? await engine.newestTranscriptDate(loop, phase) : second;
+    const date = third === undefined ? await engine.transcripts.newestDate(loop, phase) : second;
     ref = { loop, date, phase };
-    await engine.openTranscript(ref);
+    await engine.transcripts.open(ref);
   } catch (err) {
     throw new LogError((err as Error).message, 1);
   }
@@ -57,7 +57,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
     for (const r of rows) write(`${show(r.text)}${r.cut ? ' [line cut at 1 MiB]' : ''}\n`);
   };
   if (flags.grep !== undefined) {
-    const found = await engine.searchTranscript({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }).catch((err: unknown) => {
+    const found = await engine.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }).catch((err: unknown) => {
       throw new LogError((err as Error).message, 1);
     });
     for (const h of found.hits) write(`${h.n}:${show(h.text)}\n`);
@@ -68,7 +68,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
   let next: number;
   let left = wanted;
   if (from === null) {
-    const tail = await engine.transcriptLines({ ...ref, at: 'end', count: Math.min(wanted, TRANSCRIPT_MAX_ROWS) });
+    const tail = await engine.transcripts.lines({ ...ref, at: 'end', count: Math.min(wanted, TRANSCRIPT_MAX_ROWS) });
     next = Math.max(1, tail.lines - wanted + 1);
     if (wanted <= TRANSCRIPT_MAX_ROWS) {
       print(tail.rows);
@@ -77,7 +77,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
     }
   } else next = from;
   while (left > 0) {
-    const got = await engine.transcriptLines({ ...ref, at: { line: next }, count: Math.min(left, TRANSCRIPT_MAX_ROWS) });
+    const got = await engine.transcripts.lines({ ...ref, at: { line: next }, count: Math.min(left, TRANSCRIPT_MAX_ROWS) });
     print(got.rows);
     if (got.rows.length === 0) break;
     left -= got.rows.length;
@@ -95,7 +95,7 @@ async function follow(engine: Engine, ref: TranscriptRef, first: number, print: 
   const catchUp = (): void => {
     busy = busy.then(async () => {
       for (;;) {
-        const got = await engine.transcriptLines({ ...ref, at: { line: next }, count: TRANSCRIPT_MAX_ROWS });
+        const got = await engine.transcripts.lines({ ...ref, at: { line: next }, count: TRANSCRIPT_MAX_ROWS });
         if (ino !== null && got.ino !== ino) process.stderr.write(`loopdeck: ${got.path} was replaced; following the new file.\n`);
         ino = got.ino;
         if (got.lines < next - 1) {
@@ -116,7 +116,7 @@ async function follow(engine: Engine, ref: TranscriptRef, first: number, print: 
     const changed = payload as EventPayload<'transcript.changed'>;
     if (changed.loop === ref.loop && changed.date === ref.date && changed.phase === ref.phase) catchUp();
   });
-  const refresh = setInterval(() => void engine.openTranscript(ref).catch(() => undefined), FOLLOW_REFRESH_MS);
+  const refresh = setInterval(() => void engine.transcripts.open(ref).catch(() => undefined), FOLLOW_REFRESH_MS);
   const done = new Promise<void>((ok) => {
     process.once('SIGINT', ok);
     process.once('SIGTERM', ok);

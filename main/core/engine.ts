@@ -1,36 +1,33 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type FailureCause, type Finding, type LoopState, type Phase, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type LoopState, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import { isEmptyDelta } from '../../shared/deltas';
-import { CapacityService } from './capacity/capacity-service';
+import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
-import { DrillService } from './drills/drill-service';
-import { hostFetch, HostTable, isReachable, type SourceTap } from './engine/hosts';
+import type { DrillService } from './drills/drill-service';
+import { HostTable } from './engine/hosts';
 import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
-import { attribute } from './loops/attribution';
-import { HostOutages } from './engine/host-outages';
+import { HostOutages, phaseCause } from './engine/host-outages';
 import { LoopFollower } from './loops/loop-follower';
 import type { LoopPoll } from './loops/loop-poll';
-import { AGENT_CAUSE, runningPhaseOn } from './loops/phase-status';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
-import { GithubPrs } from './prs/github/github-prs';
-import { storeKeep } from './prs/github/store-keep';
+import type { GithubPrs } from './prs/github/github-prs';
 import { NoticeGate } from './notices/notice-gate';
-import { Notifier } from './notices/notifier';
+import type { Notifier } from './notices/notifier';
 import { NotConnectedError } from './ssh/connection';
-import type { SshHostEnv } from './ssh/ssh-host';
 import type { Store } from './store/store';
 import type { LiveState } from './engine/live-state';
+import type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
 import { ReviewMark } from './notices/review-mark';
-import type { CommandInput, CommandOutput } from '../../shared/contract';
-import { TranscriptService } from './transcripts/transcript-service';
-import { PreflightService } from './preflight/preflight-service';
+import type { TranscriptService } from './transcripts/transcript-service';
+import type { PreflightService } from './preflight/preflight-service';
+import { engineServices } from './engine/engine-services';
 import { NightHistory } from './history/night-history';
 
 
@@ -48,32 +45,7 @@ const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; back
 
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Receives every event the engine publishes. */
-export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
-
-/** What the engine is built from. */
-export interface EngineOptions {
-  readonly store: Store;
-  readonly now?: () => Date;
-  /** Where SSH hosts find ~/.ssh and how their connections are tuned (tests shorten keepalive). */
-  readonly ssh?: Omit<SshHostEnv, 'store'>;
-  /** Emergency repeats and receipt polls run this often (ms). */
-  readonly noticeTickMs?: number;
-  /** Called after every poll, whoever asked for it (the session's saved summary watches for the first read's end). */
-  readonly afterPoll?: () => void;
-  /** Wraps each host's file source as it is made (figure 2 of the bench counts the bytes read). */
-  readonly tapSource?: SourceTap;
-  /** Where `github.token: env:NAME` is read and what `gh auth token` runs with (process.env by default). */
-  readonly githubEnv?: NodeJS.ProcessEnv;
-}
-
-/** How the engine polls on its own (`run`). */
-export interface RunOptions {
-  /** Poll this often when nothing wakes a poll (IDLE_POLL_MS by default). */
-  readonly intervalMs?: number;
-  /** A poll that failed (the schedule goes on). */
-  readonly onError?: (err: unknown) => void;
-}
+export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 
 /**
  * Follows every configured source, derives the state, and publishes what changed. One engine per
@@ -96,7 +68,8 @@ export class Engine {
   /** The hosts' watchers, and how much of each host a poll reads. */
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
   private problemsPublished = '';
-  private capacityNow: readonly Capacity[] = [];
+  /** The latest capacity polled. */
+  private readonly capacityNow: () => readonly Capacity[];
   private tickTimer: NodeJS.Timeout | null = null;
   /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
   private scheduler: PollScheduler | null = null;
@@ -108,7 +81,7 @@ export class Engine {
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
   /** Phase transcripts: ranges, search, and which open ones changed. */
-  private readonly transcripts: TranscriptService;
+  readonly transcripts: TranscriptService;
   private polling: Promise<void> | null = null;
   private readonly store: Store;
   private readonly now: () => Date;
@@ -141,7 +114,7 @@ export class Engine {
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
-      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causeOf(loop, phase, now)));
+      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => phaseCause(loop, phase, now, this.outages, (uses, from, to) => this.capacity.troubleIn(uses, from, to))));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
@@ -156,77 +129,24 @@ export class Engine {
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
-    this.capacity = new CapacityService({
-      proxies: config.proxies,
-      store: this.store,
-      now: this.now,
-      getFor: (host) => {
-        const h = this.hosts.get(host);
-        return isReachable(h) ? hostFetch(h) : null;
-      },
-      onChange: (capacity) => {
-        this.capacityNow = capacity;
-        this.emit('capacity.changed', { capacity });
-      },
-    });
     this.reviewMark = new ReviewMark(this.store, this.now);
-    this.github = config.github
-      ? new GithubPrs({
-          config: config.github,
-          ...(options.githubEnv ? { env: options.githubEnv } : {}),
-          onChange: (remote) => {
-            const prs = this.prTracker.setRemote(remote);
-            if (!prs) return;
-            this.emit('prs.changed', { prs });
-            // The notices (a merged PR's merge cue) follow at the next poll: make it soon.
-            this.wake();
-          },
-          onProblem: (problem) => this.setProblem('github', problem),
-          keep: storeKeep(this.store),
-        })
-      : null;
-    if (this.github) this.prTracker.setRemote(this.github.known());
-    this.transcripts = new TranscriptService({
-      config,
-      store: this.store,
-      hosts: this.hosts,
-      running: ({ loop, date, phase }) =>
-        [...this.loops.all()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
-    });
-    this.notifier = new Notifier({ store: this.store, notify: config.notify, now: this.now, emit: (e, p) => this.emit(e, p), lastReviewedAt: () => this.reviewMark.get() });
-    this.drills = new DrillService({
-      store: this.store,
-      drills: config.drills,
-      now: this.now,
-      hostFor: (host) => {
-        const h = this.hosts.get(host);
-        return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
-      },
-      runningPhaseOn: (host) => runningPhaseOn(this.loops.all(), host),
-      onRunsChanged: (runs) => {
-        this.noticeGate.drillsChanged();
-        this.emit('drills.changed', { runs });
-      },
-      onOutput: (runId, from, text) => this.emit('drill.output', { runId, from, text }),
-    });
-    this.preflight = new PreflightService({
-      config,
-      hosts: this.hosts,
-      now: this.now,
-      state: {
-        caughtUp: () => !this.behind(),
-        cycles: (loop) => [...this.loops.all()].find((l) => l.name === loop)?.cycles ?? [],
+    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
+      engineServices({
+        config,
+        store: this.store,
+        now: this.now,
+        hosts: this.hosts,
+        ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}),
+        prTracker: this.prTracker,
+        noticeGate: this.noticeGate,
+        reviewMark: this.reviewMark,
+        loops: () => this.loops.all(),
         deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
-        capacity: () => this.capacityNow,
-        drills: () => this.drills.list(),
-        drillRuns: () => this.drills.runs(),
-      },
-      onChange: (preflight) => {
-        this.noticeGate.preflightChanged();
-        this.emit('preflight.changed', { preflight });
-        this.wake();
-      },
-    });
+        caughtUp: () => !this.behind(),
+        emit: (event, payload) => this.emit(event, payload),
+        wake: () => this.wake(),
+        setProblem: (key, problem) => this.setProblem(key, problem),
+      }));
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -422,8 +342,8 @@ export class Engine {
     const caughtUp = !this.behind();
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
-    if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow, caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow, drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list() };
+    if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow(), caughtUp })) {
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list() };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.errors.set('notices', null);
@@ -501,19 +421,6 @@ export class Engine {
     if (prs) this.emit('prs.changed', { prs });
   }
 
-  /**
-   * Who a bad phase is put down to: its window laid against the runner host's outages and the
-   * trouble on the fleet the loop uses (main/core/loops/attribution.ts).
-   */
-  private causeOf(loop: Config['loops'][string], phase: Phase, now: Date): FailureCause {
-    const local = phase.cause ?? AGENT_CAUSE;
-    const start = Date.parse(phase.startedAt ?? '');
-    if (Number.isNaN(start)) return local;
-    const ended = Date.parse(phase.endedAt ?? '');
-    const end = Number.isNaN(ended) ? now.getTime() : ended;
-    return attribute({ start, end, local, runner: loop.host, outages: this.outages.of(loop.host), fleet: this.capacity.troubleIn(loop.uses ?? null, start, end) });
-  }
-
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
   private publishHosts(): boolean {
     const hosts = this.hosts.changed();
@@ -563,79 +470,11 @@ export class Engine {
   /** The state without the ledger rows (their counts instead): what the console paints first. */
   summary(): Summary {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
-    const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow };
+    const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow() };
     const ops = { notices: this.notifier.list(), lastReviewedAt: this.reviewMark.get(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     // Only while a pre-flight has run: a snapshot without one prints what it printed before.
     const preflight = this.preflight.list();
     return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), ledgerRows: this.ledgers.counts() };
-  }
-
-  // What the commands do, one step each: the command table (session/commands.ts) calls these and
-  // nothing deeper.
-
-  /** Trust the host key a host presented, if it is the one the operator saw. */
-  trustHost(host: string, fingerprint: string): void {
-    this.hosts.sshHost(host).trust(fingerprint);
-  }
-
-  /** Forget the keys trusted in Loopdeck for a host; how many were forgotten. */
-  untrustHost(host: string): number {
-    return this.hosts.sshHost(host).untrust();
-  }
-
-  /** Unlock a host's encrypted identity file with its passphrase (kept in memory only). */
-  unlockHost(host: string, passphrase: string): boolean {
-    return this.hosts.sshHost(host).unlock(passphrase);
-  }
-
-  /** The fleet's capacity history for the charts. */
-  capacityHistory(input: CommandInput<'capacity.history'>): Promise<CommandOutput<'capacity.history'>> | CommandOutput<'capacity.history'> {
-    return this.capacity.history(input);
-  }
-
-  /** Acknowledge a notice (its emergency repeats stop); when. */
-  acknowledgeNotice(key: string): string {
-    return this.notifier.acknowledge(key);
-  }
-
-  /** Snooze a notice for `minutes`; until when. */
-  snoozeNotice(key: string, minutes: number): string {
-    return this.notifier.snooze(key, minutes);
-  }
-
-  /** Run a drill declared in the config; its run id. */
-  runDrill(input: CommandInput<'drills.run'>): Promise<string> {
-    return this.drills.run(input);
-  }
-
-  /** Cancel a drill run; whether it was running. */
-  cancelDrill(runId: string): Promise<boolean> {
-    return this.drills.cancel(runId);
-  }
-
-  /** A drill run's output from byte `from`. */
-  drillOutput(runId: string, from: number): Promise<CommandOutput<'drills.output'>> {
-    return this.drills.output(runId, from);
-  }
-
-  /** Open a phase's transcript (resolved from the config); its phase is followed for changes a while. */
-  openTranscript(input: CommandInput<'transcript.open'>): Promise<CommandOutput<'transcript.open'>> {
-    return this.transcripts.open(input);
-  }
-
-  /** Lines of a phase's transcript, reading only their bytes. */
-  transcriptLines(input: CommandInput<'transcript.lines'>): Promise<CommandOutput<'transcript.lines'>> {
-    return this.transcripts.lines(input);
-  }
-
-  /** The newest cycle of a loop with this phase's transcript (`loopdeck log` without a date). */
-  newestTranscriptDate(loop: string, phase: string): Promise<string> {
-    return this.transcripts.newestDate(loop, phase);
-  }
-
-  /** Search a phase's transcript on its host. */
-  searchTranscript(input: CommandInput<'transcript.search'>): Promise<CommandOutput<'transcript.search'>> {
-    return this.transcripts.search(input);
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

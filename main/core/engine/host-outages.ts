@@ -1,5 +1,6 @@
-import type { HostState } from '../../../shared/domain';
-import type { Outage } from '../loops/attribution';
+import type { FailureCause, HostState, Phase } from '../../../shared/domain';
+import { attribute, type Outage, type TroubleEpisode } from '../loops/attribution';
+import { AGENT_CAUSE } from '../loops/phase-status';
 import type { Store } from '../store/store';
 
 // When each host could not be reached, as Loopdeck saw it: what failure attribution lays a bad
@@ -57,4 +58,23 @@ export class HostOutages {
   of(host: string): readonly Outage[] {
     return this.byHost.get(host) ?? [];
   }
+}
+
+/**
+ * Who a bad phase is put down to: its window laid against the runner host's outages and the
+ * trouble on the fleet the loop uses (main/core/loops/attribution.ts).
+ */
+export function phaseCause(
+  loop: { readonly host: string; readonly uses?: readonly string[] | undefined },
+  phase: Phase,
+  now: Date,
+  outages: HostOutages,
+  troubleIn: (proxies: readonly string[] | null, from: number, to: number) => TroubleEpisode[],
+): FailureCause {
+  const local = phase.cause ?? AGENT_CAUSE;
+  const start = Date.parse(phase.startedAt ?? '');
+  if (Number.isNaN(start)) return local;
+  const ended = Date.parse(phase.endedAt ?? '');
+  const end = Number.isNaN(ended) ? now.getTime() : ended;
+  return attribute({ start, end, local, runner: loop.host, outages: outages.of(loop.host), fleet: troubleIn(loop.uses ?? null, start, end) });
 }

@@ -38,23 +38,23 @@ export function sessionCommands(session: CommandSession): Handlers {
       return cursors.page(input, () => ledgerRowsOf(session.snapshot()));
     },
     'hosts.trust': ({ host, fingerprint }) => {
-      session.engine().trustHost(host, fingerprint);
+      session.engine().hosts.sshHost(host).trust(fingerprint);
       return { trusted: true } as const;
     },
-    'hosts.untrust': ({ host }) => ({ removed: session.engine().untrustHost(host) }),
-    'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.engine().unlockHost(host, passphrase) }),
-    'capacity.history': (input) => session.engine().capacityHistory(input),
+    'hosts.untrust': ({ host }) => ({ removed: session.engine().hosts.sshHost(host).untrust() }),
+    'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.engine().hosts.sshHost(host).unlock(passphrase) }),
+    'capacity.history': (input) => session.engine().capacity.history(input),
     'trends.nights': ({ loop, nights }) => ({ nights: session.engine().history.list(loop, nights) }),
     'review.mark': () => ({ lastReviewedAt: session.engine().markReviewed() }),
-    'notices.ack': ({ key }) => ({ acknowledgedAt: session.engine().acknowledgeNotice(key) }),
-    'notices.snooze': ({ key, minutes }) => ({ snoozedUntil: session.engine().snoozeNotice(key, minutes) }),
-    'drills.run': async (input) => ({ runId: await session.engine().runDrill(input) }),
-    'drills.cancel': async ({ runId }) => ({ cancelled: await session.engine().cancelDrill(runId) }),
-    'drills.output': ({ runId, from }) => session.engine().drillOutput(runId, from),
+    'notices.ack': ({ key }) => ({ acknowledgedAt: session.engine().notifier.acknowledge(key) }),
+    'notices.snooze': ({ key, minutes }) => ({ snoozedUntil: session.engine().notifier.snooze(key, minutes) }),
+    'drills.run': async (input) => ({ runId: await session.engine().drills.run(input) }),
+    'drills.cancel': async ({ runId }) => ({ cancelled: await session.engine().drills.cancel(runId) }),
+    'drills.output': ({ runId, from }) => session.engine().drills.output(runId, from),
     'log.error': (report) => logRendererError(report),
-    'transcript.open': (input) => session.engine().openTranscript(input),
-    'transcript.lines': (input) => session.engine().transcriptLines(input),
-    'transcript.search': (input) => session.engine().searchTranscript(input),
+    'transcript.open': (input) => session.engine().transcripts.open(input),
+    'transcript.lines': (input) => session.engine().transcripts.lines(input),
+    'transcript.search': (input) => session.engine().transcripts.search(input),
     'demo.start': async () => ({ configPath: await session.startDemo() }),
   };
 }

@@ -1,0 +1,130 @@
+import type { EventName, EventPayload } from '../../../shared/contract';
+import type { Capacity, LoopState, Problem } from '../../../shared/domain';
+import { CapacityService } from '../capacity/capacity-service';
+import type { Config } from '../config/schema';
+import { DrillService } from '../drills/drill-service';
+import { runningPhaseOn } from '../loops/phase-status';
+import type { DeliverRecord } from '../prs/pull-requests';
+import { GithubPrs } from '../prs/github/github-prs';
+import { storeKeep } from '../prs/github/store-keep';
+import type { PrTracker } from '../prs/pr-tracker';
+import type { NoticeGate } from '../notices/notice-gate';
+import { Notifier } from '../notices/notifier';
+import type { ReviewMark } from '../notices/review-mark';
+import { PreflightService } from '../preflight/preflight-service';
+import type { Store } from '../store/store';
+import { TranscriptService } from '../transcripts/transcript-service';
+import { hostFetch, isReachable, type HostTable } from './hosts';
+
+// The engine's services, each wired to what it reads of the engine and what it tells it: built
+// here so the engine itself keeps to following, deriving and publishing.
+
+/** What the services are given of the engine. */
+export interface EngineWiring {
+  readonly config: Config;
+  readonly store: Store;
+  readonly now: () => Date;
+  readonly hosts: HostTable;
+  readonly githubEnv?: NodeJS.ProcessEnv;
+  readonly prTracker: PrTracker;
+  readonly noticeGate: NoticeGate;
+  readonly reviewMark: ReviewMark;
+  /** The loops' state as derived so far. */
+  readonly loops: () => Iterable<LoopState>;
+  readonly deliverRecord: (loop: string) => DeliverRecord | null;
+  /** Every follower caught up with its backlog. */
+  readonly caughtUp: () => boolean;
+  readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+  /** Poll again soon. */
+  readonly wake: () => void;
+  readonly setProblem: (key: string, problem: Problem | null) => void;
+}
+
+/** The engine's services. */
+export interface EngineServices {
+  readonly capacity: CapacityService;
+  /** The latest capacity polled (what the pre-flight and the notices read). */
+  readonly capacityNow: () => readonly Capacity[];
+  readonly github: GithubPrs | null;
+  readonly transcripts: TranscriptService;
+  readonly notifier: Notifier;
+  readonly drills: DrillService;
+  readonly preflight: PreflightService;
+}
+
+/** Build the engine's services on its wiring. */
+export function engineServices(w: EngineWiring): EngineServices {
+  const { config, store, now, hosts } = w;
+  let capacityNow: readonly Capacity[] = [];
+  const capacity = new CapacityService({
+    proxies: config.proxies,
+    store,
+    now,
+    getFor: (host) => {
+      const h = hosts.get(host);
+      return isReachable(h) ? hostFetch(h) : null;
+    },
+    onChange: (next) => {
+      capacityNow = next;
+      w.emit('capacity.changed', { capacity: next });
+    },
+  });
+  const github = config.github
+    ? new GithubPrs({
+        config: config.github,
+        ...(w.githubEnv ? { env: w.githubEnv } : {}),
+        onChange: (remote) => {
+          const prs = w.prTracker.setRemote(remote);
+          if (!prs) return;
+          w.emit('prs.changed', { prs });
+          // The notices (a merged PR's merge cue) follow at the next poll: make it soon.
+          w.wake();
+        },
+        onProblem: (problem) => w.setProblem('github', problem),
+        keep: storeKeep(store),
+      })
+    : null;
+  if (github) w.prTracker.setRemote(github.known());
+  const transcripts = new TranscriptService({
+    config,
+    store,
+    hosts,
+    running: ({ loop, date, phase }) =>
+      [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
+  });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.emit(e, p), lastReviewedAt: () => w.reviewMark.get() });
+  const drills = new DrillService({
+    store,
+    drills: config.drills,
+    now,
+    hostFor: (host) => {
+      const h = hosts.get(host);
+      return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
+    },
+    runningPhaseOn: (host) => runningPhaseOn(w.loops(), host),
+    onRunsChanged: (runs) => {
+      w.noticeGate.drillsChanged();
+      w.emit('drills.changed', { runs });
+    },
+    onOutput: (runId, from, text) => w.emit('drill.output', { runId, from, text }),
+  });
+  const preflight = new PreflightService({
+    config,
+    hosts,
+    now,
+    state: {
+      caughtUp: w.caughtUp,
+      cycles: (loop) => [...w.loops()].find((l) => l.name === loop)?.cycles ?? [],
+      deliverRecord: w.deliverRecord,
+      capacity: () => capacityNow,
+      drills: () => drills.list(),
+      drillRuns: () => drills.runs(),
+    },
+    onChange: (list) => {
+      w.noticeGate.preflightChanged();
+      w.emit('preflight.changed', { preflight: list });
+      w.wake();
+    },
+  });
+  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight };
+}
