@@ -8,6 +8,7 @@ import { startSshd, type TestSshd } from '../testing/sshd';
 import { databasePath } from './core/config/paths';
 import { Store } from './core/store/store';
 import { sshHostYaml } from '../testing/ssh-fixture';
+import { trustedKeys } from './core/store/trusted-keys';
 
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 
@@ -44,7 +45,7 @@ describe('loopdeck untrust', () => {
   const keysStored = (): number => {
     const store = Store.open(databasePath(dataDir));
     try {
-      return store.trustedKeys('127.0.0.1', sshd.port).length;
+      return trustedKeys(store, '127.0.0.1', sshd.port).length;
     } finally {
       store.close();
     }

@@ -3,7 +3,8 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { AnyAuthMethod } from 'ssh2';
 import { ssh2 } from './ssh2-module';
-import type { Store, TrustedKey } from '../store/store';
+import type { Store } from '../store/store';
+import { addTrustedKey, removeTrustedKeys, trustedKeys, type TrustedKey } from '../store/trusted-keys';
 import { SshConnection, type KeyDecision, type SshConnectionOptions, type SshEndpoint } from './connection';
 import { fingerprintSha256, readKeyType, verifyHostKey } from './known-hosts';
 import { resolveSshTarget } from './ssh-target';
@@ -98,13 +99,13 @@ export class SshHost {
     if (key.fingerprint !== fingerprint) {
       throw new Error(`Host ${this.name} now presents ${key.fingerprint}, not ${fingerprint}; nothing was trusted.`);
     }
-    this.env.store.addTrustedKey({ ...key, addedAt: new Date().toISOString() });
+    addTrustedKey(this.env.store, { ...key, addedAt: new Date().toISOString() });
     this.connection.retry();
   }
 
   /** Keys trusted in Loopdeck for this host's address (`host:port`; known_hosts entries are not these). */
   trustedKeys(): TrustedKey[] {
-    return this.env.store.trustedKeys(this.endpoint.host, this.endpoint.port);
+    return trustedKeys(this.env.store, this.endpoint.host, this.endpoint.port);
   }
 
   /**
@@ -113,7 +114,7 @@ export class SshHost {
    * `untrusted` once more, with the fingerprint to compare. Returns how many keys were removed.
    */
   untrust({ reconnect = true }: { reconnect?: boolean } = {}): number {
-    const removed = this.env.store.removeTrustedKeys(this.endpoint.host, this.endpoint.port);
+    const removed = removeTrustedKeys(this.env.store, this.endpoint.host, this.endpoint.port);
     if (reconnect) this.connection.retry();
     return removed;
   }
@@ -124,7 +125,7 @@ export class SshHost {
       const text = source ? readIfExists(source) : null;
       return text === null || !source ? [] : [{ source, text }];
     });
-    const verdict = verifyHostKey({ host, port, keyBlob: blob, knownHosts, trusted: this.env.store.trustedKeys(host, port) });
+    const verdict = verifyHostKey({ host, port, keyBlob: blob, knownHosts, trusted: trustedKeys(this.env.store, host, port) });
     if (verdict.kind === 'trusted') return { kind: 'trusted' };
     const key = { host, port, keyType: readKeyType(blob) ?? 'unknown', keyBase64: blob.toString('base64'), fingerprint: fingerprintSha256(blob) };
     if (verdict.kind === 'unknown') return { kind: 'unknown', key };

@@ -10,6 +10,7 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { createSession, type Session } from '../session/session';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
+import { trustedKeys } from '../store/trusted-keys';
 
 /** A config with one SSH host `runner` whose key is not in any known_hosts file. */
 function setup(sshd: TestSshd): { configPath: string; dataDir: string } {
@@ -87,7 +88,7 @@ describe('hosts.untrust against a real sshd', () => {
         expect(await c.handlers['hosts.untrust']({ host: 'runner' })).toEqual({ removed: 1 });
         await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted after untrust');
         expect(host(c)?.fingerprint).toBe(fingerprintOf(other));
-        expect(store.trustedKeys('127.0.0.1', other.port)).toEqual([]);
+        expect(trustedKeys(store, '127.0.0.1', other.port)).toEqual([]);
       } finally {
         await c.close();
         store.close();

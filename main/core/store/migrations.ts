@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 import { CAPACITY_MIGRATION } from '../capacity/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../history/schema';
@@ -142,3 +144,35 @@ export const MIGRATIONS: readonly string[] = [
   `,
   NIGHTS_MIGRATION,
 ];
+
+/** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */
+const FREE_SHARE_TO_VACUUM = 4;
+
+/** Bring `db` to schema `target`, one transaction a migration; refuses a database a newer Loopdeck wrote. */
+export function migrate(db: Database.Database, target: number): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `The database was written by a newer Loopdeck (schema ${current}, this one knows ${MIGRATIONS.length}). Upgrade Loopdeck or use another --data folder.`,
+    );
+  }
+  for (let v = current; v < target; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] ?? '');
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  // A migration that rebuilt a table (11: `records`, most of a database) left the old one's pages
+  // free, a 68 MB database 117 MB after it: once, right after, the file is rewritten without them.
+  if (target > current && current > 0) {
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    if (free * FREE_SHARE_TO_VACUUM > pages) {
+      try {
+        db.exec('VACUUM');
+      } catch {
+        // Held by another process past busy_timeout, or no room for its copy: the file stays as it was.
+      }
+    }
+  }
+}

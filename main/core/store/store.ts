@@ -5,7 +5,7 @@ import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
-import { MIGRATIONS } from './migrations';
+import { migrate, MIGRATIONS } from './migrations';
 import { DiskSpace } from './disk-space';
 import { LineIndexTable } from './line-index';
 import { damagedMarker, isDamaged } from './store-errors';
@@ -31,16 +31,7 @@ export const RECORDS_PER_ROW = 256;
 /** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
 export const MAX_PROBLEMS_PER_FILE = 20;
 
-/** A host key trusted through Loopdeck (not through known_hosts). */
-export interface TrustedKey {
-  readonly host: string;
-  readonly port: number;
-  readonly keyType: string;
-  readonly keyBase64: string;
-  /** OpenSSH's `SHA256:…` form. */
-  readonly fingerprint: string;
-  readonly addedAt: string;
-}
+export type { TrustedKey } from './trusted-keys';
 
 /** Options for opening the store. */
 export interface StoreOptions {
@@ -479,27 +470,6 @@ export class Store {
     this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
-  /** Host keys the operator trusted through Loopdeck for `host:port`. */
-  trustedKeys(host: string, port: number): TrustedKey[] {
-    return this
-      .statement('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
-      .all(host, port) as TrustedKey[];
-  }
-
-  /** Remember a host key the operator trusted. */
-  addTrustedKey(key: TrustedKey): void {
-    this
-      .statement(
-        'INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)',
-      )
-      .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
-  }
-
-  /** Forget every host key trusted through Loopdeck for `host:port` (`loopdeck untrust`); returns how many. */
-  removeTrustedKeys(host: string, port: number): number {
-    return this.statement('DELETE FROM trusted_keys WHERE host = ? AND port = ?').run(host, port).changes;
-  }
-
   /**
    * The underlying connection, for modules that own their tables (capacity, notices, drills):
    * they keep to their own tables, and run fixed SQL through `statement` (prepared once).
@@ -523,37 +493,6 @@ export class Store {
     } finally {
       this.rows.close();
       if (this.db.open) this.db.close();
-    }
-  }
-}
-
-/** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */
-const FREE_SHARE_TO_VACUUM = 4;
-
-function migrate(db: Database.Database, target: number): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `The database was written by a newer Loopdeck (schema ${current}, this one knows ${MIGRATIONS.length}). Upgrade Loopdeck or use another --data folder.`,
-    );
-  }
-  for (let v = current; v < target; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v] ?? '');
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
-  // A migration that rebuilt a table (11: `records`, most of a database) left the old one's pages
-  // free, a 68 MB database 117 MB after it: once, right after, the file is rewritten without them.
-  if (target > current && current > 0) {
-    const free = db.pragma('freelist_count', { simple: true }) as number;
-    const pages = db.pragma('page_count', { simple: true }) as number;
-    if (free * FREE_SHARE_TO_VACUUM > pages) {
-      try {
-        db.exec('VACUUM');
-      } catch {
-        // Held by another process past busy_timeout, or no room for its copy: the file stays as it was.
-      }
     }
   }
 }

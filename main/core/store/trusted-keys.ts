@@ -1,0 +1,34 @@
+import type { Store } from './store';
+
+// The host keys the operator trusted through Loopdeck (`trusted_keys`): what an SSH host checks a
+// presented key against beside known_hosts, and what `untrust` forgets.
+
+/** A host key trusted through Loopdeck (not through known_hosts). */
+export interface TrustedKey {
+  readonly host: string;
+  readonly port: number;
+  readonly keyType: string;
+  readonly keyBase64: string;
+  /** OpenSSH's `SHA256:…` form. */
+  readonly fingerprint: string;
+  readonly addedAt: string;
+}
+
+/** Host keys the operator trusted through Loopdeck for `host:port`. */
+export function trustedKeys(store: Store, host: string, port: number): TrustedKey[] {
+  return store
+    .statement('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
+    .all(host, port) as TrustedKey[];
+}
+
+/** Remember a host key the operator trusted. */
+export function addTrustedKey(store: Store, key: TrustedKey): void {
+  store
+    .statement('INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
+}
+
+/** Forget every host key trusted through Loopdeck for `host:port` (`loopdeck untrust`); returns how many. */
+export function removeTrustedKeys(store: Store, host: string, port: number): number {
+  return store.statement('DELETE FROM trusted_keys WHERE host = ? AND port = ?').run(host, port).changes;
+}
