@@ -3,13 +3,14 @@ import type { Cycle, FailureCause, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import { phaseCap, type LoopConfig } from '../config/schema';
 import { followOnce, refuseFile, type FollowOptions } from '../follow/line-follower';
-import { derivePhase, deriveCycle, FINAL_STATUSES, type PhaseEvidence } from './phase-status';
+import { derivePhase, deriveCycle, FINAL_STATUSES } from './phase-status';
+import { phaseEvidence, signalEvidence, type CachedFile, type TranscriptWatch } from './phase-evidence';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
 import { INDEX_EVERY } from '../store/line-index';
 import { transcriptMark } from '../transcripts/transcript-marks';
-import { isWatchdogKill, phaseSignal, RepeatTracker, type SignalEvidence, type WatchdogKill } from './phase-signal';
+import { isWatchdogKill, phaseSignal, RepeatTracker } from './phase-signal';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
 import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
@@ -32,26 +33,9 @@ export const HOT_CYCLES = 2;
  */
 export const TIMES_ONLY_MS = 5000;
 
-/**
- * What the phase signals keep of one transcript while following it, in memory: its line count,
- * the window of its newest lines' hashes (see RepeatTracker) and its last watchdog kill line.
- */
-interface TranscriptWatch {
-  lines: number;
-  readonly repeat: RepeatTracker;
-  watchdog: WatchdogKill | null;
-}
-
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {
   override readonly name = 'RunsFolderError';
-}
-
-interface CachedFile {
-  /** Appended to in place as the file grows; replaced when it is read again from 0. */
-  records: PhaseRecord[];
-  firstTimeMs: number | null;
-  mtimeMs: number | null;
 }
 
 /**
@@ -399,37 +383,14 @@ export class LoopFollower {
     let signalDue = Infinity;
     const phases: Phase[] = this.config.phases.map((phase) => {
       const own = files.filter((f) => f.phase === phase);
-      const derived = derivePhase(this.evidence(dir, phase, own), now, phaseCap(this.config, phase));
+      const derived = derivePhase(phaseEvidence(this.name, dir, phase, own, this.cache), now, phaseCap(this.config, phase));
       // Restored from the store with the host down: whether the transcript grew is not known.
       if (this.restored) return this.attributed(derived, now);
-      const out = phaseSignal(this.signalEvidence(dir, own, derived, now));
+      const out = phaseSignal(signalEvidence({ dir, files: own, phase: derived, now, cache: this.cache, watched: this.watched, silenceMs: this.config.silence }));
       signalDue = Math.min(signalDue, out.dueMs);
       return this.attributed(out.signal ? { ...derived, signal: out.signal } : derived, now);
     });
     return { cycle: deriveCycle(date, phases, now, this.config.cap), signalDue };
-  }
-
-  /** What a phase's signal is computed from: only what following its files kept (nothing is read). */
-  private signalEvidence(dir: string, files: readonly PhaseFile[], phase: Phase, now: Date): SignalEvidence {
-    const log = files.find((f) => f.kind === 'log');
-    const logPath = log ? posix.join(dir, log.name) : null;
-    const cached = logPath === null ? undefined : this.cache.get(logPath);
-    const watch = logPath === null ? undefined : this.watched.get(logPath);
-    const rcTimes = files
-      .filter((f) => f.kind === 'rc')
-      .map((f) => this.cache.get(posix.join(dir, f.name))?.mtimeMs)
-      .filter((t): t is number => typeof t === 'number');
-    const started = Date.parse(phase.startedAt ?? '');
-    return {
-      status: phase.status,
-      transcript: cached ? { lines: watch?.lines ?? 0, mtimeMs: cached.mtimeMs } : null,
-      rcChangedMs: rcTimes.length > 0 ? Math.max(...rcTimes) : null,
-      startedMs: Number.isNaN(started) ? null : started,
-      repetition: watch?.repeat.repeating() ?? null,
-      watchdog: watch?.watchdog ?? null,
-      silenceMs: this.config.silence,
-      nowMs: now.getTime(),
-    };
   }
 
   /** A transcript's signal evidence, begun (on first sight in this process) from its store row and its stored marks. */
@@ -513,29 +474,5 @@ export class LoopFollower {
   private noteFollowed(date: string, outcome: 'derive' | 'times' | false): void {
     if (outcome === 'derive') this.dirty.add(date);
     else if (outcome === 'times') this.timesDirty.add(date);
-  }
-
-  private evidence(dir: string, phase: string, files: readonly PhaseFile[]): PhaseEvidence {
-    const get = (f: PhaseFile): CachedFile | undefined => this.cache.get(posix.join(dir, f.name));
-    const ofKind = (kind: PhaseFileKind): PhaseFile | undefined => files.find((f) => f.kind === kind);
-    const statusFile = ofKind('status');
-    const logFile = ofKind('log');
-    const seen = files.map(get).filter((c): c is CachedFile => c !== undefined);
-    const firsts = seen.map((c) => c.firstTimeMs).filter((t): t is number => t !== null);
-    const lasts = seen.map((c) => c.mtimeMs).filter((t): t is number => t !== null);
-    return {
-      loop: this.name,
-      phase,
-      statusRecords: statusFile ? (get(statusFile)?.records ?? []) : [],
-      logRecords: logFile ? (get(logFile)?.records ?? []) : [],
-      stages: files
-        .filter((f) => f.kind === 'rc' && f.stage !== null)
-        .map((f) => ({ stage: f.stage ?? '', records: get(f)?.records ?? [] }))
-        .sort((a, b) => a.stage.localeCompare(b.stage)),
-      hasLog: logFile !== undefined && get(logFile) !== undefined,
-      hasStatus: statusFile !== undefined && get(statusFile) !== undefined,
-      firstFileTime: firsts.length ? new Date(Math.min(...firsts)).toISOString() : null,
-      lastFileTime: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
-    };
   }
 }
