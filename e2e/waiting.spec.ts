@@ -27,6 +27,9 @@ async function expectLanded(page: Page, hash: string): Promise<void> {
     await expect(page.getByTestId('drills').locator('[data-testid^="drill-cadence-"]').first()).toHaveAttribute('data-state', /due|overdue/);
   } else if (path === '#/ledgers') {
     await expect(page.getByTestId('tasks-table').locator('tr.task-stopped').first()).toBeVisible();
+  } else if (path === '#/review') {
+    // The pre-flight's notice: tonight's section of the Review.
+    await expect(page.getByTestId('preflight')).toBeVisible();
   } else if (path === '#/prs') {
     await expect(page.getByTestId('prs-table')).toBeVisible();
   } else if (path === '#/capacity') {
@@ -85,7 +88,7 @@ test.describe('waiting on you, on the demo', () => {
   test('follows one notice link of every kind the demo raises to its target', async ({ page }) => {
     await page.goto(`${served.url}#/notices`);
     const links = page.locator('[data-testid^="notice-link-"]');
-    // The demo's waiting items, its P0 findings, its past phases, the hollow remediate and its PRs.
+    // The demo's waiting items, its P0 findings, its past phases, the hollow remediate, its PRs, its fleet, tonight's pre-flight.
     await expect(page.getByTestId('notice-link-waiting:drill-due:demo-runner:sigterm-drain:never')).toBeVisible({ timeout: 20_000 });
     // The demo's gateway fails with 504s under a shed threshold of 80: a fleet incident once ~20 requests are counted.
     await expect(page.locator('[data-testid^="notice-link-fleet:"]').first()).toBeVisible({ timeout: 60_000 });
@@ -98,7 +101,7 @@ test.describe('waiting on you, on the demo', () => {
       if (!byKind.has(kind)) byKind.set(kind, { key, href });
     }
     expect([...byKind.keys()].sort()).toEqual(
-      expect.arrayContaining(['finding', 'fleet', 'hollow', 'phase:failed', 'phase:incomplete', 'pr', 'waiting:blocked', 'waiting:drill-due', 'waiting:operator-only', 'waiting:stopped', 'waiting:uncovered']),
+      expect.arrayContaining(['finding', 'fleet', 'hollow', 'preflight', 'phase:failed', 'phase:incomplete', 'pr', 'waiting:blocked', 'waiting:drill-due', 'waiting:operator-only', 'waiting:stopped', 'waiting:uncovered']),
     );
     for (const [kind, { key, href }] of byKind) {
       await page.goto(`${served.url}#/notices`);
