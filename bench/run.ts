@@ -15,9 +15,10 @@ import { ledgerParsing } from './ledger';
 import { launchChromium, log, onCleanup, ROOT, round, runCleanups, type Figure } from './lib';
 import { lineToScreen } from './line-to-screen';
 import { coldStartFigure, footprintFigure } from './start-footprint';
+import { preflightCost } from './preflight';
 import { sqliteIngest } from './sqlite-ingest';
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'] as const;
+const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'] as const;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -144,6 +145,7 @@ async function main(): Promise<number> {
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
   await step('8', () => historyCost(quick));
   await step('9', () => inBrowser((browser) => historyPaint(browser, quick)));
+  await step('11', () => preflightCost(sshd));
   await step('10', async () => [...(await transcriptView(sshd, quick)), ...(await inBrowser((browser) => transcriptPaint(browser, sshd)))]);
 
   const order = (id: string): number => Number.parseFloat(id) + (id.charCodeAt(1) || 0) / 1000;
