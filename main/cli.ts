@@ -8,6 +8,7 @@ import { DataFolderError } from './core/config/data-folder';
 import { VERSION } from './core/config/version';
 import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
 import { printSnapshot } from './cli-terminal';
+import { configJsonSchema } from './core/config/config-json-schema';
 import { CliError, CONNECT_TIMEOUT_MS, OPTIONS, openEngine, portOf, withState, loadedConfig, type Flags } from './cli-common';
 import { trust, untrust } from './cli-hosts';
 import { drill } from './cli-drill';
@@ -24,6 +25,7 @@ Usage:
   loopdeck serve    [--config FILE] [--data DIR] [--port N] [--host ADDR]
   loopdeck demo     [--port N] [--speed X]
   loopdeck check    [--config FILE]
+  loopdeck schema   (the config's JSON Schema, for an editor)
   loopdeck snapshot [--config FILE] [--data DIR] [--now ISO] [--json]
   loopdeck review   [--config FILE] [--data DIR] [--since ISO] [--markdown | --json]
   loopdeck watch    [--config FILE] [--data DIR] [--json]
@@ -153,6 +155,9 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     case 'check':
       return check(flags);
+    case 'schema':
+      console.log(JSON.stringify(configJsonSchema(), null, 2));
+      return 0;
     case 'snapshot':
       return snapshot(flags);
     case 'review':
