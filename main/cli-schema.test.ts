@@ -10,12 +10,12 @@ import { yamlValidator } from '../testing/json-schema';
 
 const README = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
 
-/** The README's configuration example: the first yaml block under "## Configuration". */
+/** The README's configuration example: the first yaml block under "## Configuration" that is a config (has hosts). */
 function readmeExample(): string {
   const section = README.slice(README.indexOf('## Configuration'));
-  const m = /```yaml\n([\s\S]*?)```/.exec(section);
-  if (!m?.[1]) throw new Error('no yaml block under ## Configuration in README.md');
-  return m[1];
+  const block = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((b) => /^hosts:/m.test(b));
+  if (!block) throw new Error('no yaml config example under ## Configuration in README.md');
+  return block;
 }
 
 describe('loopdeck schema', () => {
