@@ -11,6 +11,7 @@ import type { FileSource } from '../sources/file-source';
 import type { ReadChanges, ReadScope } from './loop-poll';
 import { auditKey, backlogKey, diffKeyed, findingKey, isEmptyDelta, lessonKey, taskKey, type KeyedDelta } from '../../../shared/deltas';
 import type { Store } from '../store/store';
+import { firstSeen } from '../store/first-seen';
 
 /** Everything read from one loop's ledgers and deliver record. */
 export interface LoopLedgers {
@@ -215,11 +216,11 @@ export class LedgerFollower {
   /** When each id was first read, stamping new ones `at`: loaded once, then only new ids are written. */
   private firstSeen(ids: readonly string[], at: string): Map<string, string> {
     if (this.firstSeenAt === null) {
-      this.firstSeenAt = this.store.firstSeen(this.loop, ids, at);
+      this.firstSeenAt = firstSeen(this.store, this.loop, ids, at);
       return this.firstSeenAt;
     }
     const fresh = ids.filter((id) => !this.firstSeenAt?.has(id));
-    if (fresh.length > 0) for (const [id, when] of this.store.firstSeen(this.loop, fresh, at, { only: true })) this.firstSeenAt.set(id, when);
+    if (fresh.length > 0) for (const [id, when] of firstSeen(this.store, this.loop, fresh, at, { only: true })) this.firstSeenAt.set(id, when);
     return this.firstSeenAt;
   }
 

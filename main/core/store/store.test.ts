@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { until } from '../../../testing/until';
 import { MIGRATIONS } from './migrations';
 import { MAX_PROBLEMS_PER_FILE, POSITION_WRITE_MS, RECORDS_PER_ROW, Store } from './store';
+import { firstSeen } from './first-seen';
 
 describe('Store', () => {
   it('upgrades a database created by an earlier schema without losing what it holds', () => {
@@ -59,15 +60,15 @@ describe('Store', () => {
     const store = Store.open(file);
     const t1 = '2026-11-29T07:00:00.000Z';
     const t2 = '2026-11-30T07:00:00.000Z';
-    expect([...store.firstSeen('a', ['R-1', 'R-2'], t1)]).toEqual([['R-1', t1], ['R-2', t1]]);
+    expect([...firstSeen(store, 'a', ['R-1', 'R-2'], t1)]).toEqual([['R-1', t1], ['R-2', t1]]);
     // Read again with one new id: the known keep theirs; the map holds every id the loop has.
-    expect(Object.fromEntries(store.firstSeen('a', ['R-2', 'R-3', 'R-3'], t2))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2 });
+    expect(Object.fromEntries(firstSeen(store, 'a', ['R-2', 'R-3', 'R-3'], t2))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2 });
     // A new section: just those ids.
-    expect(Object.fromEntries(store.firstSeen('a', ['R-3', 'R-4'], t2, { only: true }))).toEqual({ 'R-3': t2, 'R-4': t2 });
-    expect(store.firstSeen('b', ['R-1'], t2).get('R-1')).toBe(t2);
+    expect(Object.fromEntries(firstSeen(store, 'a', ['R-3', 'R-4'], t2, { only: true }))).toEqual({ 'R-3': t2, 'R-4': t2 });
+    expect(firstSeen(store, 'b', ['R-1'], t2).get('R-1')).toBe(t2);
     store.close();
     const again = Store.open(file);
-    expect(Object.fromEntries(again.firstSeen('a', ['R-1', 'R-4'], '2026-12-01T07:00:00.000Z'))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2, 'R-4': t2 });
+    expect(Object.fromEntries(firstSeen(again, 'a', ['R-1', 'R-4'], '2026-12-01T07:00:00.000Z'))).toEqual({ 'R-1': t1, 'R-2': t1, 'R-3': t2, 'R-4': t2 });
     again.close();
   });
 

@@ -371,13 +371,13 @@ export class Store {
     if (row) this.clearProblemsOf(row.id);
   }
 
-  /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
   /** The followed files of a host whose paths start with `prefix` (a folder ending in '/'). */
   pathsUnder(host: string, prefix: string): string[] {
     const rows = this.statement('SELECT path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?').all(host, prefix, prefix) as { path: string }[];
     return rows.map((r) => r.path);
   }
 
+  /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
   pruneProblems(host: string, prefix: string, keep: (path: string) => boolean): void {
     const rows = this
       .statement(
@@ -432,31 +432,6 @@ export class Store {
       .all(...(host === undefined ? [] : [host, host, host])) as Problem[];
     this.problemsCache.set(key, { version: this.problemsVersion, problems: rows });
     return [...rows];
-  }
-
-  /**
-   * When each id was first read, for a loop: ids not seen before are stamped `at`. One statement
-   * per batch, so a 20,000-finding ledger is stamped in one transaction.
-   */
-  firstSeen(loop: string, ids: readonly string[], at: string, options: { only?: boolean } = {}): Map<string, string> {
-    const insert = this.statement('INSERT OR IGNORE INTO first_seen (loop, id, at) VALUES (?, ?, ?)');
-    const stamp = this.db.transaction((fresh: readonly string[]) => {
-      for (const id of fresh) insert.run(loop, id, at);
-    });
-    if (options.only) {
-      // Just these ids (a follower that already holds the rest): a new section, not the whole ledger.
-      stamp(ids);
-      const one = this.statement('SELECT at FROM first_seen WHERE loop = ? AND id = ?');
-      return new Map(ids.map((id) => [id, (one.get(loop, id) as { at: string } | undefined)?.at ?? at]));
-    }
-    // The whole ledger (a start): read what is known, then stamp only the ids never seen. After a
-    // restart that is none of them, where an ignored insert of each cost ~150 ms at 60,000.
-    const rows = this.statement('SELECT id, at FROM first_seen WHERE loop = ?').all(loop) as { id: string; at: string }[];
-    const known = new Map(rows.map((r) => [r.id, r.at]));
-    const fresh = ids.filter((id) => !known.has(id));
-    stamp(fresh);
-    for (const id of fresh) known.set(id, at);
-    return known;
   }
 
   /** A small persisted setting. */
