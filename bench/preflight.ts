@@ -7,6 +7,7 @@ import { Engine } from '../main/core/engine';
 import { Store } from '../main/core/store/store';
 import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
 import type { TestSshd } from '../testing/sshd';
+import { countRequests } from '../testing/ssh-requests';
 import { figure, log, median, msSince, round, tempDir, type Figure } from './lib';
 
 const run = promisify(execFile);
@@ -41,22 +42,15 @@ export async function preflightCost(sshd: TestSshd): Promise<Figure[]> {
     for (let i = 0; engine.behind() && i < 100; i++) await engine.poll();
     const conn = engine.hosts.get('runner')?.ssh?.connection;
     if (!conn) throw new Error('no SSH connection for runner');
-    let requests = 0;
-    for (const method of ['run', 'exec', 'stream', 'forwardOut'] as const) {
-      const original = conn[method].bind(conn) as (...a: unknown[]) => Promise<unknown>;
-      (conn as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        requests++;
-        return original(...args);
-      };
-    }
+    const requests = countRequests(conn);
     const times: number[] = [];
     const perRun: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const before = requests;
+      const before = requests();
       const t0 = process.hrtime.bigint();
       const results = await engine.preflight.run();
       times.push(msSince(t0));
-      perRun.push(requests - before);
+      perRun.push(requests() - before);
       if (results.length !== LOOPS) throw new Error(`pre-flight returned ${results.length} loops, not ${LOOPS}`);
     }
     const floor: number[] = [];

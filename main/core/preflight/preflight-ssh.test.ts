@@ -12,6 +12,7 @@ import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
 import { Engine } from '../engine';
 import { Store } from '../store/store';
+import { countRequests } from '../../../testing/ssh-requests';
 
 // Pre-flight against a real sshd on loopback ("the host" is this machine, reached over SSH): a
 // clone on a full tmpfs, an unfinished previous cycle, a resumable deliver record, a model the
@@ -172,15 +173,9 @@ describe('pre-flight over a real sshd', () => {
       await settle(night.engine);
       const conn = night.engine.hosts.get('runner')?.ssh?.connection;
       if (!conn) throw new Error('no SSH connection for runner');
-      let requests = 0;
-      for (const method of ['run', 'exec', 'stream', 'forwardOut'] as const) {
-        const original = conn[method].bind(conn) as (...a: unknown[]) => Promise<unknown>;
-        (conn as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-          requests++;
-          return original(...args);
-        };
-      }
+      const requestsMade = countRequests(conn);
       const results = await night.engine.preflight.run();
+      const requests = requestsMade();
       expect(results).toHaveLength(20);
       expect(results.every((r) => r.checks.find((c) => c.name === 'disk')?.status === 'ok')).toBe(true);
       console.log(`pre-flight of 20 loops on one SSH host: ${requests} request(s) to the host`);
