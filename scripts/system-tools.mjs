@@ -1,7 +1,8 @@
 // The system tools `npm test` needs, and where each is looked for: an override variable, else a
 // fixed path (Debian's), or else the command name on PATH. One list, read by the check that opens
 // `npm test` (check-system-tools.mjs) and by the test helpers that start the tools
-// (testing/sshd.ts, testing/prometheus.ts, testing/alertmanager.ts, playwright.config.ts), so a
+// (testing/sshd.ts, testing/prometheus.ts, testing/alertmanager.ts, testing/reverse-proxy.ts,
+// playwright.config.ts), so a
 // tool is looked for exactly where the tests will run it. Plain Node ESM: it runs before anything
 // is built or type-checked.
 import { accessSync, constants, statSync } from 'node:fs';
@@ -21,6 +22,7 @@ export const SYSTEM_TOOLS = Object.freeze([
   { name: 'prometheus', package: 'prometheus', env: 'LOOPDECK_PROMETHEUS', path: '/usr/bin/prometheus', usedBy: 'the fleet-source and exporter tests run one on loopback' },
   { name: 'promtool', package: 'prometheus', env: 'LOOPDECK_PROMTOOL', path: '/usr/bin/promtool', usedBy: 'the exporter test lints /metrics with it' },
   { name: 'prometheus-alertmanager', package: 'prometheus-alertmanager', env: 'LOOPDECK_ALERTMANAGER', path: '/usr/bin/prometheus-alertmanager', usedBy: 'the notice-sink tests run one on loopback' },
+  { name: 'nginx', package: 'nginx', env: 'LOOPDECK_NGINX', path: '/usr/sbin/nginx', usedBy: 'the sign-in tests put the console behind it as a reverse proxy (basic auth, an identity header, WebSocket)' },
   { name: 'gh', package: 'gh', command: 'gh', usedBy: "the GitHub tests ask `gh auth token` for a token (their own GH_CONFIG_DIR)" },
 ]);
 

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import playwrightConfig from '../playwright.config';
 import { findTool, SYSTEM_TOOLS, toolPath } from '../scripts/system-tools.mjs';
 import { ALERTMANAGER } from '../testing/alertmanager';
+import { NGINX } from '../testing/reverse-proxy';
 import { PROMETHEUS, PROMTOOL } from '../testing/prometheus';
 import { SSHD } from '../testing/sshd';
 
@@ -60,6 +61,7 @@ const NOWHERE = {
   LOOPDECK_PROMETHEUS: '/nope/prometheus',
   LOOPDECK_PROMTOOL: '/nope/promtool',
   LOOPDECK_ALERTMANAGER: '/nope/prometheus-alertmanager',
+  LOOPDECK_NGINX: '/nope/nginx',
 };
 
 describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
@@ -86,12 +88,13 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
       'prometheus (LOOPDECK_PROMETHEUS=/nope/prometheus: not found)',
       'promtool (LOOPDECK_PROMTOOL=/nope/promtool: not found)',
       'prometheus-alertmanager (LOOPDECK_ALERTMANAGER=/nope/prometheus-alertmanager: not found)',
+      'nginx (LOOPDECK_NGINX=/nope/nginx: not found)',
       'gh (not on PATH)',
     ]) {
       expect(message).toContain(part);
     }
-    expect(message).toContain(`Install them with: ${isRoot ? '' : 'sudo '}apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager gh`);
-    expect(message).toContain('or point LOOPDECK_CHROMIUM, LOOPDECK_SSHD, LOOPDECK_PROMETHEUS, LOOPDECK_PROMTOOL, LOOPDECK_ALERTMANAGER at the installed tools');
+    expect(message).toContain(`Install them with: ${isRoot ? '' : 'sudo '}apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager nginx gh`);
+    expect(message).toContain('or point LOOPDECK_CHROMIUM, LOOPDECK_SSHD, LOOPDECK_PROMETHEUS, LOOPDECK_PROMTOOL, LOOPDECK_ALERTMANAGER, LOOPDECK_NGINX at the installed tools');
   });
 
   it('names only what is missing, and why a file there cannot be run', () => {
@@ -166,6 +169,7 @@ describe('scripts/system-tools.mjs', () => {
     expect(PROMETHEUS).toBe(toolPath('prometheus'));
     expect(PROMTOOL).toBe(toolPath('promtool'));
     expect(ALERTMANAGER).toBe(toolPath('prometheus-alertmanager'));
+    expect(NGINX).toBe(toolPath('nginx'));
     expect(playwrightConfig.use?.launchOptions?.executablePath).toBe(toolPath('chromium'));
   });
 
