@@ -27,6 +27,11 @@
 // `op_interaction`, `op_resume` so they never collide with the console's (cookies ignore ports).
 // The ID token and the provider session last `idTokenTtlSeconds`/`sessionTtlSeconds` (default 1 h),
 // short for the expired-session tests; access tokens last as long as ID tokens.
+//
+// Runtime: oidc-provider 9 declares no engines but prints "Unsupported runtime. Use Node.js v22.x
+// LTS" once on Node 20 (its check wants LTS "Jod"); it runs on Node >= 20.18 (it needs URL.parse),
+// and these tests pass on 20.20.2. oidc-provider 8.8 supports Node 18/20 officially but is the old
+// major (jose 5, koa 2); 9 shares jose 6 with openid-client 6.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Provider, { type Adapter, type AdapterFactory, type AdapterPayload, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
