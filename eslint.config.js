@@ -66,7 +66,7 @@ const policies = [
     },
   },
   { from: from('main-rpc'), allow: { to: [to('main-core', 'shared'), nodeBuiltins, pkg('zod')] } },
-  { from: from('main-serve'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('ws', 'zod')] } },
+  { from: from('main-serve'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('ws', 'zod', 'openid-client')] } },
   { from: fromFiles('main-cli'), allow: { to: [to('main-serve', 'main-rpc', 'main-core', 'shared'), { file: { categories: 'main-cli' } }, nodeBuiltins, pkg('zod')] } },
   { from: from('main-electron'), allow: { to: [to('main-rpc', 'main-core', 'shared'), nodeBuiltins, pkg('electron', 'zod')] } },
   { from: from('e2e'), allow: { to: [to('shared', 'testing'), nodeBuiltins, pkg('@playwright/test', '@axe-core/playwright')] } },

@@ -2,6 +2,7 @@ import type { EventPayload } from '../shared/contract';
 import { formatDuration } from './core/config/duration';
 import { ask } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
+import { localUser } from './rpc/local-caller';
 
 // `loopdeck drill list` and `loopdeck drill run NAME`: a drill from the config, confirmed by name.
 
@@ -42,7 +43,7 @@ export async function drill(flags: Flags, words: readonly string[]): Promise<num
       if (out.runId === runId) process.stdout.write(out.text);
     });
     try {
-      runId = await engine.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false });
+      runId = await engine.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false }, localUser());
     } catch (err) {
       throw new CliError((err as Error).message, 1);
     }

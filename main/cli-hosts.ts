@@ -3,6 +3,7 @@ import type { Engine } from './core/engine';
 import { startLogging } from './core/logging/log';
 import { confirm } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, openEngine, openStoreAndEngine, type Flags } from './cli-common';
+import { localUser } from './rpc/local-caller';
 
 // `loopdeck trust HOST` and `loopdeck untrust HOST`: a host key, trusted after asking, or forgotten.
 
@@ -25,7 +26,7 @@ export async function trust(flags: Flags, hostName: string | undefined): Promise
       console.log('Nothing was trusted.');
       return 1;
     }
-    host.trust(key.fingerprint);
+    host.trust(key.fingerprint, localUser());
     await host.connection.ready(CONNECT_TIMEOUT_MS);
     console.log(`Trusted ${key.fingerprint} for ${hostName}; connected.`);
     return 0;
@@ -63,7 +64,7 @@ export async function untrust(flags: Flags, hostName: string | undefined): Promi
       console.log('Nothing was removed.');
       return 1;
     }
-    const removed = host.untrust({ reconnect: false });
+    const removed = host.untrust(localUser(), { reconnect: false });
     console.log(`Removed ${removed} key(s) trusted in Loopdeck for ${hostName}. The next connection will ask to trust its key again (\`loopdeck trust ${hostName}\`).`);
     return 0;
   } finally {

@@ -18,6 +18,7 @@ import {
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
 import { PreflightSchema } from './preflight';
+import { CallerSchema, type Caller } from './roles';
 import { NightSummarySchema } from './night-summary';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
@@ -65,6 +66,8 @@ export const commands = {
       config: ConfigStatusSchema,
       dataDir: z.string(),
       demo: z.boolean(),
+      /** Who asks, and with which role: the console hides what the role may not do. */
+      caller: CallerSchema,
     }),
   },
   'state.snapshot': { input: Empty, output: SnapshotSchema },
@@ -121,7 +124,7 @@ export const commands = {
     }),
   },
   /** Move the review watermark to now: what is "new" is what arrived after it. */
-  'review.mark': { input: Empty, output: z.object({ lastReviewedAt: z.string() }) },
+  'review.mark': { input: Empty, output: z.object({ lastReviewedAt: z.string(), lastReviewedBy: z.string() }) },
   'notices.ack': { input: z.object({ key: z.string().min(1) }).strict(), output: z.object({ acknowledgedAt: z.string() }) },
   'notices.snooze': {
     input: z.object({ key: z.string().min(1), minutes: z.number().int().min(1).max(7 * 24 * 60) }).strict(),
@@ -231,7 +234,7 @@ export const events = {
    * Notices raised, acknowledged or snoozed (those only; the first start's seed sends the newest
    * `NOTICE_LIST_LIMIT`), and the review watermark.
    */
-  'notices.changed': z.object({ notices: z.array(NoticeSchema).readonly(), lastReviewedAt: z.string().nullable() }),
+  'notices.changed': z.object({ notices: z.array(NoticeSchema).readonly(), lastReviewedAt: z.string().nullable(), lastReviewedBy: z.string().nullable().optional() }),
   /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
   'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),
   'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
@@ -253,15 +256,18 @@ export type CommandName = keyof typeof commands;
 export type CommandInput<N extends CommandName> = z.infer<(typeof commands)[N]['input']>;
 /** Output type of a command. */
 export type CommandOutput<N extends CommandName> = z.infer<(typeof commands)[N]['output']>;
-/** One handler per command, each seeing only input that passed the command's schema: the core implements it, both transports dispatch to it. */
-export type Handlers = { readonly [N in CommandName]: (input: CommandInput<N>) => Promise<CommandOutput<N>> | CommandOutput<N> };
+/**
+ * One handler per command, each seeing only input that passed the command's schema and a caller
+ * whose role allows it (shared/roles.ts): the core implements it, both transports dispatch to it.
+ */
+export type Handlers = { readonly [N in CommandName]: (input: CommandInput<N>, caller: Caller) => Promise<CommandOutput<N>> | CommandOutput<N> };
 /** Name of an event. */
 export type EventName = keyof typeof events;
 /** Payload type of an event. */
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
 
 /** Codes of the errors a command can answer with, so clients can branch on them. */
-export const RpcErrorCodeSchema = z.enum(['unknown-command', 'invalid-input', 'handler-failed', 'unauthorized']);
+export const RpcErrorCodeSchema = z.enum(['unknown-command', 'invalid-input', 'handler-failed', 'unauthorized', 'forbidden']);
 /** Code of an RPC error. */
 export type RpcErrorCode = z.infer<typeof RpcErrorCodeSchema>;
 
@@ -271,6 +277,8 @@ export const RpcErrorSchema = z.object({
   message: z.string(),
   /** For `invalid-input`: where in the input, and what was expected. */
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  /** The HTTP status the refusal stands for (403 for `forbidden`: the caller's role does not allow the command). */
+  status: z.number().int().optional(),
 });
 /** A typed command failure. */
 export type RpcError = z.infer<typeof RpcErrorSchema>;

@@ -30,6 +30,8 @@ export const SnapshotSchema = z
     capacity: z.array(CapacitySchema).readonly(),
     notices: z.array(NoticeSchema).readonly(),
     lastReviewedAt: z.string().nullable(),
+    /** Who marked it (absent in older saved state). */
+    lastReviewedBy: z.string().nullable().optional(),
     drills: z.array(DrillSchema).readonly(),
     drillRuns: z.array(DrillRunSchema).readonly(),
     /** Each loop's pre-flight before its next fire, while one has run (absent: none, and older saved summaries). */

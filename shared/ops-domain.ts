@@ -23,7 +23,10 @@ export const NoticeSchema = z
     urlTitle: z.string().nullable(),
     createdAt: z.string(),
     acknowledgedAt: z.string().nullable(),
+    /** Who acknowledged it: a user, or `Pushover` for an acknowledgement on the phone. Absent in older saved state. */
+    acknowledgedBy: z.string().nullable().optional(),
     snoozedUntil: z.string().nullable(),
+    snoozedBy: z.string().nullable().optional(),
   })
   .readonly();
 /** A notification. */

@@ -5,7 +5,7 @@ import type { Handlers } from '../main/rpc/dispatch';
 /** Handlers answering every command with a fixed, valid value: for transport tests. */
 export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
   return {
-    'app.info': () => ({ version: '0.0.0-test', shell: 'electron', config: { state: 'loaded', path: '/tmp/config.yaml' }, dataDir: '/tmp/data', demo: false }),
+    'app.info': (_input, caller) => ({ version: '0.0.0-test', shell: 'electron', config: { state: 'loaded', path: '/tmp/config.yaml' }, dataDir: '/tmp/data', demo: false, caller }),
     'state.snapshot': async () => emptySnapshot('2025-01-01T06:00:00.000Z'),
     'state.summary': () => summaryOf(emptySnapshot('2025-01-01T06:00:00.000Z')),
     'ledgers.page': ({ cursor }) => pageOf(emptyLedgerRows, cursor ?? 'c1', 0, 1),
@@ -15,7 +15,7 @@ export function fakeHandlers(overrides: Partial<Handlers> = {}): Handlers {
     'hosts.unlock': () => ({ unlocked: false }),
     'capacity.history': () => ({ from: '2025-01-01T05:00:00.000Z', to: '2025-01-01T06:00:00.000Z', series: [], warnings: [] }),
     'trends.nights': () => ({ nights: [] }),
-    'review.mark': () => ({ lastReviewedAt: '2025-01-01T06:00:00.000Z' }),
+    'review.mark': (_input, caller) => ({ lastReviewedAt: '2025-01-01T06:00:00.000Z', lastReviewedBy: caller.user }),
     'notices.ack': () => ({ acknowledgedAt: '2025-01-01T06:00:00.000Z' }),
     'notices.snooze': () => ({ snoozedUntil: '2025-01-01T07:00:00.000Z' }),
     'drills.run': () => ({ runId: 'run-1' }),

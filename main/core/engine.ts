@@ -471,16 +471,16 @@ export class Engine {
   summary(): Summary {
     const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
     const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow() };
-    const ops = { notices: this.notifier.list(), lastReviewedAt: this.reviewMark.get(), drills: this.drills.list(), drillRuns: this.drills.runs() };
+    const ops = { notices: this.notifier.list(), ...this.reviewMark.reviewed(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     // Only while a pre-flight has run: a snapshot without one prints what it printed before.
     const preflight = this.preflight.list();
     return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), ledgerRows: this.ledgers.counts() };
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */
-  markReviewed(): string {
-    const at = this.reviewMark.mark();
-    this.notifier.reviewed(at);
+  markReviewed(by: string): string {
+    const at = this.reviewMark.mark(by);
+    this.notifier.reviewed();
     return at;
   }
 

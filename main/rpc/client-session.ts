@@ -1,4 +1,5 @@
 import type { EventName, Handlers, RpcResult } from '../../shared/contract';
+import type { Caller } from '../../shared/roles';
 import { dispatch } from './dispatch';
 import { handlersForClient } from './rate-limit';
 
@@ -36,6 +37,8 @@ export class ClientSession {
     /** Who the client is, for the log ("the window", "serve client 127.0.0.1:51234"). */
     who: string,
     private readonly link: ClientLink,
+    /** Who sends this client's commands (their role decides which it may), recorded on what they do. */
+    readonly caller: Caller,
     private readonly maxBufferedBytes = Number.POSITIVE_INFINITY,
   ) {
     this.handlers = handlersForClient(served.handlers, who);
@@ -43,7 +46,7 @@ export class ClientSession {
 
   /** Validate and run one command of this client (never throws: a failure is a typed error). */
   run(name: unknown, input: unknown): Promise<RpcResult> {
-    return dispatch(this.handlers, name, input);
+    return dispatch(this.handlers, name, input, this.caller);
   }
 
   /** Answer request `id`, unless the client has stopped reading. */

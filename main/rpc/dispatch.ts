@@ -6,6 +6,7 @@ import {
   type RpcError,
   type RpcResult,
 } from '../../shared/contract';
+import { refusalOf, type Caller } from '../../shared/roles';
 
 /** The handler table belongs to the contract (the core implements it without importing main/rpc); re-exported for the transports. */
 export type { Handlers };
@@ -24,13 +25,17 @@ function issuesOf(error: z.ZodError): NonNullable<RpcError['issues']> {
 }
 
 /**
- * Validate and run one command. A pure function of (handlers, name, raw input): both transports
- * call it, and it never throws — every failure comes back as a typed error.
+ * Validate and run one command for `caller`. A pure function of (handlers, name, raw input,
+ * caller): both transports call it, and it never throws — every failure comes back as a typed
+ * error. A command the caller's role does not allow is refused (`forbidden`, 403, naming the role
+ * needed) before its input is looked at.
  */
-export async function dispatch(handlers: Handlers, name: unknown, rawInput: unknown): Promise<RpcResult> {
+export async function dispatch(handlers: Handlers, name: unknown, rawInput: unknown, caller: Caller): Promise<RpcResult> {
   if (typeof name !== 'string' || !isCommandName(name)) {
     return { ok: false, error: { code: 'unknown-command', message: `Unknown command ${JSON.stringify(name)}.` } };
   }
+  const refused = refusalOf(caller, name);
+  if (refused !== null) return { ok: false, error: { code: 'forbidden', status: 403, message: refused } };
   const parsed = commands[name].input.safeParse(rawInput ?? {});
   if (!parsed.success) {
     return {
@@ -39,8 +44,8 @@ export async function dispatch(handlers: Handlers, name: unknown, rawInput: unkn
     };
   }
   try {
-    const handler = handlers[name] as (input: unknown) => unknown;
-    const output = await handler(parsed.data);
+    const handler = handlers[name] as (input: unknown, caller: Caller) => unknown;
+    const output = await handler(parsed.data, caller);
     return { ok: true, output };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

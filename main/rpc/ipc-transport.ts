@@ -1,6 +1,7 @@
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type EventName, type RpcResult } from '../../shared/contract';
 import type { IpcEventFrame } from '../../shared/ipc-bridge';
 import { ClientSession, type ServedSession } from './client-session';
+import { localCaller } from './local-caller';
 import { log } from '../core/logging/log';
 
 /** What the IPC server needs to know about the event of one `ipcMain.handle` call. */
@@ -62,7 +63,7 @@ export function createIpcServer(opts: IpcServerOptions): IpcServer {
     result: () => undefined,
     buffered: () => 0,
     drop: () => undefined,
-  });
+  }, localCaller('desktop'));
 
   ipcMain.handle(IPC_INVOKE_CHANNEL, async (event, name, input) => {
     const url = event.senderFrame?.url;

@@ -7,6 +7,7 @@ import { createLogger, logFilePath } from '../core/logging/logger';
 import { fakeHandlers } from '../../testing/fake-handlers';
 import { dispatch } from './dispatch';
 import { handlersForClient } from './rate-limit';
+import { TEST_CALLER } from '../../testing/callers';
 
 describe('handlersForClient', () => {
   let restore = (): void => undefined;
@@ -18,7 +19,7 @@ describe('handlersForClient', () => {
     let handled = 0;
     let t = 1_000_000;
     const handlers = handlersForClient(fakeHandlers({ 'log.error': () => ({ logged: (handled++, true) }) }), 'the window', () => t);
-    const send = async (): Promise<unknown> => dispatch(handlers, 'log.error', { message: 'boom' });
+    const send = async (): Promise<unknown> => dispatch(handlers, 'log.error', { message: 'boom' }, TEST_CALLER);
     for (let i = 0; i < 20; i++) expect(await send()).toEqual({ ok: true, output: { logged: true } });
     for (let i = 0; i < 7; i++) expect(await send()).toEqual({ ok: true, output: { logged: false } });
     expect(handled).toBe(20);
@@ -34,6 +35,6 @@ describe('handlersForClient', () => {
 
   it('leaves every other command alone', async () => {
     const handlers = handlersForClient(fakeHandlers(), 'the window', () => 0);
-    for (let i = 0; i < 50; i++) expect((await dispatch(handlers, 'hosts.untrust', { host: 'h' })).ok).toBe(true);
+    for (let i = 0; i < 50; i++) expect((await dispatch(handlers, 'hosts.untrust', { host: 'h' }, TEST_CALLER)).ok).toBe(true);
   });
 });

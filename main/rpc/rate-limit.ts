@@ -22,11 +22,11 @@ export interface CommandLimit<N extends CommandName> {
 export function limitCommand<N extends CommandName>(handlers: Handlers, limit: CommandLimit<N>): Handlers {
   const windowMs = limit.windowMs ?? 60_000;
   const now = limit.now ?? Date.now;
-  const inner = handlers[limit.name] as (input: unknown) => unknown;
+  const inner = handlers[limit.name] as (input: unknown, caller: unknown) => unknown;
   let windowStart = -Infinity;
   let calls = 0;
   let dropped = 0;
-  const limited = (input: unknown): unknown => {
+  const limited = (input: unknown, caller: unknown): unknown => {
     const t = now();
     if (t - windowStart >= windowMs) {
       if (dropped > 0) log.warn(`${limit.name} from ${limit.client}: ${dropped} call(s) were dropped over the limit of ${limit.max} in ${windowMs / 1000} s.`);
@@ -34,7 +34,7 @@ export function limitCommand<N extends CommandName>(handlers: Handlers, limit: C
       calls = 0;
       dropped = 0;
     }
-    if (++calls <= limit.max) return inner(input);
+    if (++calls <= limit.max) return inner(input, caller);
     if (++dropped === 1) {
       log.warn(`${limit.name} from ${limit.client}: more than ${limit.max} calls in ${windowMs / 1000} s; dropping the rest of this window.`);
     }

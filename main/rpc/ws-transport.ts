@@ -1,4 +1,5 @@
 import { WsRequestSchema } from '../../shared/contract';
+import type { Caller } from '../../shared/roles';
 import { ClientSession, ClientSet, type ServedSession } from './client-session';
 
 /** The part of a `ws` WebSocket the transport uses; a real one satisfies it. */
@@ -37,8 +38,8 @@ function closeClient(ws: WebSocketLike, code?: number, reason?: string): void {
 
 /** The server side of the WebSocket transport: its clients, and how each is served. */
 export interface WsTransport {
-  /** Serve one connected client (the shell has checked its upgrade: token, Host, Origin). */
-  connect(ws: WebSocketLike, who: string): void;
+  /** Serve one connected client as `caller` (the shell has checked its upgrade: sign-in or token, Host, Origin). */
+  connect(ws: WebSocketLike, who: string, caller: Caller): void;
   /** Stop: every client ends. */
   close(): void;
 }
@@ -55,7 +56,7 @@ export function createWsTransport(served: ServedSession, options: WsTransportOpt
   const clients = new ClientSet(served);
   const sockets = new Set<WebSocketLike>();
   return {
-    connect(ws, who) {
+    connect(ws, who, caller) {
       const open = (): boolean => ws.readyState === ws.OPEN;
       const client = new ClientSession(served, who, {
         event: (seq, _event, _payload, json) => {
@@ -66,7 +67,7 @@ export function createWsTransport(served: ServedSession, options: WsTransportOpt
         },
         buffered: () => ws.bufferedAmount,
         drop: () => ws.terminate(),
-      }, maxBuffered);
+      }, caller, maxBuffered);
       clients.add(client);
       sockets.add(ws);
       ws.on('close', () => {

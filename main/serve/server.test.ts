@@ -26,7 +26,7 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
   });
 }
 
-const handlers = fakeHandlers({ 'app.info': () => ({ version: 't', shell: 'serve', config: { state: 'missing', path: '/x' }, dataDir: '/d', demo: false }) });
+const handlers = fakeHandlers({ 'app.info': (_input, caller) => ({ version: 't', shell: 'serve', config: { state: 'missing', path: '/x' }, dataDir: '/d', demo: false, caller }) });
 const core = { handlers, subscribe: () => () => undefined };
 
 describe('serve mode', () => {

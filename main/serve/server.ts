@@ -4,11 +4,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
+import { SIGNED_OUT_CLOSE } from '../../shared/sign-in';
+import type { ServeConfig } from '../core/config/serve-config';
 import type { ServedSession } from '../rpc/client-session';
 import { createWsTransport } from '../rpc/ws-transport';
-import { decodeOrNull, HttpGuard } from './http-guard';
+import { isAdmitted, isRedirect, type Access, type AccessVerdict } from './auth/access';
+import { oidcAccess } from './auth/oidc-access';
+import { proxyAccess } from './auth/proxy-access';
+import { tokenAccess } from './auth/token-access';
+import { decodeOrNull, HostGuard } from './http-guard';
 
 /** Options for serve mode. */
 export interface ServeOptions {
@@ -22,6 +28,10 @@ export interface ServeOptions {
   readonly rendererDir?: string;
   /** The access token; random per run by default. */
   readonly token?: string;
+  /** `serve:` of the config: the URL people open, and sign-in (`auth`) instead of the token. */
+  readonly serve?: ServeConfig;
+  /** Where `env:` secrets are read (process.env by default). */
+  readonly env?: NodeJS.ProcessEnv;
   /**
    * A client whose unsent output passes this many bytes is dropped (it loads the summary again
    * when it reconnects) rather than buffered without bound; 8 MiB by default.
@@ -38,8 +48,10 @@ export interface ServeOptions {
 
 /** A running serve-mode server. */
 export interface Served {
-  /** The URL to open, token included. */
+  /** The URL to open: the token included when that is how serve is reached, else `serve.publicUrl` (or the bound address). */
   readonly url: string;
+  /** How people are let in. */
+  readonly access: Access['kind'];
   readonly port: number;
   readonly token: string;
   close(): Promise<void>;
@@ -98,7 +110,7 @@ function targetOf(req: IncomingMessage): URL | null {
 
 /** Refuse an upgrade with a bare HTTP answer and drop the socket. */
 function refuseUpgrade(socket: Socket, status: number): void {
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 502: 'Bad Gateway' }[status] ?? 'Error';
   if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   socket.destroySoon();
 }
@@ -128,10 +140,20 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
   return file;
 }
 
+/** The access `serve` (the config's `serve.auth`) asks for. */
+function accessFor(options: ServeOptions, token: string, publicUrl: string): Access {
+  const auth = options.serve?.auth;
+  if (auth?.oidc) return oidcAccess({ auth: { ...auth, oidc: auth.oidc }, publicUrl, answer: send, ...(options.env ? { env: options.env } : {}) });
+  if (auth?.proxyHeader) return proxyAccess({ ...auth, proxyHeader: auth.proxyHeader });
+  return tokenAccess(token);
+}
+
 /**
  * Serve the built renderer, and the WebSocket transport (main/rpc) on `/ws`, on loopback. Every
- * request and upgrade needs the per-run token (query or cookie), our own Host, and our own Origin
- * when one is sent. HTTP only here: the frames and the clients are the transport's.
+ * request and upgrade names our own Host (or `serve.publicUrl`'s) and, when it sends one, our own
+ * Origin; then the access decides who it is: the per-run token (query or cookie) by default, an
+ * OIDC sign-in or a trusted proxy's header with `serve.auth`. An upgrade authenticated by a cookie
+ * or a proxy must name our Origin. HTTP only here: the frames and the clients are the transport's.
  */
 export async function startServer(options: ServeOptions): Promise<Served> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -139,7 +161,8 @@ export async function startServer(options: ServeOptions): Promise<Served> {
   const rendererDir = options.rendererDir ?? (process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
 
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
-  let guard: HttpGuard | null = null;
+  let guard: HostGuard | null = null;
+  let access: Access | null = null;
   // Static answers being sent, and whether a script was among them (for onPageSent).
   let sending = 0;
   let scriptSent = false;
@@ -153,16 +176,28 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     fire();
   };
 
+  /** The access's verdict on a request that passed the host guard. */
+  const admit = (req: IncomingMessage, url: URL, upgrade: boolean): AccessVerdict => {
+    if (!guard || !access) return { status: 403, message: 'Starting.' };
+    const place = guard.check(req);
+    if (place) return place;
+    const verdict = access.check(req, url, upgrade);
+    if (upgrade && isAdmitted(verdict) && verdict.ambient) return guard.check(req, true) ?? verdict;
+    return verdict;
+  };
+
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const url = targetOf(req);
     if (!url) return send(res, 400, 'Bad request: the request target does not parse as a URL.');
-    if (!guard) return send(res, 503, 'Starting.');
-    const verdict = guard.check(req, url);
-    if ('status' in verdict) return send(res, verdict.status, verdict.message);
+    if (!guard || !access) return send(res, 503, 'Starting.');
+    const place = guard.check(req);
+    if (place) return send(res, place.status, place.message);
+    if (access.route(req, res, url)) return;
+    const verdict = admit(req, url, false);
+    if (isRedirect(verdict)) return send(res, 302, 'Sign in first.', { location: verdict.redirect });
+    if (!isAdmitted(verdict)) return send(res, verdict.status, verdict.message);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed.', { allow: 'GET, HEAD' });
-    const extra: Record<string, string> = {};
-    if (verdict.via === 'query') extra['set-cookie'] = guard.cookie();
-    const file = serveStatic(rendererDir, url.pathname, res, extra);
+    const file = serveStatic(rendererDir, url.pathname, res, verdict.setCookie ? { 'set-cookie': verdict.setCookie } : {});
     if (file === null) return;
     sending += 1;
     res.once('close', () => sent(file));
@@ -178,6 +213,9 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     }
   });
 
+  // The contract over the socket (main/rpc's WebSocket transport): each client its own handlers,
+  // numbering and bound on unsent output, and its caller (whose role decides what it may send).
+  const transport = createWsTransport(options.session, { maxBufferedBytes: maxBuffered });
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // Until ws takes the socket over, nothing else listens for its errors (a reset would be fatal).
@@ -185,20 +223,25 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     try {
       const url = targetOf(req);
       if (!url) return refuseUpgrade(socket, 400);
-      const verdict = guard?.check(req, url) ?? { status: 403 as const, message: 'Starting.' };
-      if ('status' in verdict) return refuseUpgrade(socket, verdict.status);
+      const verdict = admit(req, url, true);
+      if (!isAdmitted(verdict)) return refuseUpgrade(socket, isRedirect(verdict) ? 401 : verdict.status);
       if (url.pathname !== '/ws') return refuseUpgrade(socket, 404);
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const who = `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'} (${verdict.caller.user})`;
+        transport.connect(ws, who, verdict.caller);
+        // A sign-in that ends (expired, signed out) ends its sockets: the page signs in again.
+        const end = (): void => ws.close(SIGNED_OUT_CLOSE, 'signed out');
+        const timer = verdict.endsAt === undefined ? null : setTimeout(end, Math.max(0, verdict.endsAt - Date.now()));
+        timer?.unref();
+        const off = verdict.onEnd?.(end);
+        ws.once('close', () => {
+          if (timer) clearTimeout(timer);
+          off?.();
+        });
+      });
     } catch {
       refuseUpgrade(socket, 400);
     }
-  });
-
-  // The contract over the socket (main/rpc's WebSocket transport): each client its own handlers,
-  // numbering and bound on unsent output.
-  const transport = createWsTransport(options.session, { maxBufferedBytes: maxBuffered });
-  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
-    transport.connect(ws, `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`);
   });
 
   await new Promise<void>((ok, fail) => {
@@ -208,11 +251,17 @@ export async function startServer(options: ServeOptions): Promise<Served> {
   const port = (server.address() as AddressInfo).port;
   const names = bindHost === '127.0.0.1' || bindHost === 'localhost' ? ['127.0.0.1', 'localhost'] : [bindHost];
   const bracket = (n: string): string => (n.includes(':') ? `[${n}]` : n);
-  guard = new HttpGuard(token, names.map((n) => `${bracket(n)}:${port}`));
-  const shown = bracket(bindHost);
+  const hosts = names.map((n) => `${bracket(n)}:${port}`);
+  const publicUrl = options.serve?.publicUrl ? new URL(options.serve.publicUrl) : null;
+  if (publicUrl) hosts.push(publicUrl.host);
+  const origins = [...hosts.map((h) => `http://${h}`), ...(publicUrl ? [publicUrl.origin] : [])];
+  guard = new HostGuard(hosts, origins);
+  const shown = `http://${bracket(bindHost)}:${port}`;
+  access = accessFor(options, token, publicUrl?.origin ?? shown);
 
   return {
-    url: `http://${shown}:${port}/?token=${token}`,
+    url: access.kind === 'token' ? `${shown}/?token=${token}` : `${publicUrl?.origin ?? shown}/`,
+    access: access.kind,
     port,
     token,
     close: async () => {

@@ -15,6 +15,7 @@ import { ConfigError, parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
 import { CapacityService } from './capacity-service';
 import { stepFor } from './prometheus-source';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const DAY = 86_400_000;
 
@@ -125,7 +126,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     let out: Awaited<ReturnType<CapacityService['history']>> | null = null;
     await until(
       async () => {
-        const r = await dispatch(c.handlers, 'capacity.history', { range: '30d' });
+        const r = await dispatch(c.handlers, 'capacity.history', { range: '30d' }, TEST_CALLER);
         if (!r.ok) throw new Error(r.error.message);
         out = r.output as typeof out;
         return (out?.series.filter((s) => s.proxy === 'fleet').length ?? 0) === 2;
@@ -148,7 +149,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     expect(sa?.queued.at(-1)).toBe(2);
     expect(sa?.tokenRate?.at(-1)).toBeGreaterThan(0);
     // One host asked for: only its series.
-    const one = await core.handlers['capacity.history']({ range: '1h', proxy: 'fleet', host: b.target, maxPoints: 1000 });
+    const one = await core.handlers['capacity.history']({ range: '1h', proxy: 'fleet', host: b.target, maxPoints: 1000 }, TEST_CALLER);
     expect(one.series.map((s) => s.host)).toEqual([b.target]);
     expect(one.series[0]?.t.length).toBeLessThanOrEqual(1000);
   }, 60_000);
@@ -194,7 +195,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
       await c.start();
       await until(() => fleet(c).length >= 2 && fleet(c).every((x) => x.up), 30_000, 'the instances up through SSH', 100);
       expect(fleet(c).find((x) => x.host === a.target)).toMatchObject({ inflight: 3, queued: 2 });
-      const out = await c.handlers['capacity.history']({ range: '24h', maxPoints: 1000 });
+      const out = await c.handlers['capacity.history']({ range: '24h', maxPoints: 1000 }, TEST_CALLER);
       expect(out.warnings).toEqual([]);
       const sa = out.series.find((s) => s.proxy === 'fleet' && s.host === a.target);
       expect(sa?.inflight.at(-1)).toBe(3);

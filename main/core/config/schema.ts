@@ -1,20 +1,11 @@
 import * as z from 'zod';
 import { parseDuration } from './duration';
+import { Duration, NonEmpty } from './config-parts';
+import { ServeConfigSchema } from './serve-config';
 import { MetricsConfigSchema } from '../metrics/metrics-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
 
-/** A duration written as `10s`, `30m`, `2h`, `1h30m`; parsed to milliseconds. */
-const Duration = z.string().transform((text, ctx) => {
-  const ms = parseDuration(text);
-  if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration like "30s", "10m" or "2h", got ${JSON.stringify(text)}` });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-const NonEmpty = z.string().trim().min(1, 'expected a non-empty string');
 
 /** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
 const Lead = z.string().transform((text, ctx) => {
@@ -271,6 +262,8 @@ export const ConfigSchema = z
     metrics: MetricsConfigSchema.optional(),
     /** GitHub, for the PRs' state; off unless present. */
     github: GithubConfigSchema.optional(),
+    /** Serve mode shared by a team: the URL people open, sign-in and roles (see serve-config.ts). */
+    serve: ServeConfigSchema.optional(),
     /** Pre-flight defaults (see PreflightConfigSchema). */
     preflight: PreflightConfigSchema.default({ lead: 3_600_000, disk: { kind: 'bytes', bytes: 2 * 1024 ** 3 }, every: 10 * 60_000 }),
   })

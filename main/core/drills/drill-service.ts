@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { posix } from 'node:path';
 import type { CommandInput } from '../../../shared/contract';
 import type { Drill, DrillRun } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
+import { log } from '../logging/log';
 import { cancelScript, launchScript, parseProbe, statusScript } from './drill-script';
 import type { HostShell } from './host-shell';
 
@@ -31,7 +31,6 @@ export interface DrillServiceOptions {
   readonly hostFor: (host: string) => DrillHost | null;
   /** A running loop phase on the host (e.g. "reliability 2026-11-30 remediate"), or null. */
   readonly runningPhaseOn: (host: string) => string | null;
-  readonly user?: string;
   readonly now?: () => Date;
   /** Seconds between SIGTERM and SIGKILL on timeout and cancel. */
   readonly graceSeconds?: number;
@@ -105,7 +104,8 @@ export class DrillService {
   }
 
   /** Check every guard rail, then start the drill detached on its host. */
-  async run(input: CommandInput<'drills.run'>): Promise<string> {
+  /** Run a declared drill for `user` (recorded on the run); its run id. */
+  async run(input: CommandInput<'drills.run'>, user: string): Promise<string> {
     const drill = Object.prototype.hasOwnProperty.call(this.options.drills, input.name) ? this.options.drills[input.name] : undefined;
     if (!drill) throw new DrillRefused(`No drill named ${JSON.stringify(input.name)} is declared under drills in the config.`);
     if (input.confirm !== input.name) throw new DrillRefused(`Type the drill's name (${input.name}) to confirm running it.`);
@@ -142,7 +142,7 @@ export class DrillService {
         `INSERT INTO drill_runs (id, drill, host, args, user, started_at, status, override, dir)
          VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
       )
-      .run(runId, input.name, drill.host, JSON.stringify(input.args), this.options.user ?? userInfo().username, this.now().toISOString(), running && input.overrideRunningPhase ? 1 : 0, dir);
+      .run(runId, input.name, drill.host, JSON.stringify(input.args), user, this.now().toISOString(), running && input.overrideRunningPhase ? 1 : 0, dir);
     this.offsets.set(runId, 0);
     this.running = null;
     this.options.onRunsChanged(this.runs());
@@ -150,9 +150,11 @@ export class DrillService {
   }
 
   /** SIGTERM the run's process group, SIGKILL after the grace period. */
-  async cancel(runId: string): Promise<boolean> {
+  /** Cancel a running drill for `user` (logged); whether the host signalled it. */
+  async cancel(runId: string, user: string): Promise<boolean> {
     const run = this.row(runId);
     if (!run || run.status !== 'running') return false;
+    log.info(`drill ${run.drill} (${runId}) on ${run.host}: cancel asked by ${user}`);
     const host = this.options.hostFor(run.host);
     if (!host) throw new DrillRefused(`Host ${run.host} is not connected; cancel again once it is.`);
     const out = await host.shell.exec(cancelScript(run.dir, this.options.graceSeconds ?? 10));

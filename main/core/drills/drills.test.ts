@@ -10,6 +10,7 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { createSession, type Session } from '../session/session';
 import { until } from '../../../testing/until';
+import { TEST_CALLER } from '../../../testing/callers';
 
 interface Setup {
   readonly dir: string;
@@ -71,7 +72,7 @@ async function streamsLive(c: Session, s: Setup): Promise<void> {
     seen.push({ text: p.text, status: runOf(c, p.runId)?.status });
   });
   rmSync(join(s.work, 'go'), { force: true });
-  const { runId } = await c.handlers['drills.run']({ name: 'live', args: { mode: 'fast' }, confirm: 'live', overrideRunningPhase: false });
+  const { runId } = await c.handlers['drills.run']({ name: 'live', args: { mode: 'fast' }, confirm: 'live', overrideRunningPhase: false }, TEST_CALLER);
   const started = Date.now();
   await until(() => seen.length > 0, 20_000, 'the first line of output');
   const go = Date.now();
@@ -86,7 +87,7 @@ async function streamsLive(c: Session, s: Setup): Promise<void> {
   // The first line arrived while the drill was still running: live, not at the end.
   expect(seen[0]).toEqual({ text: 'start fast\n', status: 'running' });
   expect(seen.map((x) => x.text).join('')).toBe(`start fast\nend in ${s.work}\n`);
-  expect(await c.handlers['drills.output']({ runId, from: 0 })).toEqual({ text: `start fast\nend in ${s.work}\n`, next: 11 + 8 + s.work.length });
+  expect(await c.handlers['drills.output']({ runId, from: 0 }, TEST_CALLER)).toEqual({ text: `start fast\nend in ${s.work}\n`, next: 11 + 8 + s.work.length });
 }
 
 describe('drills over a real sshd', () => {
@@ -117,21 +118,21 @@ describe('drills over a real sshd', () => {
     ['an undeclared argument', { name: 'echo', args: { path: '/etc/passwd' }, confirm: 'echo' }, /has no argument "path"/],
     ['a prototype key as drill name', { name: '__proto__', args: {}, confirm: '__proto__' }, /No drill named "__proto__"/],
   ])('refuses %s', async (_what, input, message) => {
-    expect(await failure(c.handlers['drills.run']({ overrideRunningPhase: false, ...input }))).toMatch(message);
+    expect(await failure(c.handlers['drills.run']({ overrideRunningPhase: false, ...input }, TEST_CALLER))).toMatch(message);
   });
 
   it('passes allowed values with shell metacharacters as data, never as code', async () => {
     for (const mode of ['a; touch PWNED', '$(touch PWNED2)']) {
-      const { runId } = await c.handlers['drills.run']({ name: 'echo', args: { mode }, confirm: 'echo', overrideRunningPhase: false });
+      const { runId } = await c.handlers['drills.run']({ name: 'echo', args: { mode }, confirm: 'echo', overrideRunningPhase: false }, TEST_CALLER);
       await until(() => runOf(c, runId)?.status !== 'running', 20_000, 'the drill');
-      expect((await c.handlers['drills.output']({ runId, from: 0 })).text).toContain(`start ${mode}\n`);
+      expect((await c.handlers['drills.output']({ runId, from: 0 }, TEST_CALLER)).text).toContain(`start ${mode}\n`);
     }
     for (const f of ['PWNED', 'PWNED2', 'PWNED3', 'PWNED4']) expect(existsSync(join(s.work, f))).toBe(false);
   }, 40_000);
 
   it('refuses a second run of the same drill while one runs, and times out by killing the process group', async () => {
-    const { runId } = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false });
-    expect(await failure(c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }))).toMatch(
+    const { runId } = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER);
+    expect(await failure(c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER))).toMatch(
       /already running on runner/,
     );
     await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the timeout');
@@ -141,8 +142,8 @@ describe('drills over a real sshd', () => {
     const state = existsSync(`/proc/${child}/stat`) ? readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone';
     expect(['gone', 'Z', 'X']).toContain(state);
     // The lock was released with the run.
-    const again = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false });
-    await c.handlers['drills.cancel']({ runId: again.runId });
+    const again = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER);
+    await c.handlers['drills.cancel']({ runId: again.runId }, TEST_CALLER);
     await until(() => runOf(c, again.runId)?.status !== 'running', 30_000, 'the cancel');
     expect(runOf(c, again.runId)?.status).toBe('cancelled');
   }, 60_000);
@@ -152,10 +153,10 @@ describe('drills over a real sshd', () => {
     mkdirSync(join(s.runs, date), { recursive: true });
     writeFileSync(join(s.runs, date, 'remediate.status'), `remediate ${new Date().toISOString().replace(/\.\d+Z$/, '+00:00')} STARTED\n`);
     await c.pollOnce();
-    expect(await failure(c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: false }))).toMatch(
+    expect(await failure(c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: false }, TEST_CALLER))).toMatch(
       new RegExp(`Host runner is running a loop phase \\(reliability ${date} remediate\\)`),
     );
-    const { runId } = await c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true });
+    const { runId } = await c.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true }, TEST_CALLER);
     expect(runOf(c, runId)?.override).toBe(true);
     // The link dies mid-drill; the drill goes on on the host and its result still arrives.
     sshd.kill();
@@ -163,7 +164,7 @@ describe('drills over a real sshd', () => {
     await sshd.restart();
     await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the result after the reconnect');
     expect(runOf(c, runId)).toMatchObject({ status: 'ok', rc: 0 });
-    expect((await c.handlers['drills.output']({ runId, from: 0 })).text).toBe('one\ntwo\n');
+    expect((await c.handlers['drills.output']({ runId, from: 0 }, TEST_CALLER)).text).toBe('one\ntwo\n');
   }, 60_000);
 
   it('runs from the CLI: output as it arrives, then one JSON record, exiting with the drill\'s rc', async () => {
@@ -193,7 +194,7 @@ describe('drills over a real sshd', () => {
     const other = core(s);
     await other.start();
     await until(() => other.snapshot().hosts[0]?.state === 'connected', 10_000, 'connected');
-    const { runId } = await other.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true });
+    const { runId } = await other.handlers['drills.run']({ name: 'slow', args: {}, confirm: 'slow', overrideRunningPhase: true }, TEST_CALLER);
     const logPath = runOf(other, runId)?.logPath ?? '';
     await other.close();
     // The drill finishes while no Loopdeck runs (the host is this machine: its rc file says so).

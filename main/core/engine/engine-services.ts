@@ -92,7 +92,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     running: ({ loop, date, phase }) =>
       [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
   });
-  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.emit(e, p), lastReviewedAt: () => w.reviewMark.get() });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.emit(e, p), reviewed: () => w.reviewMark.reviewed() });
   const drills = new DrillService({
     store,
     drills: config.drills,

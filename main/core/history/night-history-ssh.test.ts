@@ -8,6 +8,7 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { createSession } from '../session/session';
 import { OLD_NIGHT_LOG_TAIL_BYTES } from './old-night';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const NEWEST = '2026-11-29';
 const NOW = () => new Date(`${NEWEST}T12:00:00Z`);
@@ -38,8 +39,8 @@ describe('older nights for Trends over SSH, against a real sshd', () => {
     const core = createSession({ configPath, dataDir: join(dir, 'data'), shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
     await core.start();
     try {
-      await until(async () => (await core.handlers['trends.nights']({})).nights.length === 30, 30_000, '30 kept nights over SSH');
-      const { nights } = await core.handlers['trends.nights']({});
+      await until(async () => (await core.handlers['trends.nights']({}, TEST_CALLER)).nights.length === 30, 30_000, '30 kept nights over SSH');
+      const { nights } = await core.handlers['trends.nights']({}, TEST_CALLER);
       const at = (i: number) => nights.find((n) => n.date === dates[i]);
       expect(at(20)).toMatchObject({ status: 'failed', phases: [{ name: 'audit', status: 'failed' }, { name: 'remediate', status: 'ok', durationMs: 3_600_000 }] });
       expect(at(25)?.phases[1]).toMatchObject({ name: 'remediate', status: 'no-op' });

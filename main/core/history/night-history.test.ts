@@ -10,6 +10,7 @@ import { parseConfig } from '../config/load-config';
 import { Engine } from '../engine';
 import { createSession, type Session } from '../session/session';
 import { Store } from '../store/store';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const NEWEST = '2026-11-29';
 const NOW = new Date(`${NEWEST}T12:00:00Z`);
@@ -39,8 +40,8 @@ function fixture() {
 
 /** Trends over 90 nights as the view derives them: the followed cycles plus the kept nights. */
 async function trends90(core: Session) {
-  const summary = SummarySchema.parse(await core.handlers['state.summary']({}));
-  const { nights } = await core.handlers['trends.nights']({});
+  const summary = SummarySchema.parse(await core.handlers['state.summary']({}, TEST_CALLER));
+  const { nights } = await core.handlers['trends.nights']({}, TEST_CALLER);
   const r = createTrendsMemo().compute({ loops: summary.loops, findings: [], backlog: [], days: 90, now: NOW.toISOString(), history: nights });
   return { summary, nights, loop: r.loops[0] };
 }

@@ -11,6 +11,7 @@ import { until } from '../../../testing/until';
 import { PROMTOOL, startPrometheus } from '../../../testing/prometheus';
 import { createSession, type Session } from '../session/session';
 import { MAX_METRICS_CONNECTIONS, METRICS_HEADERS_TIMEOUT_MS, METRICS_KEEP_ALIVE_MS } from './exporter';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 const SECRET = 'exit order placed without the halt check';
@@ -224,7 +225,7 @@ describe('the /metrics exporter', () => {
     if (!notice) return;
     const series = `loopdeck_notices_unacknowledged{priority="${notice.priority}"}`;
     const before = sample((await fetchHttp(port, '/metrics')).body, series) ?? NaN;
-    c.handlers['notices.ack']({ key: notice.key });
+    c.handlers['notices.ack']({ key: notice.key }, TEST_CALLER);
     expect(sample((await fetchHttp(port, '/metrics')).body, series)).toBe(before - 1);
   });
 
@@ -350,7 +351,7 @@ describe('the /metrics exporter', () => {
   it('serves on a non-loopback address only with metrics.exposed, and warns', async () => {
     const port = await freePort();
     const refused = await startCore(`0.0.0.0:${port}`);
-    const { config } = await refused.handlers['app.info']({});
+    const { config } = await refused.handlers['app.info']({}, TEST_CALLER);
     expect(config).toMatchObject({ state: 'invalid', message: expect.stringMatching(/metrics\.listen: "0\.0\.0\.0:\d+" is not a loopback address.*exposed: true/) });
     await expect(fetchHttp(port, '/metrics')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await refused.close();

@@ -6,6 +6,7 @@ import { createSession, type Session } from '../session/session';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { startAlertmanager, startAlertmanagerFront, type AlertmanagerFront, type TestAlertmanager } from '../../../testing/alertmanager';
 import { until } from '../../../testing/until';
+import { TEST_CALLER } from '../../../testing/callers';
 
 // The whole path with real parts: a runner folder followed by the app core (as serve runs it), a
 // real Alertmanager 0.25 on loopback, and a webhook it notifies, firing and resolved.
@@ -71,7 +72,7 @@ describe('Alertmanager receives the notices of a running Loopdeck', () => {
     expect(front.posts.flatMap((p) => p.alerts).map((a) => a.labels.key)).not.toContain('phase:reliability:2026-11-29:audit:failed');
     await until(() => notified.some((a) => a.labels.key === key && a.status === 'firing'), 15_000, 'the webhook to be notified of the firing alert');
 
-    expect(await dispatch(core.handlers, 'notices.ack', { key })).toMatchObject({ ok: true });
+    expect(await dispatch(core.handlers, 'notices.ack', { key }, TEST_CALLER)).toMatchObject({ ok: true });
     await until(async () => !(await am.alerts()).some((a) => a.labels.key === key), 15_000, 'Alertmanager to show the alert resolved');
     await until(() => notified.some((a) => a.labels.key === key && a.status === 'resolved'), 15_000, 'the webhook to be notified of the resolve');
     const last = front.posts.flatMap((p) => p.alerts).filter((a) => a.labels.key === key).at(-1);

@@ -85,7 +85,7 @@ describe('AlertmanagerSink against a real Alertmanager', () => {
     expect(Date.parse(alert?.startsAt ?? '')).toBe(Date.parse(notice?.createdAt ?? ''));
     expect(Date.parse(alert?.endsAt ?? '')).toBeGreaterThan(Date.now() + 60_000); // a few minutes ahead
 
-    const ackedAt = svc.acknowledge(key);
+    const ackedAt = svc.acknowledge(key, 'alice');
     await until(() => gone(key), 10_000, 'the alert to be resolved');
     expect(posted(key).at(-1)?.endsAt).toBe(ackedAt);
   });
@@ -139,7 +139,7 @@ describe('AlertmanagerSink against a real Alertmanager', () => {
     const key = `finding:${loopName}:R-3`;
     await until(async () => !(await gone(key)), 10_000, 'the alert');
     front.failNext(503, 3);
-    svc.acknowledge(key);
+    svc.acknowledge(key, 'alice');
     await sink.flush();
     expect(logs.join('\n')).toMatch(/Alertmanager post to .* failed \(HTTP 503: injected outage\); 1 resolves/);
     expect(await listed(key)).toBeDefined();
@@ -165,7 +165,7 @@ describe('AlertmanagerSink against a real Alertmanager', () => {
     const key = `finding:${loopName}:R-4`;
     await until(async () => !(await gone(key)), 10_000, 'the alert');
     front.failNext(503, 1);
-    a.svc.acknowledge(key);
+    a.svc.acknowledge(key, 'alice');
     await a.sink.flush();
     first.close();
 

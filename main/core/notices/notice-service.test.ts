@@ -168,12 +168,14 @@ describe('NoticeService', () => {
     clock.advance(60_000);
     await svc.tick();
     expect(repeats()).toBe(2);
-    expect(svc.acknowledge('finding:reliability:R-123')).toBe('2026-11-30T12:02:00.000Z');
+    expect(svc.acknowledge('finding:reliability:R-123', 'alice')).toBe('2026-11-30T12:02:00.000Z');
     expect(sink.withdrawn).toEqual(['finding:reliability:R-123']);
     clock.advance(10 * 60_000);
     await svc.tick();
     expect(repeats()).toBe(2);
-    expect(svc.acknowledge('finding:reliability:R-123')).toBe('2026-11-30T12:02:00.000Z');
+    // A second acknowledgement (someone else, later) keeps the first: when, and who.
+    expect(svc.acknowledge('finding:reliability:R-123', 'bob')).toBe('2026-11-30T12:02:00.000Z');
+    expect(svc.list()[0]).toMatchObject({ acknowledgedAt: '2026-11-30T12:02:00.000Z', acknowledgedBy: 'alice' });
   });
 
   it('stops repeating an emergency when it expires, and never repeats faster than 30 s', async () => {
@@ -193,9 +195,10 @@ describe('NoticeService', () => {
     const clock = new Clock(new Date('2026-11-30T12:00:00.000Z'));
     const { svc, sink } = service({}, clock);
     svc.update([draft('e', 2), draft('p', 0)]);
-    expect(svc.snooze('e', 10)).toBe('2026-11-30T12:10:00.000Z');
-    svc.snooze('p', 5);
+    expect(svc.snooze('e', 10, 'alice')).toBe('2026-11-30T12:10:00.000Z');
+    svc.snooze('p', 5, 'bob');
     expect(sink.withdrawn).toEqual(['e', 'p']);
+    expect(Object.fromEntries(svc.list().map((n) => [n.key, n.snoozedBy]))).toEqual({ e: 'alice', p: 'bob' });
     for (let i = 0; i < 9; i++) {
       clock.advance(60_000);
       await svc.tick();
@@ -213,8 +216,8 @@ describe('NoticeService', () => {
   it('refuses an unknown key naming it', () => {
     const clock = new Clock(new Date('2026-11-30T12:00:00.000Z'));
     const { svc } = service({}, clock);
-    expect(() => svc.acknowledge('nope')).toThrow(/No notice with key "nope"/);
-    expect(() => svc.snooze('nope', 5)).toThrow(/No notice with key "nope"/);
+    expect(() => svc.acknowledge('nope', 'alice')).toThrow(/No notice with key "nope"/);
+    expect(() => svc.snooze('nope', 5, 'alice')).toThrow(/No notice with key "nope"/);
   });
 
   it('survives a sink that throws or rejects, and delivers a notice stored but never handed over', async () => {

@@ -22,6 +22,8 @@ export interface NoticeSink {
 export interface RemoteAck {
   readonly key: string;
   readonly acknowledgedAt: string;
+  /** Who, as the sink can say it (`Pushover`). */
+  readonly by: string;
 }
 
 /** How the notice service is made. */
@@ -50,7 +52,9 @@ function toNotice(r: NoticeRow): Notice {
     urlTitle: r.url_title,
     createdAt: r.created_at,
     acknowledgedAt: r.acknowledged_at,
+    acknowledgedBy: r.acknowledged_by ?? null,
     snoozedUntil: r.snoozed_until,
+    snoozedBy: r.snoozed_by ?? null,
   };
 }
 
@@ -117,17 +121,17 @@ export class NoticeService {
     return rows.map(toNotice);
   }
 
-  /** Acknowledge a notice (stops its repeats); returns when. Acknowledging twice keeps the first time. */
-  acknowledge(key: string): string {
-    return this.ack(key, this.now().toISOString());
+  /** Acknowledge a notice for `by` (stops its repeats); returns when. Acknowledging twice keeps the first time and who. */
+  acknowledge(key: string, by: string): string {
+    return this.ack(key, this.now().toISOString(), by);
   }
 
-  /** Snooze a notice for `minutes`: no re-delivery until then, when it is delivered once more. */
-  snooze(key: string, minutes: number): string {
+  /** Snooze a notice for `minutes`, by `by`: no re-delivery until then, when it is delivered once more. */
+  snooze(key: string, minutes: number, by: string): string {
     const row = this.row(key);
     const until = new Date(this.now().getTime() + minutes * 60_000).toISOString();
-    this.store.statement('UPDATE notices SET snoozed_until = ? WHERE key = ?').run(until, key);
-    const snoozed = { ...toNotice(row), snoozedUntil: until };
+    this.store.statement('UPDATE notices SET snoozed_until = ?, snoozed_by = ? WHERE key = ?').run(until, by, key);
+    const snoozed = { ...toNotice(row), snoozedUntil: until, snoozedBy: by };
     this.withdraw(snoozed);
     this.onChange([snoozed]);
     return until;
@@ -188,7 +192,7 @@ export class NoticeService {
       try {
         for (const a of await sink.tick()) {
           const row = this.store.statement('SELECT acknowledged_at FROM notices WHERE key = ?').get(a.key) as { acknowledged_at: string | null } | undefined;
-          if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt);
+          if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt, a.by);
         }
       } catch (err) {
         // A full disk is the data folder's problem, said once there, not every few seconds here.
@@ -198,11 +202,11 @@ export class NoticeService {
     if (changed.length > 0) this.onChange(changed);
   }
 
-  private ack(key: string, at: string): string {
+  private ack(key: string, at: string, by: string): string {
     const row = this.row(key);
     if (row.acknowledged_at !== null) return row.acknowledged_at;
-    this.store.statement('UPDATE notices SET acknowledged_at = ? WHERE key = ?').run(at, key);
-    const acked = { ...toNotice(row), acknowledgedAt: at };
+    this.store.statement('UPDATE notices SET acknowledged_at = ?, acknowledged_by = ? WHERE key = ?').run(at, by, key);
+    const acked = { ...toNotice(row), acknowledgedAt: at, acknowledgedBy: by };
     this.withdraw(acked);
     this.onChange([acked]);
     return at;

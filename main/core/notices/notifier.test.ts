@@ -21,7 +21,7 @@ function notifier(): { n: Notifier; raised: string[] } {
     store,
     notify: {},
     now: () => new Date('2026-11-30T07:00:00.000Z'),
-    lastReviewedAt: () => null,
+    reviewed: () => ({ lastReviewedAt: null, lastReviewedBy: null }),
     emit: (event, payload) => {
       if (event === 'notice.raised') raised.push((payload as { notice: { key: string } }).notice.key);
     },

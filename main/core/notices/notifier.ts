@@ -7,6 +7,7 @@ import { trackDownSince } from './host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import { ruleOverrides, type NotifyConfig } from './notify-config';
 import { PushoverSink } from './pushover-sink';
+import type { Reviewed } from './review-mark';
 import { deriveNotices, type NoticeInput } from './rules';
 
 const SEEDED = 'notices.seededAt';
@@ -27,8 +28,8 @@ export interface NotifierOptions {
   readonly notify: NotifyConfig;
   readonly now: () => Date;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
-  /** The review watermark, which `notices.changed` carries. */
-  readonly lastReviewedAt: () => string | null;
+  /** The review watermark and who set it, which `notices.changed` carries. */
+  readonly reviewed: () => Reviewed;
 }
 
 /**
@@ -75,7 +76,7 @@ export class Notifier {
       now,
       sinks: [console, this.pushover, this.alertmanager],
       // The notices that changed, not the list: a night with many new P0 findings sends those.
-      onChange: (changed) => options.emit('notices.changed', { notices: changed, lastReviewedAt: this.lastReviewedAt() }),
+      onChange: (changed) => options.emit('notices.changed', { notices: changed, ...options.reviewed() }),
     });
     this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
     this.incidentSince = JSON.parse(store.getMeta(INCIDENT_SINCE) ?? '{}') as Record<string, string>;
@@ -135,7 +136,7 @@ export class Notifier {
     if (!seeded) {
       new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts, { seed: true });
       this.options.store.setMeta(SEEDED, now.toISOString());
-      this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: this.lastReviewedAt() });
+      this.options.emit('notices.changed', { notices: this.list(), ...this.options.reviewed() });
       return;
     }
     // A key is raised once ever (the store keeps it): one already offered need not be again. A
@@ -155,21 +156,17 @@ export class Notifier {
     return this.service.list();
   }
 
-  private lastReviewedAt(): string | null {
-    return this.options.lastReviewedAt();
+  acknowledge(key: string, by: string): string {
+    return this.service.acknowledge(key, by);
   }
 
-  acknowledge(key: string): string {
-    return this.service.acknowledge(key);
+  snooze(key: string, minutes: number, by: string): string {
+    return this.service.snooze(key, minutes, by);
   }
 
-  snooze(key: string, minutes: number): string {
-    return this.service.snooze(key, minutes);
-  }
-
-  /** The review was marked done at `at`: the console gets the notices with the new watermark. */
-  reviewed(at: string): void {
-    this.options.emit('notices.changed', { notices: this.list(), lastReviewedAt: at });
+  /** The review was marked done: the console gets the notices with the new watermark. */
+  reviewed(): void {
+    this.options.emit('notices.changed', { notices: this.list(), ...this.options.reviewed() });
   }
 
   /** Config problems: rule names under `notify.rules` that no rule has. */

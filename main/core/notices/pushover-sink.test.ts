@@ -118,7 +118,7 @@ describe('PushoverSink against the local Pushover server', () => {
     const { svc, sink } = setup();
     svc.update([P0, { ...P0, key: 'finding:reliability:R-124' }]);
     await settle(svc, sink);
-    svc.acknowledge(P0.key);
+    svc.acknowledge(P0.key, 'alice');
     await settle(svc, sink);
     const [r1, r2] = server.messages.map((m) => m.receipt ?? '');
     expect(server.receipts.get(r1 ?? '')?.cancelled).toBe(true);

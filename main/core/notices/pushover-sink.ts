@@ -259,7 +259,7 @@ export class PushoverSink implements NoticeSink {
       if (json?.status === 1 && json.acknowledged === 1) {
         this.set(row.key, { pushover_receipt_state: 'acknowledged' });
         const at = typeof json.acknowledged_at === 'number' && json.acknowledged_at > 0 ? json.acknowledged_at * 1000 : this.now().getTime();
-        return { key: row.key, acknowledgedAt: new Date(at).toISOString() };
+        return { key: row.key, acknowledgedAt: new Date(at).toISOString(), by: 'Pushover' };
       }
       if (json?.status === 1 && json.expired === 1) this.set(row.key, { pushover_receipt_state: 'expired' });
       else if (status >= 400 && status < 500 && status !== 429) {

@@ -38,7 +38,10 @@ export interface NoticeRow {
   url_title: string | null;
   created_at: string;
   acknowledged_at: string | null;
+  /** Who acknowledged it (migration 14): a user, or the sink it was acknowledged through. */
+  acknowledged_by: string | null;
   snoozed_until: string | null;
+  snoozed_by: string | null;
   last_sent_at: string | null;
   sends: number;
   pushover_owed: 'alert' | 'quiet' | null;

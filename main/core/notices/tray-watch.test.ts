@@ -4,6 +4,7 @@ import { until } from '../../../testing/until';
 import { createSession, type Session } from '../session/session';
 import type { TrayState } from './tray-state';
 import { watchTrayState } from './tray-watch';
+import { TEST_CALLER } from '../../../testing/callers';
 
 /** An ISO stamp with a UTC offset, as the runner's wrapper writes them. */
 const stamp = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
@@ -49,7 +50,7 @@ describe('watchTrayState over a real app core', () => {
 
     const key = c.liveState()?.notices().find((n) => n.acknowledgedAt === null && n.priority >= 1)?.key;
     expect(key).toBe(`phase:reliability:${date}:remediate:failed`);
-    await c.handlers['notices.ack']({ key: key ?? '' });
+    await c.handlers['notices.ack']({ key: key ?? '' }, TEST_CALLER);
     await until(() => states.at(-1)?.count === 0, 10_000, 'the count to fall after the acknowledgement');
     // Acknowledged is not fixed: the newest cycle still failed.
     expect(states.at(-1)).toMatchObject({ level: 'failing', count: 0, tooltip: `Loopdeck: failing · reliability ${date} failed` });

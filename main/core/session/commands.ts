@@ -7,7 +7,8 @@ import { logRendererError } from '../logging/renderer-errors';
 
 /** What the command table needs of the session: its state, its engine, and the demo. */
 export interface CommandSession {
-  info(): CommandOutput<'app.info'>;
+  /** What `app.info` answers but its caller (each client's own). */
+  info(): Omit<CommandOutput<'app.info'>, 'caller'>;
   snapshot(): Snapshot;
   /** What `state.summary` answers (the saved summary while the first read runs). */
   summary(): Summary;
@@ -28,7 +29,7 @@ export function sessionCommands(session: CommandSession): Handlers {
   // The renderer reads the ledgers' rows in pages of one frozen copy after its summary.
   const cursors = new LedgerCursors();
   return {
-    'app.info': () => session.info(),
+    'app.info': (_input, caller) => ({ ...session.info(), caller }),
     'state.snapshot': () => session.snapshot(),
     'state.summary': () => session.summary(),
     'ledgers.page': (input) => {
@@ -37,19 +38,19 @@ export function sessionCommands(session: CommandSession): Handlers {
       if (pending && input.cursor === null) return { ready: false, reason: `The ledgers' rows are not read yet: ${pending}; a state.reset follows once they are.` };
       return cursors.page(input, () => ledgerRowsOf(session.snapshot()));
     },
-    'hosts.trust': ({ host, fingerprint }) => {
-      session.engine().hosts.sshHost(host).trust(fingerprint);
+    'hosts.trust': ({ host, fingerprint }, caller) => {
+      session.engine().hosts.sshHost(host).trust(fingerprint, caller.user);
       return { trusted: true } as const;
     },
-    'hosts.untrust': ({ host }) => ({ removed: session.engine().hosts.sshHost(host).untrust() }),
+    'hosts.untrust': ({ host }, caller) => ({ removed: session.engine().hosts.sshHost(host).untrust(caller.user) }),
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.engine().hosts.sshHost(host).unlock(passphrase) }),
     'capacity.history': (input) => session.engine().capacity.history(input),
     'trends.nights': ({ loop, nights }) => ({ nights: session.engine().history.list(loop, nights) }),
-    'review.mark': () => ({ lastReviewedAt: session.engine().markReviewed() }),
-    'notices.ack': ({ key }) => ({ acknowledgedAt: session.engine().notifier.acknowledge(key) }),
-    'notices.snooze': ({ key, minutes }) => ({ snoozedUntil: session.engine().notifier.snooze(key, minutes) }),
-    'drills.run': async (input) => ({ runId: await session.engine().drills.run(input) }),
-    'drills.cancel': async ({ runId }) => ({ cancelled: await session.engine().drills.cancel(runId) }),
+    'review.mark': (_input, caller) => ({ lastReviewedAt: session.engine().markReviewed(caller.user), lastReviewedBy: caller.user }),
+    'notices.ack': ({ key }, caller) => ({ acknowledgedAt: session.engine().notifier.acknowledge(key, caller.user) }),
+    'notices.snooze': ({ key, minutes }, caller) => ({ snoozedUntil: session.engine().notifier.snooze(key, minutes, caller.user) }),
+    'drills.run': async (input, caller) => ({ runId: await session.engine().drills.run(input, caller.user) }),
+    'drills.cancel': async ({ runId }, caller) => ({ cancelled: await session.engine().drills.cancel(runId, caller.user) }),
     'drills.output': ({ runId, from }) => session.engine().drills.output(runId, from),
     'log.error': (report) => logRendererError(report),
     'transcript.open': (input) => session.engine().transcripts.open(input),

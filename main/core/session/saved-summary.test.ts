@@ -15,11 +15,12 @@ import { createLogger, logFilePath } from '../logging/logger';
 import { DiskSpace } from '../store/disk-space';
 import { FIRST_READ_AFTER_ANSWER_MS, FIRST_READ_WAIT_MS, FirstReadStart } from './first-read-start';
 import { readSummaryCache, SavedSummary, SUMMARY_CACHE_FILE, SUMMARY_FORMAT, writeSummaryCache } from './saved-summary';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
 
 function summaryOfCore(core: Session): Promise<Summary> {
-  return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
+  return Promise.resolve(core.handlers['state.summary']({}, TEST_CALLER)).then((s) => SummarySchema.parse(s));
 }
 
 /** A started core on the fixture, every event it publishes pushed to `events`. */
@@ -58,7 +59,7 @@ describe('the summary kept across restarts', () => {
     expect(first.restored).toBe(true);
     expect(first.loops[0]?.cycles[0]?.phases[1]?.status).not.toBe('running');
     // The rows are not read yet, which is not "there are none".
-    const page = async (): Promise<unknown> => core?.handlers['ledgers.page']({ cursor: null, offset: 0, limit: 10 });
+    const page = async (): Promise<unknown> => core?.handlers['ledgers.page']({ cursor: null, offset: 0, limit: 10 }, TEST_CALLER);
     expect(await page()).toEqual({ ready: false, reason: expect.stringMatching(/^The ledgers' rows are not read yet: the state shown is the one saved at the last run/) });
     await until(() => events.includes('state.reset'), 10_000, 'state.reset');
     expect(await page()).toMatchObject({ ready: true, total: 0, next: null });

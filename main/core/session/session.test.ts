@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../rpc/dispatch';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { createSession, type Session } from './session';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const NOW = (): Date => new Date('2026-11-29T06:00:00Z');
 
@@ -26,13 +27,13 @@ describe('demo.start', () => {
     const events: string[] = [];
     core.subscribe((event) => events.push(event));
 
-    const result = await dispatch(core.handlers, 'demo.start', {});
+    const result = await dispatch(core.handlers, 'demo.start', {}, TEST_CALLER);
 
     expect(result).toMatchObject({ ok: false, error: { code: 'handler-failed' } });
     expect(!result.ok && result.error.message).toContain(`a config is loaded at ${fixture.configPath}`);
     expect(core.snapshot()).toEqual(before);
     expect(events).not.toContain('config.changed');
-    expect(await dispatch(core.handlers, 'app.info', {})).toMatchObject({
+    expect(await dispatch(core.handlers, 'app.info', {}, TEST_CALLER)).toMatchObject({
       ok: true,
       output: { demo: false, config: { state: 'loaded', path: fixture.configPath } },
     });
@@ -42,7 +43,7 @@ describe('demo.start', () => {
     const fixture = createRunnerFixture('not: [valid\n');
     core = createSession({ configPath: fixture.configPath, dataDir: fixture.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
-    const result = await dispatch(core.handlers, 'demo.start', {});
+    const result = await dispatch(core.handlers, 'demo.start', {}, TEST_CALLER);
     expect(!result.ok && result.error.message).toContain(`a config is invalid at ${fixture.configPath}`);
   });
 
@@ -50,10 +51,10 @@ describe('demo.start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-first-run-'));
     core = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
     await core.start();
-    const result = await dispatch(core.handlers, 'demo.start', {});
+    const result = await dispatch(core.handlers, 'demo.start', {}, TEST_CALLER);
     expect(result).toMatchObject({ ok: true });
-    expect(await dispatch(core.handlers, 'app.info', {})).toMatchObject({ ok: true, output: { demo: true, config: { state: 'loaded' } } });
+    expect(await dispatch(core.handlers, 'app.info', {}, TEST_CALLER)).toMatchObject({ ok: true, output: { demo: true, config: { state: 'loaded' } } });
     // Asking again (a second client) is answered with the running demo, not a second one.
-    expect(await dispatch(core.handlers, 'demo.start', {})).toEqual(result);
+    expect(await dispatch(core.handlers, 'demo.start', {}, TEST_CALLER)).toEqual(result);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { createSession, type Session } from './session';
 import { StartGate } from './start-gate';
+import { TEST_CALLER } from '../../../testing/callers';
 
 describe('the start gate', () => {
   let session: Session | null = null;
@@ -16,7 +17,7 @@ describe('the start gate', () => {
     let opened = false;
     void session.started.then(() => (opened = true));
     // Nothing has opened it: the command does, and is answered from the loaded config.
-    const info = await session.handlers['app.info']({});
+    const info = await session.handlers['app.info']({}, TEST_CALLER);
     expect(info.config.state).toBe('loaded');
     expect(opened).toBe(true);
   });

@@ -34,9 +34,9 @@ export class StartGate {
     return Object.fromEntries(
       Object.entries(handlers).map(([name, handler]) => [
         name,
-        async (input: unknown): Promise<unknown> => {
+        async (input: unknown, caller: unknown): Promise<unknown> => {
           await this.open();
-          return (handler as (input: unknown) => unknown)(input);
+          return (handler as (input: unknown, caller: unknown) => unknown)(input, caller);
         },
       ]),
     ) as unknown as Handlers;

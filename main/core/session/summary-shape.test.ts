@@ -6,6 +6,7 @@ import { SummarySchema, type Summary } from '../../../shared/ledger-slice';
 import { until } from '../../../testing/until';
 import { createSession, type Session } from './session';
 import { savedSummaryFault } from './summary-shape';
+import { TEST_CALLER } from '../../../testing/callers';
 
 describe('savedSummaryFault', () => {
   let core: Session | null = null;
@@ -18,8 +19,8 @@ describe('savedSummaryFault', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ld-saved-summary-'));
     core = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 60_000 });
     await core.start();
-    await core.handlers['demo.start']({});
-    const summary = async (): Promise<Summary> => SummarySchema.parse(await core?.handlers['state.summary']({}));
+    await core.handlers['demo.start']({}, TEST_CALLER);
+    const summary = async (): Promise<Summary> => SummarySchema.parse(await core?.handlers['state.summary']({}, TEST_CALLER));
     await until(async () => {
       const s = await summary();
       return !s.reading && s.capacity.length > 0 && s.loops.some((l) => l.cycles.length > 0);

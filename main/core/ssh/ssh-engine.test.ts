@@ -14,6 +14,7 @@ import { createSession, type Session } from '../session/session';
 import { Store } from '../store/store';
 import { httpGet } from './http-over-ssh';
 import { until } from '../../../testing/until';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T12:00:00Z');
@@ -62,13 +63,13 @@ describe('SSH hosts in the engine, against a real sshd', () => {
       await c.pollOnce();
       expect(c.snapshot().loops[0]?.cycles).toEqual([]);
 
-      const wrong = await (async () => c.handlers['hosts.trust']({ host: 'runner', fingerprint: 'SHA256:AAAA' }))().then(
+      const wrong = await (async () => c.handlers['hosts.trust']({ host: 'runner', fingerprint: 'SHA256:AAAA' }, TEST_CALLER))().then(
         () => 'trusted',
         (e: Error) => e.message,
       );
       expect(wrong).toMatch(/now presents SHA256:.*not SHA256:AAAA; nothing was trusted/);
 
-      await c.handlers['hosts.trust']({ host: 'runner', fingerprint: expected ?? '' });
+      await c.handlers['hosts.trust']({ host: 'runner', fingerprint: expected ?? '' }, TEST_CALLER);
       await until(() => host(c)?.state === 'connected', 10_000, 'connected after trust');
       await c.pollOnce();
       expect(c.snapshot().loops[0]?.cycles[0]?.phases[0]?.status).toBe('running');
@@ -95,7 +96,7 @@ describe('SSH hosts in the engine, against a real sshd', () => {
         expect(host(c)?.error).toMatch(/Host runner: the host key of 127\.0\.0\.1:\d+ CHANGED — it presented SHA256:\S+, but .*known_hosts records SHA256:\S+/);
         await c.pollOnce();
         expect(c.snapshot().loops[0]?.cycles).toEqual([]);
-        await expect(c.handlers['hosts.trust']({ host: 'runner', fingerprint: host(c)?.fingerprint ?? '' })).rejects.toThrow(/no untrusted key/);
+        await expect(c.handlers['hosts.trust']({ host: 'runner', fingerprint: host(c)?.fingerprint ?? '' }, TEST_CALLER)).rejects.toThrow(/no untrusted key/);
       } finally {
         await c.close();
       }

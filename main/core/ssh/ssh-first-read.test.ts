@@ -9,6 +9,7 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { freePort, startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { createSession, type Session } from '../session/session';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const DAY = '2026-11-29';
 // Noon: a cycle fired at midnight with 2 h of grace is overdue if none is known.
@@ -24,7 +25,7 @@ function refused(port: number): Promise<boolean> {
 }
 
 function summaryOf(core: Session): Promise<Summary> {
-  return Promise.resolve(core.handlers['state.summary']({})).then((s) => SummarySchema.parse(s));
+  return Promise.resolve(core.handlers['state.summary']({}, TEST_CALLER)).then((s) => SummarySchema.parse(s));
 }
 
 const FINDINGS_HEAD = '| ID | Sev | Category | Where | Finding |\n|---|---|---|---|---|\n';

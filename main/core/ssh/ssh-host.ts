@@ -3,6 +3,7 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { AnyAuthMethod } from 'ssh2';
 import { ssh2 } from './ssh2-module';
+import { log } from '../logging/log';
 import type { Store } from '../store/store';
 import { addTrustedKey, removeTrustedKeys, trustedKeys, type TrustedKey } from '../store/trusted-keys';
 import { SshConnection, type KeyDecision, type SshConnectionOptions, type SshEndpoint } from './connection';
@@ -90,8 +91,8 @@ export class SshHost {
     return true;
   }
 
-  /** Trust the key the host presented, if its fingerprint is the one the operator saw. */
-  trust(fingerprint: string): void {
+  /** Trust the key the host presented, for `by`, if its fingerprint is the one the operator saw. */
+  trust(fingerprint: string, by: string): void {
     const key = this.connection.status.presentedKey;
     if (!key || this.connection.status.state !== 'untrusted') {
       throw new Error(`Host ${this.name} has no untrusted key to trust (it is ${this.connection.status.state}).`);
@@ -99,7 +100,8 @@ export class SshHost {
     if (key.fingerprint !== fingerprint) {
       throw new Error(`Host ${this.name} now presents ${key.fingerprint}, not ${fingerprint}; nothing was trusted.`);
     }
-    addTrustedKey(this.env.store, { ...key, addedAt: new Date().toISOString() });
+    addTrustedKey(this.env.store, { ...key, addedAt: new Date().toISOString(), addedBy: by });
+    log.info(`host ${this.name}: ${by} trusted its key ${fingerprint}`);
     this.connection.retry();
   }
 
@@ -113,8 +115,9 @@ export class SshHost {
    * default), drop the connection and connect again: unless known_hosts lists the key, the host is
    * `untrusted` once more, with the fingerprint to compare. Returns how many keys were removed.
    */
-  untrust({ reconnect = true }: { reconnect?: boolean } = {}): number {
+  untrust(by: string, { reconnect = true }: { reconnect?: boolean } = {}): number {
     const removed = removeTrustedKeys(this.env.store, this.endpoint.host, this.endpoint.port);
+    log.info(`host ${this.name}: ${by} removed ${removed} key(s) trusted in Loopdeck`);
     if (reconnect) this.connection.retry();
     return removed;
   }

@@ -11,6 +11,7 @@ import { createSession, type Session } from '../session/session';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { trustedKeys } from '../store/trusted-keys';
+import { TEST_CALLER } from '../../../testing/callers';
 
 /** A config with one SSH host `runner` whose key is not in any known_hosts file. */
 function setup(sshd: TestSshd): { configPath: string; dataDir: string } {
@@ -44,17 +45,17 @@ describe('hosts.untrust against a real sshd', () => {
     try {
       await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted');
       expect(host(c)?.trustedInLoopdeck).toBe(false);
-      await c.handlers['hosts.trust']({ host: 'runner', fingerprint: fingerprintOf(sshd) });
+      await c.handlers['hosts.trust']({ host: 'runner', fingerprint: fingerprintOf(sshd) }, TEST_CALLER);
       await until(() => host(c)?.state === 'connected', 15_000, 'connected after trust');
       expect(host(c)?.trustedInLoopdeck).toBe(true);
 
-      expect(await c.handlers['hosts.untrust']({ host: 'runner' })).toEqual({ removed: 1 });
+      expect(await c.handlers['hosts.untrust']({ host: 'runner' }, TEST_CALLER)).toEqual({ removed: 1 });
       await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted after untrust');
       expect(host(c)).toMatchObject({ fingerprint: fingerprintOf(sshd), trustedInLoopdeck: false });
       expect(published.at(-1)?.[0]).toMatchObject({ state: 'untrusted', trustedInLoopdeck: false });
       // Nothing left to forget; a local host or an unknown one is named.
-      expect(await c.handlers['hosts.untrust']({ host: 'runner' })).toEqual({ removed: 0 });
-      await expect(c.handlers['hosts.untrust']({ host: 'nope' })).rejects.toThrow(/No host named nope/);
+      expect(await c.handlers['hosts.untrust']({ host: 'runner' }, TEST_CALLER)).toEqual({ removed: 0 });
+      await expect(c.handlers['hosts.untrust']({ host: 'nope' }, TEST_CALLER)).rejects.toThrow(/No host named nope/);
     } finally {
       off();
       await c.close();
@@ -77,7 +78,7 @@ describe('hosts.untrust against a real sshd', () => {
       await c.start();
       try {
         await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted');
-        await c.handlers['hosts.trust']({ host: 'runner', fingerprint: fingerprintOf(other) });
+        await c.handlers['hosts.trust']({ host: 'runner', fingerprint: fingerprintOf(other) }, TEST_CALLER);
         await until(() => host(c)?.state === 'connected', 15_000, 'connected after trust');
         other.changeHostKey();
         await other.restart();
@@ -85,7 +86,7 @@ describe('hosts.untrust against a real sshd', () => {
         expect(host(c)?.error).toMatch(/but the keys trusted in Loopdeck record SHA256:\S+\. .*`loopdeck untrust runner`/);
         expect(host(c)?.trustedInLoopdeck).toBe(true);
 
-        expect(await c.handlers['hosts.untrust']({ host: 'runner' })).toEqual({ removed: 1 });
+        expect(await c.handlers['hosts.untrust']({ host: 'runner' }, TEST_CALLER)).toEqual({ removed: 1 });
         await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted after untrust');
         expect(host(c)?.fingerprint).toBe(fingerprintOf(other));
         expect(trustedKeys(store, '127.0.0.1', other.port)).toEqual([]);

@@ -143,6 +143,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   NIGHTS_MIGRATION,
+  // 14: who acknowledged or snoozed a notice, and who trusted a host key (serve with sign-in is
+  //     shared by a team; the desktop and the token record the local account). NULL before.
+  `
+  ALTER TABLE notices ADD COLUMN acknowledged_by TEXT;
+  ALTER TABLE notices ADD COLUMN snoozed_by TEXT;
+  ALTER TABLE trusted_keys ADD COLUMN trusted_by TEXT;
+  `,
 ];
 
 /** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */

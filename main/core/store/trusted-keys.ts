@@ -12,20 +12,22 @@ export interface TrustedKey {
   /** OpenSSH's `SHA256:…` form. */
   readonly fingerprint: string;
   readonly addedAt: string;
+  /** Who trusted it (migration 14); absent for keys trusted before. */
+  readonly addedBy?: string | null;
 }
 
 /** Host keys the operator trusted through Loopdeck for `host:port`. */
 export function trustedKeys(store: Store, host: string, port: number): TrustedKey[] {
   return store
-    .statement('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt FROM trusted_keys WHERE host = ? AND port = ?')
+    .statement('SELECT host, port, key_type AS keyType, key_base64 AS keyBase64, fingerprint, added_at AS addedAt, trusted_by AS addedBy FROM trusted_keys WHERE host = ? AND port = ?')
     .all(host, port) as TrustedKey[];
 }
 
 /** Remember a host key the operator trusted. */
 export function addTrustedKey(store: Store, key: TrustedKey): void {
   store
-    .statement('INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt);
+    .statement('INSERT OR REPLACE INTO trusted_keys (host, port, key_type, key_base64, fingerprint, added_at, trusted_by) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(key.host, key.port, key.keyType, key.keyBase64, key.fingerprint, key.addedAt, key.addedBy ?? null);
 }
 
 /** Forget every host key trusted through Loopdeck for `host:port` (`loopdeck untrust`); returns how many. */

@@ -9,6 +9,7 @@ import { parseConfig } from '../config/load-config';
 import { Engine } from '../engine';
 import { sessionCommands, type CommandSession } from '../session/commands';
 import { Store } from '../store/store';
+import { TEST_CALLER } from '../../../testing/callers';
 
 const DAY = '2026-08-23';
 
@@ -27,18 +28,18 @@ describe('transcript commands through the engine', () => {
   it('opens a phase transcript resolved from the config, with its marks and whether it runs', async () => {
     const { engine, handlers, fx } = engineOn();
     await engine.poll();
-    const info = await handlers['transcript.open'](commands['transcript.open'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate' }));
+    const info = await handlers['transcript.open'](commands['transcript.open'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate' }), TEST_CALLER);
     expect(info).toMatchObject({ host: 'runner', path: join(fx.runs, DAY, 'remediate.log'), lines: 452, running: true });
     expect(info.marks).toEqual([
       { n: 451, kind: 'failure', text: 'Traceback (most recent call last):' },
       { n: 452, kind: 'failure', text: 'ValueError: boom' },
     ]);
-    const lines = await handlers['transcript.lines'](commands['transcript.lines'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', at: { line: 250 }, count: 2 }));
+    const lines = await handlers['transcript.lines'](commands['transcript.lines'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', at: { line: 250 }, count: 2 }), TEST_CALLER);
     expect(lines.rows).toEqual([
       { n: 250, text: 'step 250', cut: false },
       { n: 251, text: 'step 251', cut: false },
     ]);
-    const search = await handlers['transcript.search'](commands['transcript.search'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', query: 'step 44[0-9]$', regex: true }));
+    const search = await handlers['transcript.search'](commands['transcript.search'].input.parse({ loop: 'reliability', date: DAY, phase: 'remediate', query: 'step 44[0-9]$', regex: true }), TEST_CALLER);
     expect(search.hits.map((h) => h.n)).toEqual([440, 441, 442, 443, 444, 445, 446, 447, 448, 449]);
     await engine.close();
   });
@@ -48,9 +49,9 @@ describe('transcript commands through the engine', () => {
     expect(commands['transcript.open'].input.safeParse({ loop: 'reliability', date: DAY, phase: 'remediate', path: '/etc/passwd' }).success).toBe(false);
     expect(commands['transcript.open'].input.safeParse({ loop: 'reliability', date: '../../etc', phase: 'remediate' }).success).toBe(false);
     expect(commands['transcript.search'].input.safeParse({ loop: 'reliability', date: DAY, phase: 'remediate', query: 'a\nb' }).success).toBe(false);
-    await expect(handlers['transcript.open']({ loop: 'nope', date: DAY, phase: 'audit' })).rejects.toThrow(/No loop named nope in the config \(loops: reliability\)/);
-    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'lint' })).rejects.toThrow(/Loop reliability has no phase lint/);
-    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'audit' })).rejects.toThrow(
+    await expect(handlers['transcript.open']({ loop: 'nope', date: DAY, phase: 'audit' }, TEST_CALLER)).rejects.toThrow(/No loop named nope in the config \(loops: reliability\)/);
+    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'lint' }, TEST_CALLER)).rejects.toThrow(/Loop reliability has no phase lint/);
+    await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'audit' }, TEST_CALLER)).rejects.toThrow(
       `Loop reliability, cycle ${DAY}, phase audit: no transcript at runner:${join(fx.runs, DAY, 'audit.log')} (the file does not exist).`,
     );
     await engine.close();
@@ -66,7 +67,7 @@ describe('transcript commands through the engine', () => {
     fx.append(DAY, 'remediate.log', 'unseen 1\n');
     await engine.poll();
     expect(seen).toEqual([]);
-    await handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'remediate' });
+    await handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'remediate' }, TEST_CALLER);
     fx.append(DAY, 'remediate.log', 'new 1\nnew 2\nnew 3\n');
     await engine.poll();
     expect(seen).toEqual([{ loop: 'reliability', date: DAY, phase: 'remediate', size: expect.any(Number), lines: 456, ino: expect.any(String) }]);

@@ -9,6 +9,7 @@ import {
   type LoopdeckBridge,
 } from '../../../shared/contract';
 import { createBridgeTransport } from './bridge-transport';
+import { signInUrl } from '../../../shared/sign-in';
 import { RpcClientError } from './errors';
 import { isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
 import type { ConnectionState, Transport } from './types';
@@ -130,5 +131,7 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   const storage = env.storage !== undefined ? env.storage : sessionStore();
   const token = resolveToken(loc.search, storage);
   if (token && isRemembered(storage, token)) hideToken(loc, env.history !== undefined ? env.history : window.history);
-  return clientOver(createWsTransport({ url: wsUrl(loc, token), ...(env.socket ? { socket: env.socket } : {}) }));
+  // A sign-in that ended (expired, signed out elsewhere): sign in again, back to this view.
+  const onSignedOut = (): void => window.location.assign(signInUrl(window.location.hash));
+  return clientOver(createWsTransport({ url: wsUrl(loc, token), onSignedOut, ...(env.socket ? { socket: env.socket } : {}) }));
 }

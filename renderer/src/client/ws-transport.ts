@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RpcErrorSchema, WsServerFrameSchema, type RpcResult } from '../../../shared/contract';
+import { SIGNED_OUT_CLOSE } from '../../../shared/sign-in';
 import { backoffDelay } from './backoff';
 import { RpcClientError } from './errors';
 import type { ConnectionState, Transport } from './types';
@@ -10,7 +11,8 @@ export interface SocketLike {
   close(): void;
   onopen: (() => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: (() => void) | null;
+  /** `code`: the close code (SIGNED_OUT_CLOSE when the sign-in ended). */
+  onclose: ((ev: { code?: number }) => void) | null;
   onerror: (() => void) | null;
 }
 
@@ -24,6 +26,8 @@ export interface WsTransportOptions {
   socket?: SocketFactory;
   /** Jitter source for the reconnect backoff. */
   random?: () => number;
+  /** The server closed the socket because the sign-in ended: no reconnect (the page signs in again). */
+  onSignedOut?: () => void;
 }
 
 const RpcResultSchema = z.union([
@@ -128,11 +132,16 @@ export function createWsTransport(options: WsTransportOptions): Transport {
     ws.onerror = () => {
       // A close event always follows; reconnecting is handled there.
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (socket !== ws) return;
       socket = null;
       failAll();
       setState('closed');
+      if (ev?.code === SIGNED_OUT_CLOSE && options.onSignedOut) {
+        closedForGood = true;
+        options.onSignedOut();
+        return;
+      }
       scheduleReconnect();
     };
   }

@@ -56,6 +56,7 @@ const infoOutput = (state: 'loaded' | 'missing' = 'loaded') => ({
   config: { state, path: '/c.yaml' },
   dataDir: '/d',
   demo: false,
+  caller: { user: 'op', role: 'admin' as const, via: 'token' as const },
 });
 
 /** Main's answers for a snapshot: the summary, and its ledger rows in pages of `limit`. */

@@ -17,15 +17,15 @@ export interface OpsActions {
   fetchDrillOutput(runId: string): Promise<void>;
 }
 
-type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null }) => void;
+type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null; lastReviewedBy?: string | null }) => void;
 
 /** Build the actions over a client and the store's `set`/`get`. */
 export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () => OpsData): OpsActions {
   const inFlight = new Set<string>();
   return {
     async markReviewed() {
-      const { lastReviewedAt } = await client.invoke('review.mark', {});
-      set({ lastReviewedAt });
+      const { lastReviewedAt, lastReviewedBy } = await client.invoke('review.mark', {});
+      set({ lastReviewedAt, lastReviewedBy });
     },
     async ackNotice(key) {
       const { acknowledgedAt } = await client.invoke('notices.ack', { key });

@@ -10,6 +10,7 @@ const info: AppInfo = {
   config: { state: 'loaded', path: '/home/op/.config/loopdeck/config.yaml' },
   dataDir: '/tmp/d',
   demo: false,
+  caller: { user: 'op', role: 'admin', via: 'token' },
 };
 
 describe('withSnapshot', () => {

@@ -47,6 +47,8 @@ export interface DeckData extends OpsData {
   readonly preflight: readonly Preflight[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
+  /** Who marked it (null: never, or not known). */
+  readonly lastReviewedBy: string | null;
   /** A snapshot has been applied at least once. */
   readonly loaded: boolean;
   /**
@@ -110,6 +112,7 @@ export const emptyDeckData: DeckData = {
   capacity: [],
   preflight: [],
   lastReviewedAt: null,
+  lastReviewedBy: null,
   loaded: false,
   ledgersLoaded: false,
   ledgerRows: null,
@@ -145,6 +148,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     capacity: summary.capacity,
     preflight: summary.preflight ?? [],
     lastReviewedAt: summary.lastReviewedAt,
+    lastReviewedBy: summary.lastReviewedBy ?? null,
     loaded: true,
     // A half-read summary's counts are not what will be loaded: no count rather than a wrong one.
     ledgerRows: summary.reading ? null : summary.ledgerRows,
@@ -224,7 +228,8 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'nights.changed': (data, { upserted }, now) => changed(withNights(data, upserted), now),
   'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
   'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
-  'notices.changed': (data, { notices, lastReviewedAt }, now) => changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt }, now),
+  'notices.changed': (data, { notices, lastReviewedAt, lastReviewedBy }, now) =>
+    changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt, lastReviewedBy: lastReviewedBy ?? null }, now),
   'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),
   'drills.changed': (data, { runs }, now) => changed({ ...data, drillRuns: runs }, now),
   // Output is not a change of the state: `updatedAt` stays.
