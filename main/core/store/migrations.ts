@@ -4,6 +4,7 @@ import { CAPACITY_MIGRATION } from '../capacity/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../history/schema';
 import { NOTICES_MIGRATION } from '../notices/schema';
+import { WEBHOOKS_MIGRATION } from '../notices/webhook-schema';
 
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
@@ -143,6 +144,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   NIGHTS_MIGRATION,
+  WEBHOOKS_MIGRATION,
 ];
 
 /** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */
