@@ -173,7 +173,7 @@ export class WebhookSink implements NoticeSink {
     const newest = this.store.statement('SELECT MAX(created_at) FROM webhook_deliveries WHERE webhook = ?').pluck();
     const missing = this.store
       .statement(
-        `SELECT key, created_at FROM notices n WHERE n.created_at >= ? AND n.seeded = 0 AND n.sends > 0 AND n.priority > -2
+        `SELECT key, created_at FROM notices n WHERE n.created_at > ? AND n.seeded = 0 AND n.sends > 0 AND n.priority > -2
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.notice_key = n.key AND d.webhook = ?) ORDER BY n.created_at`,
       );
     for (const { target } of this.lanes) {
