@@ -9,6 +9,8 @@ export interface ReceivedHook {
   readonly body: string;
   /** The status it was answered with. */
   readonly status: number;
+  /** When it arrived (ms since the epoch). */
+  readonly at: number;
   /** The Standard Webhooks reference library's verdict: the parsed body, or its error. */
   readonly verified: { readonly ok: true; readonly payload: unknown } | { readonly ok: false; readonly error: string } | null;
   /** The CloudEvents SDK's parse of the request (HTTP.toEvent, which validates the envelope), or its error. */
@@ -22,6 +24,8 @@ export interface WebhookReceiver {
   readonly received: readonly ReceivedHook[];
   /** Answer the next requests with these statuses, in order (then 200 again). */
   answer(...statuses: number[]): void;
+  /** Answer the next request with this status and these headers (a 429 with Retry-After). */
+  answerWith(status: number, headers: Readonly<Record<string, string>>): void;
   /** Stop listening (the receiver is down: connections are refused). */
   stop(): Promise<void>;
   /** Listen again on the same port. */
@@ -47,9 +51,9 @@ function headersRecord(h: IncomingHttpHeaders): Record<string, string> {
  */
 export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedHook[] = [];
-  const script: number[] = [];
+  const script: { status: number; headers: Readonly<Record<string, string>> }[] = [];
   const verifier = opts.secret !== undefined ? new Webhook(opts.secret) : null;
-  const handle = (body: string, headers: IncomingHttpHeaders): Omit<ReceivedHook, 'status'> => {
+  const handle = (body: string, headers: IncomingHttpHeaders): Omit<ReceivedHook, 'status' | 'at'> => {
     let verified: ReceivedHook['verified'] = null;
     if (verifier) {
       try {
@@ -77,9 +81,9 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): P
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const status = script.shift() ?? 200;
-        received.push({ ...handle(Buffer.concat(chunks).toString('utf8'), req.headers), status });
-        res.writeHead(status, { 'content-type': 'text/plain' });
+        const { status, headers } = script.shift() ?? { status: 200, headers: {} };
+        received.push({ ...handle(Buffer.concat(chunks).toString('utf8'), req.headers), status, at: Date.now() });
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
         res.end(status < 300 ? 'ok' : `status ${status}`);
       });
     });
@@ -101,7 +105,8 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): P
   return {
     url: `http://127.0.0.1:${port}/hooks/loopdeck`,
     received,
-    answer: (...statuses) => void script.push(...statuses),
+    answer: (...statuses) => void script.push(...statuses.map((status) => ({ status, headers: {} }))),
+    answerWith: (status, headers) => void script.push({ status, headers }),
     stop,
     start,
     close: stop,

@@ -12,7 +12,7 @@ import type { NoticeDraft } from './notice-draft';
 import { NoticeService } from './notice-service';
 import type { NotifyConfig } from './notify-config';
 import type { DeliveryRow } from './webhook-schema';
-import { WebhookSink, type WebhookSinkOptions } from './webhook-sink';
+import { retryAfterMs, WebhookSink, type WebhookSinkOptions } from './webhook-sink';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const ENV = { HOOK_SECRET: SECRET };
@@ -118,6 +118,29 @@ describe('WebhookSink retries', () => {
     svc.update([PR]);
     await tickUntil(() => row(PR.key)?.state === 'delivered', 'delivered after 429 and 408');
     expect(receiver.received.map((r) => r.status)).toEqual([429, 408, 200]);
+  });
+
+  it("waits the receiver's Retry-After on a 429, within the backoff's bound", async () => {
+    receiver.answerWith(429, { 'retry-after': '1' });
+    const { svc, tickUntil } = start({ backoffMaxMs: 5000 });
+    svc.update([PR]);
+    await tickUntil(() => row(PR.key)?.state === 'delivered', 'delivered after the Retry-After');
+    const [first, second] = receiver.received;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    expect(retryAfterMs('120', 0)).toBe(120_000);
+    expect(retryAfterMs('Wed, 02 Dec 2026 06:00:30 GMT', Date.parse('2026-12-02T06:00:00Z'))).toBe(30_000);
+    expect(retryAfterMs('soon', 0)).toBeNull();
+  });
+
+  it('does not follow a redirect nor retry it (a 302 is refused like a 4xx)', async () => {
+    receiver.answerWith(302, { location: 'http://example.com/elsewhere' });
+    const { svc, sink } = start();
+    svc.update([PR]);
+    await until(() => row(PR.key)?.state === 'rejected', 5000, 'the notice rejected');
+    await svc.tick();
+    await sink.flush();
+    expect(receiver.received).toHaveLength(1);
+    expect(row(PR.key)?.last_error).toBe('HTTP 302');
   });
 
   it('bounds the queue: past maxQueue owed notices the oldest are dropped, and said', async () => {

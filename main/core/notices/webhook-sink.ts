@@ -237,6 +237,7 @@ export class WebhookSink implements NoticeSink {
       this.store.statement('UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = ? WHERE notice_key = ? AND webhook = ?').run(at.toISOString(), row.notice_key, row.webhook),
     );
     let status: number;
+    let retryAfter: string | null;
     try {
       const res = await this.fetch(target.url, {
         method: 'POST',
@@ -246,6 +247,7 @@ export class WebhookSink implements NoticeSink {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.status;
+      retryAfter = res.headers.get('retry-after');
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
@@ -263,11 +265,12 @@ export class WebhookSink implements NoticeSink {
       this.log(`Webhook ${target.key} (${target.host}) refused notice ${row.notice_key} with HTTP ${status}; not retried (it would be refused again). Check ${target.key}.url and what the receiver expects.`);
       return true;
     }
-    return this.failed(lane, row, `HTTP ${status}`);
+    return this.failed(lane, row, `HTTP ${status}`, status === 429 || status === 503 ? retryAfterMs(retryAfter, at.getTime()) : null);
   }
 
-  private failed(lane: Lane, row: DeliveryRow, why: string): false {
-    const wait = backoffDelay(lane.failures++, this.backoff);
+  /** A retriable failure: the lane waits out the backoff (or the receiver's Retry-After, within the backoff's bound). */
+  private failed(lane: Lane, row: DeliveryRow, why: string, askedMs: number | null = null): false {
+    const wait = Math.max(backoffDelay(lane.failures++, this.backoff), Math.min(askedMs ?? 0, this.backoff.maxMs));
     lane.retryAt = this.now().getTime() + wait;
     this.write('recording a failed webhook attempt', () =>
       this.store.statement('UPDATE webhook_deliveries SET last_error = ? WHERE notice_key = ? AND webhook = ?').run(why, row.notice_key, row.webhook),
@@ -311,4 +314,13 @@ export class WebhookSink implements NoticeSink {
       return false;
     }
   }
+}
+
+/** A Retry-After header (seconds, or an HTTP date) as milliseconds from `now`; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: number): number | null {
+  if (header === null) return null;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
