@@ -72,7 +72,7 @@ describe('WebhookSink, format standard, against a receiver verifying with the st
     expect(got?.headers['webhook-id']).toMatch(/^msg_[A-Za-z0-9_-]{27}$/);
     const notice = svc.list()[0];
     expect(JSON.parse(got?.body ?? '')).toEqual({ type: 'loopdeck.prs-ready', timestamp: notice?.createdAt, data: notice });
-    // A repeat (an emergency's, a snooze's end) is not posted again.
+    // Delivered: later ticks post nothing more.
     await svc.tick();
     await sink.flush();
     expect(receiver.received).toHaveLength(1);
