@@ -189,6 +189,52 @@ export const DrillConfigSchema = z
   })
   .strict();
 
+/** Loopback only by name or address, as `metrics.listen` decides it. */
+const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * A URL a secret is sent to (a token, a signed body): https, or plain http on this machine's
+ * loopback only, so the secret does not cross a network in clear. `what` names it in the error.
+ */
+const httpsOrLoopback = (what: string, examples: string, secret: string) =>
+  z.string().superRefine((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `expected ${what} such as ${examples}, got ${JSON.stringify(text)}` });
+      return;
+    }
+    if (url.protocol === 'https:') return;
+    if (url.protocol === 'http:' && loopbackHost(url.hostname)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected an https:// URL (plain http:// only on loopback: 127.0.0.1, ::1, localhost), got ${JSON.stringify(text)}: ${secret} would cross the network in clear`,
+    });
+  });
+
+/** The payload shapes a webhook can take (see notices/webhook-payload.ts). */
+export const WEBHOOK_FORMATS = ['standard', 'cloudevents', 'alertmanager'] as const;
+
+/**
+ * One `notify.webhooks` entry: every notice is POSTed there. The secret (`env:NAME`, or the
+ * value itself, as `github.token`) signs the body with the Standard Webhooks headers; `standard`
+ * needs one, the other formats are signed when one is given. Whether the variable is set, and the
+ * secret is base64, is checked when the notifier starts (notices/webhook-target.ts).
+ */
+export const WebhookConfigSchema = z
+  .object({
+    url: httpsOrLoopback('the receiver\'s URL', '"https://hooks.example.com/loopdeck"', 'the notices'),
+    secret: NonEmpty.refine((v) => secretSource(v) !== null, { message: 'expected "env:NAME" with NAME an environment variable name, e.g. "env:LOOPDECK_WEBHOOK_SECRET"' }).optional(),
+    format: z.enum(WEBHOOK_FORMATS, { error: `expected one of ${WEBHOOK_FORMATS.join(', ')}` }).default('standard'),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    if (w.format === 'standard' && w.secret === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'required for format "standard" (Standard Webhooks bodies are signed): e.g. secret: "env:LOOPDECK_WEBHOOK_SECRET" holding a whsec_… secret' });
+    }
+  });
+
 const QuietHours = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, 'expected "HH:MM-HH:MM", e.g. "22:00-07:00"');
 
 /** Notification settings. */
@@ -198,6 +244,8 @@ export const NotifyConfigSchema = z
     pushover: z.object({ user: NonEmpty, token: NonEmpty, baseUrl: z.url().optional() }).strict().optional(),
     /** Alertmanager's base URL: notices of priority 0 and up are posted to `<url>/api/v2/alerts`. */
     alertmanager: z.object({ url: z.url({ protocol: /^https?$/, error: 'expected Alertmanager\'s http(s) URL such as "http://127.0.0.1:9093"' }) }).strict().optional(),
+    /** Receivers every notice is POSTed to, signed (Standard Webhooks), at most once per notice and webhook. */
+    webhooks: z.array(WebhookConfigSchema).max(20, 'at most 20 webhooks').optional(),
     rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
     retry: Duration.optional(),
     expire: Duration.optional(),
@@ -207,25 +255,8 @@ export const NotifyConfigSchema = z
 /** GitHub's public API; GitHub Enterprise Server's is `https://<host>/api/v3`. */
 export const DEFAULT_GITHUB_API = 'https://api.github.com';
 
-/** Loopback only by name or address, as `metrics.listen` decides it. */
-const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-
 /** An API base URL: https, or plain http on this machine's loopback only (a token must not cross a network in clear). */
-const GithubApiUrl = z.string().superRefine((text, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `expected GitHub's API URL such as "${DEFAULT_GITHUB_API}" or "https://github.example.com/api/v3", got ${JSON.stringify(text)}` });
-    return;
-  }
-  if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && loopbackHost(url.hostname)) return;
-  ctx.addIssue({
-    code: 'custom',
-    message: `expected an https:// URL (plain http:// only on loopback: 127.0.0.1, ::1, localhost), got ${JSON.stringify(text)}: the token would cross the network in clear`,
-  });
-});
+const GithubApiUrl = httpsOrLoopback("GitHub's API URL", `"${DEFAULT_GITHUB_API}" or "https://github.example.com/api/v3"`, 'the token');
 
 /** `github:` — PR state, checks and the body's Next section from GitHub; nothing is fetched without it. */
 export const GithubConfigSchema = z

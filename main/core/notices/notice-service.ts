@@ -1,8 +1,8 @@
-import { NOTICE_LIST_LIMIT, type Notice, type NoticePriority } from '../../../shared/domain';
+import { NOTICE_LIST_LIMIT, type Notice } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
-import type { NoticeRow } from './schema';
+import { toNotice, type NoticeRow } from './schema';
 import { log } from '../logging/log';
 
 /** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
@@ -41,22 +41,6 @@ export interface NoticeServiceOptions {
 /** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
 const LIST_LIMIT = NOTICE_LIST_LIMIT;
 
-function toNotice(r: NoticeRow): Notice {
-  return {
-    key: r.key,
-    priority: r.priority as NoticePriority,
-    source: r.source,
-    title: r.title,
-    message: r.message,
-    url: r.url,
-    urlTitle: r.url_title,
-    createdAt: r.created_at,
-    acknowledgedAt: r.acknowledged_at,
-    acknowledgedBy: r.acknowledged_by ?? null,
-    snoozedUntil: r.snoozed_until,
-    snoozedBy: r.snoozed_by ?? null,
-  };
-}
 
 /**
  * Raises each notice once per stable key (the key is the SQLite primary key, so "once" holds across
@@ -98,7 +82,7 @@ export class NoticeService {
         if (d.requires !== undefined && !exists.get(d.requires)) continue;
         const r = insert.run(d.key, d.priority, d.source, d.title, d.message, d.url, d.urlTitle, createdAt);
         if (r.changes === 1) {
-          out.push({ key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, snoozedUntil: null });
+          out.push({ key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, acknowledgedBy: null, snoozedUntil: null, snoozedBy: null });
         }
       }
       return out;

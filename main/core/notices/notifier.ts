@@ -9,6 +9,7 @@ import { ruleOverrides, type NotifyConfig } from './notify-config';
 import { PushoverSink } from './pushover-sink';
 import type { Reviewed } from './review-mark';
 import { deriveNotices, type NoticeInput } from './rules';
+import { WebhookSink } from './webhook-sink';
 
 const SEEDED = 'notices.seededAt';
 
@@ -30,12 +31,14 @@ export interface NotifierOptions {
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** The review watermark and who set it, which `notices.changed` carries. */
   readonly reviewed: () => Reviewed;
+  /** Where `env:NAME` secrets (`notify.webhooks`) are read; default this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
  * Notices for the engine: derives drafts from the state, raises each stable key once (SQLite),
  * delivers to the sinks — the console (`notice.raised`: toasts, desktop notifications) and, when
- * configured, Pushover — and keeps host outages tracked across restarts.
+ * configured, Pushover, Alertmanager and webhooks — and keeps host outages tracked across restarts.
  *
  * The very first update on a fresh database lists what it finds without alerting: pointing
  * Loopdeck at a loop with a year of history must not page the operator for all of it.
@@ -46,6 +49,7 @@ export class Notifier {
   private readonly service: NoticeService;
   private readonly pushover: PushoverSink;
   private readonly alertmanager: AlertmanagerSink;
+  private readonly webhooks: WebhookSink;
   private tracked: Record<string, string>;
   /** When each noticed fleet incident began, kept across restarts like the outages. */
   private incidentSince: Record<string, string>;
@@ -65,6 +69,7 @@ export class Notifier {
     const { store, notify, now } = options;
     this.pushover = new PushoverSink({ store, notify, now });
     this.alertmanager = new AlertmanagerSink({ store, notify, now });
+    this.webhooks = new WebhookSink({ store, notify, now, consoleUrl: () => this.consoleUrl, ...(options.env ? { env: options.env } : {}) });
     const console: NoticeSink = {
       deliver: (notice, { repeat, quiet }) => {
         if (!quiet) options.emit('notice.raised', { notice, repeat });
@@ -74,7 +79,7 @@ export class Notifier {
       store,
       notify,
       now,
-      sinks: [console, this.pushover, this.alertmanager],
+      sinks: [console, this.pushover, this.alertmanager, this.webhooks],
       // The notices that changed, not the list: a night with many new P0 findings sends those.
       onChange: (changed) => options.emit('notices.changed', { notices: changed, ...options.reviewed() }),
     });
@@ -133,6 +138,7 @@ export class Notifier {
     });
     // Alertmanager alerts fire while their condition holds: what this state no longer calls for resolves.
     this.alertmanager.observe({ ...state, prsDerived }, drafts, wholeState);
+    this.webhooks.observe(state);
     if (!seeded) {
       new NoticeService({ store: this.options.store, notify: this.options.notify, now: this.options.now, sinks: [] }).update(drafts, { seed: true });
       this.options.store.setMeta(SEEDED, now.toISOString());
@@ -169,14 +175,16 @@ export class Notifier {
     this.options.emit('notices.changed', { notices: this.list(), ...this.options.reviewed() });
   }
 
-  /** Config problems: rule names under `notify.rules` that no rule has. */
+  /** Config problems: rule names under `notify.rules` that no rule has, webhooks whose secret cannot be read. */
   problems(): Problem[] {
-    return this.unknownRules.map((name) => ({ source: `notify.rules.${name}`, line: null, message: `No notice rule is named ${name}.` }));
+    const rules = this.unknownRules.map((name) => ({ source: `notify.rules.${name}`, line: null, message: `No notice rule is named ${name}.` }));
+    return [...rules, ...this.webhooks.problems()];
   }
 
-  /** Wait for Pushover and Alertmanager requests in flight (before the store closes). */
+  /** Wait for Pushover, Alertmanager and webhook requests in flight (before the store closes). */
   async close(): Promise<void> {
     await this.pushover.flush();
     await this.alertmanager.flush();
+    await this.webhooks.flush();
   }
 }

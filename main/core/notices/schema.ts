@@ -1,3 +1,5 @@
+import type { Notice, NoticePriority } from '../../../shared/domain';
+
 /**
  * Migration 6: notices, one row per stable key, so nothing is raised twice across restarts.
  * `last_sent_at`/`sends` drive emergency repeats (and re-deliver a notice stored but never handed
@@ -50,4 +52,22 @@ export interface NoticeRow {
   pushover_error: string | null;
   /** 1 for a notice the first start listed as history (migration 9): never delivered nor repeated. */
   seeded: number;
+}
+
+/** A stored notice as the contract spells it. */
+export function toNotice(r: NoticeRow): Notice {
+  return {
+    key: r.key,
+    priority: r.priority as NoticePriority,
+    source: r.source,
+    title: r.title,
+    message: r.message,
+    url: r.url,
+    urlTitle: r.url_title,
+    createdAt: r.created_at,
+    acknowledgedAt: r.acknowledged_at,
+    acknowledgedBy: r.acknowledged_by ?? null,
+    snoozedUntil: r.snoozed_until,
+    snoozedBy: r.snoozed_by ?? null,
+  };
 }

@@ -4,6 +4,7 @@ import { CAPACITY_MIGRATION } from '../capacity/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../history/schema';
 import { NOTICES_MIGRATION } from '../notices/schema';
+import { WEBHOOKS_MIGRATION } from '../notices/webhook-schema';
 
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
@@ -143,7 +144,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   NIGHTS_MIGRATION,
-  // 14: who acknowledged or snoozed a notice, and who trusted a host key (serve with sign-in is
+  WEBHOOKS_MIGRATION,
+  // 15: who acknowledged or snoozed a notice, and who trusted a host key (serve with sign-in is
   //     shared by a team; the desktop and the token record the local account). NULL before.
   `
   ALTER TABLE notices ADD COLUMN acknowledged_by TEXT;
