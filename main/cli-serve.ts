@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { loadConfig } from './core/config/load-config';
+import type { ServeConfig } from './core/config/serve-config';
 import { createSession } from './core/session/session';
+import { CliError } from './cli-common';
 import { startLogging } from './core/logging/log';
 import { ensureRenderer } from './serve/renderer-build';
 import { DEFAULT_RENDERER_DIR, startServer } from './serve/server';
@@ -20,6 +24,23 @@ export interface ServeModeOptions {
 export const CORE_OPEN_LATEST_MS = 1000;
 
 /**
+ * The config's `serve:` section, read once before serve listens (a change needs a restart). A
+ * config that does not load serves with the token and shows its error, unless it asks for
+ * `serve.auth`: then serve refuses to start rather than fall back to a weaker way in.
+ */
+async function serveSection(configPath: string): Promise<ServeConfig | undefined> {
+  const loaded = await loadConfig(configPath);
+  if (loaded.state === 'loaded') return loaded.config.serve;
+  if (loaded.state === 'missing') return undefined;
+  // Not parsed (it does not load): a top-level `serve:` with an `auth:` under it is enough to refuse.
+  const text = await readFile(configPath, 'utf8').catch(() => '');
+  if (/^serve:/m.test(text) && /^[ \t]+auth:/m.test(text)) {
+    throw new CliError(`${configPath} sets serve.auth but does not load, so serve will not start without its sign-in:\n${loaded.error.message}`, 2);
+  }
+  return undefined;
+}
+
+/**
  * Serve mode until SIGINT/SIGTERM: the session behind the HTTP and WebSocket server. The server
  * listens and the URL is printed first. The session (the config, the store and the saved summary:
  * ~150 ms of the one thread at a year of history) opens once the page's scripts are sent, while
@@ -31,15 +52,18 @@ export async function serveMode(o: ServeModeOptions): Promise<number> {
   // Warnings and errors also reach the terminal serve runs in; the file has them all.
   ensureRenderer(process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
   const logger = startLogging(o.dataDir, 'serve', { stderrLevel: 'warn' });
+  const serve = await serveSection(o.configPath);
   const session = createSession({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve' });
   const open = (): void => void session.start();
-  const served = await startServer({ session, host: o.host, port: o.port, onPageSent: open });
+  const served = await startServer({ session, host: o.host, port: o.port, onPageSent: open, ...(serve ? { serve } : {}) });
   session.setConsoleUrl(served.url.replace(/\?token=.*$/, ''));
   if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
-    console.warn(`loopdeck: warning: listening on ${o.host}, not loopback: anyone who can reach it and has the token can use the console.`);
+    const who = { token: 'has the token', oidc: 'signs in', proxy: 'sends the proxy header from a trusted address' }[served.access];
+    console.warn(`loopdeck: warning: listening on ${o.host}, not loopback: anyone who can reach it and ${who} can use the console.`);
   }
   console.log(`${o.banner}\nLoopdeck is serving at ${served.url}`);
-  console.log('Open that URL in a browser (the token is required). Press Ctrl+C to stop.');
+  const how = { token: 'the token is required', oidc: `people sign in with ${serve?.auth?.oidc?.issuer ?? 'the provider'}`, proxy: `the proxy in front names them in ${serve?.auth?.proxyHeader ?? 'its header'}` }[served.access];
+  console.log(`Open that URL in a browser (${how}). Press Ctrl+C to stop.`);
   console.log(`Log: ${logger.file}`);
   const latest = setTimeout(open, CORE_OPEN_LATEST_MS);
   try {
