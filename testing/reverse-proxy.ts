@@ -45,6 +45,11 @@ export interface ReverseProxyOptions {
   readonly identityHeader?: string;
   /** The Host the upstream sees: the client's (`public`, default) or the upstream's own (`upstream`). */
   readonly host?: 'public' | 'upstream';
+  /** Connect to the upstream from this local address (`proxy_bind`), e.g. 127.0.0.2, so it differs from a direct client's. */
+  readonly bindFrom?: string;
+  /** Send each basic-auth user's groups (comma-separated) in this header; users not in `groups` get it empty. */
+  readonly groupsHeader?: string;
+  readonly groups?: Readonly<Record<string, string>>;
 }
 
 /** A running nginx in front of `upstream`. */
@@ -73,6 +78,9 @@ export function htpasswdLine(user: string, password: string): string {
 export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): string {
   const upstream = new URL(o.upstream);
   if (upstream.protocol !== 'http:' || (upstream.pathname !== '/' && upstream.pathname !== '')) throw new Error(`reverse proxy upstream ${o.upstream}: an http://host:port URL without a path`);
+  for (const [key, value] of [['bindFrom', o.bindFrom], ['groupsHeader', o.groupsHeader]] as const) {
+    if (value !== undefined && !/^[A-Za-z0-9.-]+$/.test(value)) throw new Error(`${key} ${JSON.stringify(value)}: letters, digits, dots and dashes only`);
+  }
   if (o.identityHeader !== undefined && !/^[A-Za-z0-9-]+$/.test(o.identityHeader)) throw new Error(`identityHeader ${JSON.stringify(o.identityHeader)}: letters, digits and dashes only`);
   const auth = o.basicAuthUsers ? [`auth_basic "Loopdeck test proxy";`, `auth_basic_user_file ${join(dir, 'htpasswd')};`] : [];
   const location = [
@@ -86,6 +94,8 @@ export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): 
     'proxy_set_header X-Forwarded-Proto $scheme;',
     'proxy_set_header X-Forwarded-Host $http_host;',
     ...(o.identityHeader ? [`proxy_set_header ${o.identityHeader} $remote_user;`] : []),
+    ...(o.groupsHeader ? [`proxy_set_header ${o.groupsHeader} $loopdeck_groups;`] : []),
+    ...(o.bindFrom ? [`proxy_bind ${o.bindFrom};`] : []),
     'proxy_buffering off;',
     'proxy_read_timeout 3600s;',
     'proxy_send_timeout 3600s;',
@@ -98,6 +108,7 @@ export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): 
     `  access_log ${join(dir, 'access.log')};`,
     ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, `${t}-temp`)};`),
     "  map $http_upgrade $connection_upgrade { default upgrade; '' close; }",
+    ...(o.groupsHeader ? ['  map $remote_user $loopdeck_groups {', `    default "";`, ...Object.entries(o.groups ?? {}).map(([u, g]) => `    ${JSON.stringify(u)} ${JSON.stringify(g)};`), '  }'] : []),
     '  server {',
     `    listen 127.0.0.1:${port};`,
     '    server_name _;',

@@ -91,7 +91,7 @@ export function oidcAccess(o: OidcAccessOptions): Access {
     const issuer = new URL(cfg.issuer);
     // Plain http only to a provider on this machine's loopback (tests, a provider beside serve).
     const loopback = issuer.protocol === 'http:' && /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(issuer.hostname);
-    const p = oidc.discovery(issuer, cfg.clientId, secret, secret === undefined ? oidc.None() : undefined, loopback ? { execute: [oidc.allowInsecureRequests] } : undefined);
+    const p = oidc.discovery(issuer, cfg.clientId, secret, secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret), loopback ? { execute: [oidc.allowInsecureRequests] } : undefined);
     discovered = p;
     p.catch(() => {
       if (discovered === p) discovered = null;
