@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commands } from './contract';
-import { COMMAND_ROLES, mayRun, refusalOf, ROLES } from './roles';
+import { COMMAND_ROLES, mayRun, refusalOf, type ROLES } from './roles';
 
 describe('roles', () => {
   it('give every command of the contract a role, reading to viewers and changes above them', () => {
