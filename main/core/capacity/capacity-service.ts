@@ -14,6 +14,7 @@ import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
 import { pollPrometheus, prometheusHistory, type PromGetter } from './prometheus-source';
+import { TokenCounters } from './token-rate';
 import { pollVllm } from './vllm';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
 import { isErrorStatus } from './usage-rows';
@@ -103,8 +104,8 @@ export class CapacityService {
   private readonly hist: CapacityHistory;
   private readonly latest = new Map<string, Capacity>();
   private readonly counters = new Map<string, CounterState>();
-  /** The last generated-token counter per (proxy, host), for tokens a second and the stored deltas. */
-  private readonly tokenCounters = new Map<string, { readonly t: number; readonly total: number }>();
+  /** The generated-token counter of each (proxy, host), for tokens a second and the stored deltas. */
+  private readonly tokenCounters = new TokenCounters();
   /** Server failures over each (proxy, host)'s recent window, for the error-burst incident. */
   private readonly errorWindow: ErrorWindow;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -277,22 +278,6 @@ export class CapacityService {
     };
   }
 
-  /**
-   * Generated tokens since this (proxy, host)'s previous sample and the time they cover, from its
-   * cumulative counter; a counter that went down was reset (a restart): its value is the delta.
-   */
-  private tokenDelta(k: string, s: Sample): { tokens: number | null; tokenSpanMs: number } {
-    const total = s.generatedTokens ?? null;
-    const prev = this.tokenCounters.get(k);
-    if (total === null || !s.up) {
-      this.tokenCounters.delete(k);
-      return { tokens: null, tokenSpanMs: 0 };
-    }
-    this.tokenCounters.set(k, { t: s.t, total });
-    if (!prev || s.t <= prev.t) return { tokens: null, tokenSpanMs: 0 };
-    return { tokens: total >= prev.total ? total - prev.total : total, tokenSpanMs: s.t - prev.t };
-  }
-
   private apply(proxy: string, cfg: ProxyConfig, result: PollResult, now: Date): void {
     // A prometheus proxy's past is Prometheus's own: nothing of it is stored here.
     if (cfg.kind === 'prometheus') result = { ...result, samples: [], usage: [] };
@@ -313,8 +298,8 @@ export class CapacityService {
         spanMs = s.t - prev.t;
       }
       if (s.counters || (s.up && usageKnown)) this.counters.set(k, { t: s.t, counters: s.counters });
-      const { tokens, tokenSpanMs } = this.tokenDelta(k, s);
-      if (s.generatedTokens !== undefined) tokenRates.set(k, tokens === null || tokenSpanMs <= 0 ? null : Math.round((tokens * 1000 * 1000) / tokenSpanMs) / 1000);
+      const { tokens, spanMs: tokenSpanMs, rate } = this.tokenCounters.observe(k, s.t, s.generatedTokens ?? null, s.up);
+      if (s.generatedTokens !== undefined) tokenRates.set(k, rate);
       return {
         proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued,
         spanMs, requests, errors: boundErrors(errors), kvCachePct: s.kvCachePct ?? null, tokens, tokenSpanMs,
@@ -348,6 +333,7 @@ export class CapacityService {
       if (c.proxy === proxy && !seen.has(k)) {
         this.latest.delete(k);
         this.errorWindow.forget(c.proxy, c.host);
+        this.tokenCounters.forget(k);
         changed = true;
       }
     }
