@@ -77,7 +77,7 @@ describe('a real Prometheus scraping vLLM servers beside a llama.cpp one', () =>
   };
 
   it('reads each vLLM instance: running, waiting, KV-cache (both names), tokens a second and the model from model_name', async () => {
-    const caps = await pollUntil((c) => (host(c, v1.target)?.tokensPerSecond ?? 0) > 0 && (host(c, old.target)?.tokensPerSecond ?? 0) > 0, 'two scrapes of the token counters');
+    const caps = await pollUntil((c) => [v1, old, llama].every((s) => (host(c, s.target)?.tokensPerSecond ?? 0) > 0) && host(c, partial.target)?.up === true, 'two scrapes of every token counter');
     expect(host(caps, v1.target)).toMatchObject({ kind: 'prometheus', up: true, inflight: 2, slotsBusy: 2, queued: 3, kvCachePct: 50, missing: [], error: null });
     expect(host(caps, v1.target)?.models).toEqual([{ id: 'Qwen/Qwen3-32B', nCtx: null, slots: null, inflight: 2, queued: 3 }]);
     expect(host(caps, v1.target)?.tokensPerSecond).toBeGreaterThan(40);
