@@ -54,7 +54,7 @@ export type IncidentLimits = z.infer<typeof IncidentLimitsSchema>;
 export const CapacitySchema = z
   .object({
     proxy: z.string(),
-    kind: z.enum(['crossbar', 'llama-server', 'gateway', 'prometheus']),
+    kind: z.enum(['crossbar', 'llama-server', 'vllm', 'gateway', 'prometheus']),
     /** The inference host's name (a crossbar backend, a Prometheus `instance`), or the proxy's own name. */
     host: z.string(),
     up: z.boolean(),
@@ -66,8 +66,17 @@ export const CapacitySchema = z
     queued: z.number().int().nullable(),
     nCtx: z.number().int().nullable(),
     models: z.array(ModelCapacitySchema).readonly(),
-    /** Generated tokens per second (Prometheus source: the rate of `llamacpp:tokens_predicted_total`); absent where unknown. */
+    /**
+     * Generated tokens per second: the rate of `llamacpp:tokens_predicted_total` or
+     * `vllm:generation_tokens_total` (Prometheus: over its last two scrapes; polled: since the
+     * previous poll); absent where unknown.
+     */
     tokensPerSecond: z.number().nullable().optional(),
+    /**
+     * KV-cache in use, 0–100 %: vLLM's `vllm:kv_cache_usage_perc` (older `vllm:gpu_cache_usage_perc`),
+     * llama.cpp's `llamacpp:kv_cache_usage_ratio` where the build exposes it; absent where not exposed.
+     */
+    kvCachePct: z.number().nullable().optional(),
     /** Gateway: the configured shed threshold, the in-flight high-water mark, requests shed so far. */
     shedThreshold: z.number().nullable(),
     highWater: z.number().nullable(),

@@ -117,6 +117,8 @@ export const commands = {
           errors: z.record(z.string(), z.array(z.number().nullable())),
           /** Generated tokens per second (hosts read from Prometheus); absent where no source knows it. */
           tokenRate: z.array(z.number().nullable()).optional(),
+          /** KV-cache in use, 0–100 % (vLLM, and llama.cpp builds that expose it); absent where no host exposed it. */
+          kvCache: z.array(z.number().nullable()).optional(),
         }),
       ),
       /** Warnings worth showing beside the charts (e.g. a shed threshold far above where errors began). */

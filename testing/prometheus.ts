@@ -1,6 +1,6 @@
 // A real Prometheus for integration tests, and llama.cpp-shaped `/metrics` servers for it to
 // scrape. Prometheus runs on loopback with a throwaway TSDB folder; stop() ends it by its PID.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGetRaw, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,11 @@ export interface PrometheusOptions {
   readonly extraYaml?: string;
   /** Keep the `instance` and `job` labels a target exposes (`honor_labels: true`), as a relabelling exporter would. */
   readonly honorLabels?: boolean;
+  /**
+   * OpenMetrics text (ending `# EOF`) backfilled into the TSDB before Prometheus starts, with
+   * `promtool tsdb create-blocks-from openmetrics`: a past the charts' range queries can read.
+   */
+  readonly backfill?: string;
 }
 
 function getJson(url: string): Promise<{ status: number; body: unknown }> {
@@ -89,6 +94,14 @@ export async function startPrometheus(options: PrometheusOptions): Promise<TestP
     options.extraYaml ?? '',
   ].join('\n');
   writeFileSync(join(dir, 'prometheus.yml'), `${yaml}\n`);
+  if (options.backfill !== undefined) {
+    writeFileSync(join(dir, 'backfill.om'), options.backfill);
+    const made = spawnSync(PROMTOOL, ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'backfill.om'), join(dir, 'data')], { encoding: 'utf8' });
+    if (made.status !== 0) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`promtool tsdb create-blocks-from openmetrics failed (${made.status}): ${made.stderr}${made.stdout}`);
+    }
+  }
   let log = '';
   const child = spawn(
     PROMETHEUS,

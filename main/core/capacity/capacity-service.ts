@@ -14,6 +14,8 @@ import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
 import { pollPrometheus, prometheusHistory, type PromGetter } from './prometheus-source';
+import { TokenCounters } from './token-rate';
+import { pollVllm } from './vllm';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
 import { isErrorStatus } from './usage-rows';
 
@@ -102,6 +104,8 @@ export class CapacityService {
   private readonly hist: CapacityHistory;
   private readonly latest = new Map<string, Capacity>();
   private readonly counters = new Map<string, CounterState>();
+  /** The generated-token counter of each (proxy, host), for tokens a second and the stored deltas. */
+  private readonly tokenCounters = new TokenCounters();
   /** Server failures over each (proxy, host)'s recent window, for the error-burst incident. */
   private readonly errorWindow: ErrorWindow;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -219,6 +223,7 @@ export class CapacityService {
   private adapter(cfg: ProxyConfig): Adapter {
     if (cfg.kind === 'crossbar') return pollCrossbar;
     if (cfg.kind === 'llama-server') return pollLlamaServer;
+    if (cfg.kind === 'vllm') return pollVllm;
     return gatewayAdapter(cfg.shedThreshold ?? null);
   }
 
@@ -278,6 +283,7 @@ export class CapacityService {
     if (cfg.kind === 'prometheus') result = { ...result, samples: [], usage: [] };
     const fresh = this.write('storing the fleet\'s usage rows', () => this.hist.addUsage(proxy, result.usage)) ?? [];
     const usageKnown = cfg.kind === 'crossbar' && result.capacity.some((c) => !c.missing.includes('usage'));
+    const tokenRates = new Map<string, number | null>();
     const stored: StoredSample[] = result.samples.map((s) => {
       const k = key(s.proxy, s.host);
       const prev = this.counters.get(k);
@@ -292,7 +298,12 @@ export class CapacityService {
         spanMs = s.t - prev.t;
       }
       if (s.counters || (s.up && usageKnown)) this.counters.set(k, { t: s.t, counters: s.counters });
-      return { proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued, spanMs, requests, errors: boundErrors(errors) };
+      const { tokens, spanMs: tokenSpanMs, rate } = this.tokenCounters.observe(k, s.t, s.generatedTokens ?? null, s.up);
+      if (s.generatedTokens !== undefined) tokenRates.set(k, rate);
+      return {
+        proxy: s.proxy, host: s.host, t: s.t, up: s.up, slotsTotal: s.slotsTotal, slotsBusy: s.slotsBusy, inflight: s.inflight, queued: s.queued,
+        spanMs, requests, errors: boundErrors(errors), kvCachePct: s.kvCachePct ?? null, tokens, tokenSpanMs,
+      };
     });
     this.write('storing the fleet\'s capacity samples', () => this.hist.record(stored));
     // A prometheus proxy stores no samples: it has no error window (its counters are Prometheus's).
@@ -306,7 +317,14 @@ export class CapacityService {
       seen.add(k);
       const prev = this.latest.get(k);
       const share = shares.get(k);
-      const next: Capacity = { ...c, since: prev && prev.up === c.up ? prev.since : now.toISOString(), ...(share !== undefined ? { errorShare: share } : {}), limits };
+      const rate = tokenRates.get(k);
+      const next: Capacity = {
+        ...c,
+        since: prev && prev.up === c.up ? prev.since : now.toISOString(),
+        ...(share !== undefined ? { errorShare: share } : {}),
+        ...(rate !== undefined && c.up ? { tokensPerSecond: rate } : {}),
+        limits,
+      };
       if (!prev || comparable(prev) !== comparable(next)) changed = true;
       this.latest.set(k, next);
     }
@@ -315,6 +333,7 @@ export class CapacityService {
       if (c.proxy === proxy && !seen.has(k)) {
         this.latest.delete(k);
         this.errorWindow.forget(c.proxy, c.host);
+        this.tokenCounters.forget(k);
         changed = true;
       }
     }

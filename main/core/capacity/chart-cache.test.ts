@@ -109,7 +109,7 @@ describe('chart rows cache', () => {
     // Each series: a row a minute from T0 (what SQLite would answer for the window asked).
     const reader = (host: string) => (from: number, to: number): ChartRow[] => {
       const out: ChartRow[] = [];
-      for (let t = Math.ceil((from - T0) / MIN) * MIN + T0; t <= to; t += MIN) out.push([t, host.length, 1, 0, 0.5, MIN, null, 1]);
+      for (let t = Math.ceil((from - T0) / MIN) * MIN + T0; t <= to; t += MIN) out.push([t, host.length, 1, 0, 0.5, MIN, null, 1, null, null]);
       return out;
     };
     const to = T0 + 99 * MIN;

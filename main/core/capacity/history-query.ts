@@ -43,6 +43,10 @@ export function toSeries({ proxy, host, rows }: ChartRows): Series {
   const inflight = new Array<number | null>(n);
   const queued = new Array<number | null>(n);
   const requestRate = new Array<number | null>(n);
+  const kvCache = new Array<number | null>(n);
+  const tokenRate = new Array<number | null>(n);
+  let kvKnown = false;
+  let tokensKnown = false;
   // Error counts by status, parsed once per row; a status column starts as zeros where a row had
   // counts but not this status, and null where the row knew nothing.
   const counts = new Array<Record<string, number> | null>(n);
@@ -54,6 +58,10 @@ export function toSeries({ proxy, host, rows }: ChartRows): Series {
     inflight[i] = r[2];
     queued[i] = r[3];
     requestRate[i] = r[4];
+    kvCache[i] = r[8] ?? null;
+    tokenRate[i] = r[9] ?? null;
+    if (r[8] != null) kvKnown = true;
+    if (r[9] != null) tokensKnown = true;
     const e = r[6] === null ? null : (JSON.parse(r[6]) as Record<string, number>);
     counts[i] = e;
     if (e) for (const k in e) statuses.add(k);
@@ -65,7 +73,8 @@ export function toSeries({ proxy, host, rows }: ChartRows): Series {
       return e === null || e === undefined || r[5] <= 0 ? null : r3((e[s] ?? 0) / (r[5] / 1000));
     });
   }
-  return { proxy, host, t, slotsBusy, inflight, queued, requestRate, errors };
+  // Only a host that exposed them gets the KV-cache and token lines: nothing is drawn where absent.
+  return { proxy, host, t, slotsBusy, inflight, queued, requestRate, errors, ...(kvKnown ? { kvCache } : {}), ...(tokensKnown ? { tokenRate } : {}) };
 }
 
 /** Keep at most `maxPoints` of a series, chosen by LTTB on its main line (in-flight, else busy slots). */
@@ -82,6 +91,8 @@ export function downsample(s: Series, maxPoints: number): Series {
     queued: take(s.queued),
     requestRate: take(s.requestRate),
     errors: Object.fromEntries(Object.entries(s.errors).map(([k, v]) => [k, take(v)])),
+    ...(s.kvCache ? { kvCache: take(s.kvCache) } : {}),
+    ...(s.tokenRate ? { tokenRate: take(s.tokenRate) } : {}),
   };
 }
 

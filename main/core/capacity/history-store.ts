@@ -18,10 +18,13 @@ export const RETENTION_MS: Readonly<Record<number, number>> = { 0: 48 * HOUR, [M
 export const USAGE_RETENTION_MS = 30 * DAY;
 
 /** One sample ready to store: the polled gauges, and counter deltas over `spanMs` (0 and null when unknown). */
-export type StoredSample = Omit<Sample, 'counters'> & {
+export type StoredSample = Omit<Sample, 'counters' | 'generatedTokens'> & {
   readonly spanMs: number;
   readonly requests: number | null;
   readonly errors: Readonly<Record<string, number>> | null;
+  /** Generated tokens since the previous sample, over `tokenSpanMs` (absent: unknown). */
+  readonly tokens?: number | null;
+  readonly tokenSpanMs?: number;
 };
 
 /** A row of `capacity_samples`: a raw sample or a rollup bucket, as sums, counts and peaks. */
@@ -45,6 +48,13 @@ export interface HistoryRow {
   span_ms: number;
   requests: number | null;
   errors: string | null;
+  /** KV-cache in use (%): sum, count and peak, like the gauges above (migration 14; absent in rows made by hand). */
+  kv_sum?: number | null;
+  kv_n?: number;
+  kv_max?: number | null;
+  /** Generated tokens as a delta over `token_span_ms`, like `requests` over `span_ms`. */
+  token_span_ms?: number;
+  tokens?: number | null;
 }
 
 const add = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : a + b);
@@ -56,6 +66,8 @@ export function rawRow(s: StoredSample): HistoryRow {
   const busy = g(s.slotsBusy);
   const inf = g(s.inflight);
   const q = g(s.queued);
+  const kv = g(s.kvCachePct ?? null);
+  const tokens = s.tokens ?? null;
   return {
     proxy: s.proxy,
     host: s.host,
@@ -76,6 +88,11 @@ export function rawRow(s: StoredSample): HistoryRow {
     span_ms: s.requests === null ? 0 : s.spanMs,
     requests: s.requests,
     errors: s.errors === null ? null : JSON.stringify(s.errors),
+    kv_sum: kv.sum,
+    kv_n: kv.n,
+    kv_max: kv.max,
+    token_span_ms: tokens === null ? 0 : (s.tokenSpanMs ?? 0),
+    tokens,
   };
 }
 
@@ -107,6 +124,11 @@ export function mergeRows(a: HistoryRow | undefined, b: HistoryRow, resolutionMs
     span_ms: a.span_ms + b.span_ms,
     requests: add(a.requests, b.requests),
     errors: mergeErrors(a.errors, b.errors),
+    kv_sum: add(a.kv_sum ?? null, b.kv_sum ?? null),
+    kv_n: (a.kv_n ?? 0) + (b.kv_n ?? 0),
+    kv_max: max(a.kv_max ?? null, b.kv_max ?? null),
+    token_span_ms: (a.token_span_ms ?? 0) + (b.token_span_ms ?? 0),
+    tokens: add(a.tokens ?? null, b.tokens ?? null),
   };
 }
 
@@ -123,6 +145,8 @@ export type ChartRow = [
   spanMs: number,
   errors: string | null,
   inflightMax: number | null,
+  kvCachePct: number | null,
+  tokenRate: number | null,
 ];
 
 /** One (proxy, host)'s chart rows, in time order. */
@@ -132,7 +156,9 @@ export interface ChartRows {
   readonly rows: readonly ChartRow[];
 }
 
-const COLUMNS = 'proxy, host, resolution_ms, t, n, up_n, slots_total, slots_busy_sum, slots_busy_n, slots_busy_max, inflight_sum, inflight_n, inflight_max, queued_sum, queued_n, queued_max, span_ms, requests, errors';
+const COLUMNS =
+  'proxy, host, resolution_ms, t, n, up_n, slots_total, slots_busy_sum, slots_busy_n, slots_busy_max, inflight_sum, inflight_n, inflight_max, ' +
+  'queued_sum, queued_n, queued_max, span_ms, requests, errors, kv_sum, kv_n, kv_max, token_span_ms, tokens';
 
 /**
  * The capacity history in SQLite: each sample is written raw and folded into its minute and
@@ -152,7 +178,8 @@ export class CapacityHistory {
     this.chartQuery = db.prepare(
       'SELECT t, round(slots_busy_sum / NULLIF(slots_busy_n, 0), 3), round(inflight_sum / NULLIF(inflight_n, 0), 3), ' +
         'round(queued_sum / NULLIF(queued_n, 0), 3), CASE WHEN span_ms > 0 THEN round(requests * 1000.0 / span_ms, 3) END, ' +
-        'span_ms, errors, inflight_max FROM capacity_samples WHERE proxy = ? AND host = ? AND resolution_ms = ? AND t >= ? AND t <= ? ORDER BY t',
+        'span_ms, errors, inflight_max, round(kv_sum / NULLIF(kv_n, 0), 1), CASE WHEN token_span_ms > 0 THEN round(tokens * 1000.0 / token_span_ms, 3) END ' +
+        'FROM capacity_samples WHERE proxy = ? AND host = ? AND resolution_ms = ? AND t >= ? AND t <= ? ORDER BY t',
     );
     this.put = db.prepare(`INSERT OR REPLACE INTO capacity_samples (${COLUMNS}) VALUES (${COLUMNS.split(', ').map((c) => `@${c}`).join(', ')})`);
     // Rollups fold in SQL (an upsert) rather than read-modify-write: the same arithmetic as mergeRows.
@@ -168,6 +195,7 @@ export class CapacityHistory {
           sum('inflight_sum'), count('inflight_n'), peak('inflight_max'),
           sum('queued_sum'), count('queued_n'), peak('queued_max'),
           count('span_ms'), sum('requests'), 'errors = capacity_merge_errors(errors, excluded.errors)',
+          sum('kv_sum'), count('kv_n'), peak('kv_max'), count('token_span_ms'), sum('tokens'),
         ].join(', '),
     );
     this.putUsage = db.prepare(

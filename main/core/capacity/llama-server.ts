@@ -20,7 +20,10 @@ function modelId(props: Props | null): string {
 /**
  * Poll one llama.cpp server directly: `/health` (200 ready, 503 while loading the model: up but
  * loading, said in `error`), `/props`, `/slots` (off with `--no-slots`), `/metrics` (only with
- * `--metrics`; `llamacpp:requests_processing` / `llamacpp:requests_deferred`).
+ * `--metrics`; `llamacpp:requests_processing` / `llamacpp:requests_deferred`, the generated-token
+ * counter `llamacpp:tokens_predicted_total`, and `llamacpp:kv_cache_usage_ratio` (0–1) where the
+ * build exposes it: older builds did, current ones dropped it, so it is read when there and never
+ * listed as missing).
  */
 export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   const label = errorLabel(proxy, base);
@@ -99,6 +102,8 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   const slotCtx = slots?.map((s) => s.n_ctx ?? null).find((n) => n !== null) ?? null;
   let inflight: number | null = null;
   let queued: number | null = null;
+  let kvCachePct: number | null = null;
+  let generatedTokens: number | null = null;
   const metricsText = await optional('metrics', () => getText(get, label, '/metrics'));
   if (metricsText !== null) {
     try {
@@ -107,6 +112,11 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
       queued = gauge(points, 'llamacpp:requests_deferred');
       if (inflight === null) missing.push('metrics.llamacpp:requests_processing');
       if (queued === null) missing.push('metrics.llamacpp:requests_deferred');
+      const kv = gauge(points, 'llamacpp:kv_cache_usage_ratio');
+      if (kv !== null && Number.isFinite(kv) && kv >= 0 && kv <= 1) kvCachePct = Math.round(kv * 1000) / 10;
+      else if (kv !== null) notes.push(`${label}/metrics: llamacpp:kv_cache_usage_ratio = ${kv}: not a share of the KV-cache from 0 to 1 (treated as missing)`);
+      const predicted = gauge(points, 'llamacpp:tokens_predicted_total');
+      if (predicted !== null && Number.isFinite(predicted) && predicted >= 0) generatedTokens = predicted;
     } catch (e) {
       missing.push('metrics');
       notes.push(`${label}/metrics: ${(e as Error).message}`);
@@ -127,12 +137,13 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
         inflight,
         queued,
         nCtx,
+        ...(kvCachePct !== null ? { kvCachePct } : {}),
         models: props || slots ? [model] : [],
         missing,
         error: notes.length ? notes.join('; ') : null,
       },
     ],
-    samples: [{ proxy, host: proxy, t: now.getTime(), up: true, slotsTotal: total, slotsBusy, inflight, queued, counters: null }],
+    samples: [{ proxy, host: proxy, t: now.getTime(), up: true, slotsTotal: total, slotsBusy, inflight, queued, counters: null, kvCachePct, generatedTokens }],
     usage: [],
   };
 };

@@ -30,6 +30,10 @@ export interface Sample {
   readonly queued: number | null;
   /** Cumulative counters when the server exposes them; the poller turns them into deltas. */
   readonly counters: Counters | null;
+  /** KV-cache in use, 0–100 %, where the server exposes it. */
+  readonly kvCachePct?: number | null;
+  /** Cumulative generated tokens (a server's counter); the poller turns it into a rate. */
+  readonly generatedTokens?: number | null;
 }
 
 /** One accounting row of a proxy's usage store, with a key stable across polls. */

@@ -14,6 +14,7 @@ import { createSession, type Session } from '../session/session';
 import { ConfigError, parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
 import { CapacityService } from './capacity-service';
+import { prometheusQueries } from './prometheus-queries';
 import { stepFor } from './prometheus-source';
 import { TEST_CALLER } from '../../../testing/callers';
 
@@ -179,7 +180,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     expect(bad?.error).toMatch(/Prometheus answered bad_data \(HTTP 400\): .*(parse error|error parsing regexp)/);
     const hist = await svc.history({ range: '7d', proxy: 'bad' });
     expect(hist.series).toEqual([]);
-    expect(hist.warnings).toEqual([expect.stringMatching(/^proxy "bad" \(Prometheus .*\): query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job=~"\("\}\[606s\]\)\)`: Prometheus answered bad_data/)]);
+    expect(hist.warnings).toEqual([expect.stringMatching(/^proxy "bad" \(Prometheus .*\): query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job=~"\("\}\[606s\]\)\) or [^`]*`: Prometheus answered bad_data/)]);
     // Nothing of a prometheus proxy is stored: its past is Prometheus's.
     expect(store.sql.prepare('SELECT count(*) AS n FROM capacity_samples').get()).toEqual({ n: 0 });
     store.close();
@@ -246,7 +247,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     const fleetBefore = before.capacity.filter((x) => x.proxy === 'fleet');
     expect(fleetBefore.map((x) => x.host)).toEqual(['fleet']);
     expect(fleetBefore[0]?.error).toBe(
-      `proxy "fleet" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="llama"})\` matched no series at 2020-01-01T00:00:00Z (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics, and matched by selector {job="llama"}?)`,
+      `proxy "fleet" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="llama"})\` matched no series at 2020-01-01T00:00:00Z (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp (started with --metrics) or vLLM servers scraped then, and matched by selector {job="llama"}?)`,
     );
     // Pinned at a time Prometheus has data for: the servers, as they were then.
     const recent = await snapshotAt(new Date().toISOString());
@@ -262,7 +263,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
       {
         host: 'none',
         up: true,
-        error: `proxy "none" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="nobody"})\` matched no series (are the llama.cpp servers scraped, started with --metrics, and matched by selector {job="nobody"}?)`,
+        error: `proxy "none" (Prometheus ${prom.url}): no inference servers: \`max by (instance) (up{job="nobody"})\` matched no series (are the llama.cpp (started with --metrics) or vLLM servers scraped, and matched by selector {job="nobody"}?)`,
       },
     ]);
     store.close();
@@ -347,9 +348,9 @@ describe('a real Prometheus scraping an exporter with hostile labels and values'
     expect(ok).toMatchObject({ inflight: 2, queued: 1, models: [{ id: 'qwen3', inflight: 2, queued: 1 }] });
     // A problem of the proxy: on every host of it, naming the query and each label escaped.
     for (const x of hosts) {
-      expect(x.error).toContain(`proxy "fleet" (Prometheus ${prom.url}): query \`sum by (instance, model) (llamacpp:requests_processing{job="hostile"})\`: left out 5 series whose labels hold a control or bidi character`);
+      expect(x.error).toContain(`proxy "fleet" (Prometheus ${prom.url}): query \`${prometheusQueries('{job="hostile"}').inflight}\`: left out 5 series whose labels hold a control or bidi character`);
       for (const name of ['instance "gpu\\x1b[31m"', 'instance "nul\\x00host"', 'instance "two\\x0alines"', 'instance "evil\\u202etxt.exe"', 'model "bad\\u2066model"']) expect(x.error).toContain(name);
-      expect(x.error).toContain('query `sum by (instance, model) (llamacpp:requests_deferred{job="hostile"})`: left out 3 series');
+      expect(x.error).toContain(`query \`${prometheusQueries('{job="hostile"}').queued}\`: left out 3 series`);
       for (const name of ['instance "c1\\u0085host"', 'instance "lrm\\u200ehost"', 'instance "del\\x7fhost"']) expect(x.error).toContain(name);
     }
     // No control or bidi character anywhere in what the console is handed.
@@ -363,7 +364,7 @@ describe('a real Prometheus scraping an exporter with hostile labels and values'
     const hist = await svc.history({ range: '1h', proxy: 'fleet' });
     // (The labels' own target has only `up`, which the charts do not read.)
     expect(hist.series.map((x) => x.host).sort()).toEqual(['gpu-ok', ...Object.values(values).map((x) => x.target)].sort());
-    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\)`: left out 4 series .*instance "gpu\\x1b\[31m"/));
+    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\) or [^`]*`: left out 4 series .*instance "gpu\\x1b\[31m"/));
   }, 60_000);
 
   it('treats NaN, ±Inf, a negative count and 1e308 requests as missing, and says so', async () => {
@@ -388,7 +389,7 @@ describe('a real Prometheus scraping an exporter with hostile labels and values'
     for (const k of ['nan', 'inf', 'huge'] as const) expect(series(k)?.inflight.every((v) => v === null)).toBe(true);
     expect(series('negative')?.queued.every((v) => v === null)).toBe(true);
     expect(series('negative')?.inflight.some((v) => v === 1)).toBe(true);
-    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\)`: \d+ point\(s\) are not figures from 0 to 100000 \(e\.g\. instance "127\.0\.0\.1:\d+": .*\) and are charted as gaps/));
+    expect(hist.warnings).toContainEqual(expect.stringMatching(/query `sum by \(instance\) \(avg_over_time\(llamacpp:requests_processing\{job="hostile"\}\[60s\]\)\) or [^`]*`: \d+ point\(s\) are not figures from 0 to 100000 \(e\.g\. instance "127\.0\.0\.1:\d+": .*\) and are charted as gaps/));
     expect(hist.warnings).toContainEqual(expect.stringMatching(/llamacpp:requests_deferred.*: \d+ point\(s\) are not figures from 0 to 100000 .* and are charted as gaps/));
   }, 60_000);
 });

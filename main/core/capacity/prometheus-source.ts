@@ -1,5 +1,5 @@
-// Prometheus as a capacity source: the fleet's llama.cpp servers as Prometheus already scrapes
-// them. Live figures come from instant queries (`/api/v1/query`) on every poll; the charts' past
+// Prometheus as a capacity source: the fleet's llama.cpp and vLLM servers as Prometheus already
+// scrapes them (the queries: prometheus-queries.ts). Live figures come from instant queries (`/api/v1/query`) on every poll; the charts' past
 // comes from range queries (`/api/v1/query_range`), so Loopdeck neither polls the servers nor
 // keeps their history itself.
 import * as z from 'zod';
@@ -7,6 +7,7 @@ import type { CommandOutput } from '../../../shared/contract';
 import type { Capacity, ModelCapacity } from '../../../shared/domain';
 import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, parseJsonBounded, proxyKey } from './limits';
 import { blankCapacity, downResult, excerpt, type GetReply, type PollResult } from './poll-types';
+import { LLAMA_SERIES, prometheusQueries, prometheusRangeQueries, VLLM_SERIES } from './prometheus-queries';
 import { checkFigure, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND, quoteLabel, refusedLabel, refusedText } from './prom-checks';
 
 /** GET a path with its query string on the Prometheus server, reading at most `maxBytes`. */
@@ -32,38 +33,11 @@ export const PromAnswer = z.discriminatedUnion('status', [
   z.looseObject({ status: z.literal('error'), errorType: z.string().nullish(), error: z.string().nullish() }),
 ]);
 
-/** The PromQL a prometheus proxy runs; `selector` is `{job="llama"}`-style matchers or undefined. */
-export function prometheusQueries(selector: string | undefined): { up: string; inflight: string; queued: string; tokens: string } {
-  const s = selector ?? '';
-  // Without a selector, a job counts as inference servers when it has llamacpp:* series; its
-  // down targets (no fresh llamacpp series) still show, through `up`.
-  const up = selector ? `max by (instance) (up${s})` : 'max by (instance) (up and on (job) llamacpp:requests_processing)';
-  return {
-    up,
-    inflight: `sum by (instance, model) (llamacpp:requests_processing${s})`,
-    queued: `sum by (instance, model) (llamacpp:requests_deferred${s})`,
-    // irate: the rate between the last two scrapes. rate(…[1m]) is empty under Prometheus's
-    // default 1 m scrape interval and reads far low on a series younger than its window.
-    tokens: `sum by (instance, model) (irate(llamacpp:tokens_predicted_total${s}[5m]))`,
-  };
-}
-
 /** Matchers plus `instance="<host>"`, for a history asked about one host. */
 function withInstance(selector: string | undefined, host: string | undefined): string | undefined {
   if (host === undefined) return selector;
   const inner = selector ? selector.trim().slice(1, -1).trim() : '';
   return `{${inner ? `${inner},` : ''}instance=${JSON.stringify(host)}}`;
-}
-
-/** The PromQL for the charts at a step (s): averages and rates over at least a minute, summed per instance. */
-export function prometheusRangeQueries(selector: string | undefined, stepS: number): { inflight: string; queued: string; tokenRate: string } {
-  const s = selector ?? '';
-  const w = `${Math.max(60, Math.ceil(stepS))}s`;
-  return {
-    inflight: `sum by (instance) (avg_over_time(llamacpp:requests_processing${s}[${w}]))`,
-    queued: `sum by (instance) (avg_over_time(llamacpp:requests_deferred${s}[${w}]))`,
-    tokenRate: `sum by (instance) (rate(llamacpp:tokens_predicted_total${s}[${w}]))`,
-  };
 }
 
 /** The step (whole seconds) that keeps a range at most `maxPoints` points per series. */
@@ -115,15 +89,18 @@ async function allInOrder<T>(jobs: readonly (() => Promise<T>)[]): Promise<T[]> 
 
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
-type Field = 'inflight' | 'queued' | 'tokens';
+type Field = 'inflight' | 'queued' | 'tokens' | 'kv';
 type Figures = Record<Field, number | null>;
-const FIELDS = ['inflight', 'queued', 'tokens'] as const;
-/** What each figure is named in a host's `missing` list. */
-const FIELD_METRIC: Record<Field, string> = { inflight: 'llamacpp:requests_processing', queued: 'llamacpp:requests_deferred', tokens: 'llamacpp:tokens_predicted_total' };
-/** What each figure is named when its value is refused. */
-const FIELD_SERIES: Record<Field, string> = { inflight: 'llamacpp:requests_processing', queued: 'llamacpp:requests_deferred', tokens: 'irate(llamacpp:tokens_predicted_total)' };
-const FIELD_MAX: Record<Field, number> = { inflight: MAX_PROM_REQUESTS, queued: MAX_PROM_REQUESTS, tokens: MAX_PROM_TOKENS_PER_SECOND };
-const FIELD_WHAT: Record<Field, string> = { inflight: 'a count of requests', queued: 'a count of requests', tokens: 'a rate of tokens a second' };
+const FIELDS = ['inflight', 'queued', 'tokens', 'kv'] as const;
+const NO_FIGURES = (): Figures => ({ inflight: null, queued: null, tokens: null, kv: null });
+type Dialect = 'llama' | 'vllm';
+/** What each figure is named (in a host's `missing` list, and when its value is refused), by the server's dialect. */
+function seriesName(field: Field, dialect: Dialect, refused = false): string {
+  const name = (dialect === 'vllm' ? VLLM_SERIES : LLAMA_SERIES)[field];
+  return refused && field === 'tokens' ? `irate(${name})` : name;
+}
+const FIELD_MAX: Record<Field, number> = { inflight: MAX_PROM_REQUESTS, queued: MAX_PROM_REQUESTS, tokens: MAX_PROM_TOKENS_PER_SECOND, kv: 1 };
+const FIELD_WHAT: Record<Field, string> = { inflight: 'a count of requests', queued: 'a count of requests', tokens: 'a rate of tokens a second', kv: 'a share of the KV-cache from 0 to 1' };
 
 interface Instance {
   up: boolean | null;
@@ -166,7 +143,7 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
   const label = promLabel(proxy, base);
   const q = prometheusQueries(selector);
   const time = String(now.getTime() / 1000);
-  const queries = [q.up, q.inflight, q.queued, q.tokens];
+  const queries = [q.up, q.vllm, q.inflight, q.queued, q.tokens, q.kv];
   let vectors: z.infer<typeof PromVector>[];
   try {
     vectors = await allInOrder(queries.map((query) => async () => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))));
@@ -174,11 +151,11 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
     return { ...downResult(proxy, 'prometheus', now, (e as Error).message), samples: [] };
   }
   const notes: string[] = [];
-  const [upVec = [], ...figureVecs] = vectors.map((vec, k) => safeSeries(label, queries[k] as string, vec, notes));
+  const [upVec = [], vllmVec = [], ...figureVecs] = vectors.map((vec, k) => safeSeries(label, queries[k] as string, vec, notes));
   const instances = new Map<string, Instance>();
   const entry = (name: string): Instance => {
     let i = instances.get(name);
-    if (!i) instances.set(name, (i = { up: null, total: { inflight: null, queued: null, tokens: null }, models: new Map(), refused: new Map() }));
+    if (!i) instances.set(name, (i = { up: null, total: NO_FIGURES(), models: new Map(), refused: new Map() }));
     return i;
   };
   for (const s of upVec) {
@@ -188,18 +165,20 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
     if (v.ok) i.up = v.value >= 1;
     else i.refused.set('up', `up = ${v.why}, not 0 or 1`);
   }
+  const vllmHosts = new Set(vllmVec.flatMap((s) => (s.metric.instance ? [clip(s.metric.instance)] : [])));
+  const dialectOf = (host: string): Dialect => (vllmHosts.has(host) ? 'vllm' : 'llama');
   figureVecs.forEach((vec, k) => {
     const field = FIELDS[k] as Field;
     for (const s of vec) {
       if (!s.metric.instance) continue;
       const i = entry(clip(s.metric.instance));
       const checked = checkFigure(s.value[1], FIELD_MAX[field]);
-      if (!checked.ok && !i.refused.has(field)) i.refused.set(field, `${FIELD_SERIES[field]} = ${checked.why}: not ${FIELD_WHAT[field]}`);
+      if (!checked.ok && !i.refused.has(field)) i.refused.set(field, `${seriesName(field, dialectOf(clip(s.metric.instance)), true)} = ${checked.why}: not ${FIELD_WHAT[field]}`);
       const v = checked.ok ? checked.value : null;
       i.total[field] = add(i.total[field], v);
       const model = s.metric.model;
-      if (model) {
-        const m = i.models.get(clip(model)) ?? { inflight: null, queued: null, tokens: null };
+      if (model && field !== 'kv') {
+        const m = i.models.get(clip(model)) ?? NO_FIGURES();
         m[field] = add(m[field], v);
         i.models.set(clip(model), m);
       }
@@ -211,8 +190,8 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
     const matched = selector ? `, and matched by selector ${selector}` : '';
     // Pinned, the queries ran at that time: the likely reason is the time, not the scrape config.
     const why = options.pinned
-      ? ` at ${isoSeconds(now)} (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp servers scraped then, started with --metrics${matched}?)`
-      : ` (are the llama.cpp servers scraped, started with --metrics${matched}?)`;
+      ? ` at ${isoSeconds(now)} (the time --now pinned; the queries ran at that time: is it within the data Prometheus keeps, and were the llama.cpp (started with --metrics) or vLLM servers scraped then${matched}?)`
+      : ` (are the llama.cpp (started with --metrics) or vLLM servers scraped${matched}?)`;
     const none = `${label}: no inference servers: \`${q.up}\` matched no series${why}`;
     const down = downResult(proxy, 'prometheus', now, [...notes, none].join('; '));
     return { capacity: down.capacity.map((c) => ({ ...c, up: true })), samples: [], usage: [] };
@@ -224,7 +203,9 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
     const up = i.up ?? (i.total.inflight !== null || i.total.queued !== null);
     const missing: string[] = [];
     if (i.up === null) missing.push('up');
-    for (const f of FIELDS) if ((up || i.refused.has(f)) && i.total[f] === null) missing.push(FIELD_METRIC[f]);
+    const dialect = dialectOf(host);
+    // llama.cpp's KV-cache gauge is gone from current builds: not worth listing as missing.
+    for (const f of FIELDS) if ((up || i.refused.has(f)) && i.total[f] === null && (f !== 'kv' || dialect === 'vllm')) missing.push(seriesName(f, dialect));
     const hostNotes = [...notes];
     if (i.refused.size) hostNotes.push(`${label}: instance ${quoteLabel(host)}: ${[...i.refused.values()].join('; ')} (treated as missing)`);
     if (i.models.size > MAX_MODELS_PER_HOST) hostNotes.push(`${proxyKey(proxy)}: instance "${host}" has ${i.models.size} models; showing the first ${MAX_MODELS_PER_HOST}`);
@@ -240,6 +221,7 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
       inflight,
       queued: up && i.total.queued !== null ? Math.round(i.total.queued) : null,
       tokensPerSecond: up && i.total.tokens !== null ? r3(i.total.tokens) : null,
+      ...(up && i.total.kv !== null ? { kvCachePct: Math.round(i.total.kv * 1000) / 10 } : {}),
       models,
       missing,
       error: hostNotes.length ? hostNotes.join('; ') : null,
@@ -250,6 +232,8 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
 }
 
 type Series = CommandOutput<'capacity.history'>['series'][number];
+/** One step of a host's charts: in flight, queued, tokens a second, KV-cache %. */
+type Row = [number | null, number | null, number | null, number | null];
 
 /** The charts' series of a prometheus proxy over [from, to], read from range queries; never throws. */
 export async function prometheusHistory(
@@ -266,7 +250,7 @@ export async function prometheusHistory(
   // from `from` would end up to a step before now and miss a fresh server entirely).
   const start = opts.to - (points - 1) * step * 1000;
   const params = { start: String(start / 1000), end: String(opts.to / 1000), step: String(step) };
-  const fields = ['inflight', 'queued', 'tokenRate'] as const;
+  const fields = ['inflight', 'queued', 'tokenRate', 'kvCache'] as const;
   let matrices: z.infer<typeof PromMatrix>[];
   try {
     matrices = await allInOrder(
@@ -280,10 +264,10 @@ export async function prometheusHistory(
   } catch (e) {
     return { series: [], warnings: [(e as Error).message] };
   }
-  // Every value sits on the step grid, so one map per instance from time to the three figures.
-  const byHost = new Map<string, Map<number, [number | null, number | null, number | null]>>();
+  // Every value sits on the step grid, so one map per instance from time to the four figures.
+  const byHost = new Map<string, Map<number, Row>>();
   const warnings: string[] = [];
-  const max = [MAX_PROM_REQUESTS, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND] as const;
+  const max = [MAX_PROM_REQUESTS, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND, 1] as const;
   matrices.forEach((matrix, k) => {
     const query = q[fields[k] as (typeof fields)[number]];
     let gaps = 0;
@@ -291,14 +275,15 @@ export async function prometheusHistory(
     for (const s of safeSeries(label, query, matrix, warnings)) {
       const host = s.metric.instance;
       if (!host) continue;
-      const points = byHost.get(host) ?? new Map<number, [number | null, number | null, number | null]>();
+      const points = byHost.get(host) ?? new Map<number, Row>();
       byHost.set(host, points);
       for (const [ts, v] of s.values) {
         const t = Math.round(ts * 1000);
-        const row = points.get(t) ?? [null, null, null];
+        const row = points.get(t) ?? [null, null, null, null];
         const checked = checkFigure(v, max[k] as number);
         if (!checked.ok && gaps++ === 0) example = `${quoteLabel(host)}: ${checked.why}`;
-        row[k] = checked.ok ? r3(checked.value) : null;
+        // The KV-cache share is charted as a percentage.
+        row[k] = checked.ok ? (k === 3 ? Math.round(checked.value * 1000) / 10 : r3(checked.value)) : null;
         points.set(t, row);
       }
     }
@@ -307,7 +292,7 @@ export async function prometheusHistory(
   const hosts = [...byHost.keys()].sort();
   if (hosts.length > MAX_HOSTS_PER_PROXY) warnings.push(`${proxyKey(proxy)}: Prometheus has history for ${hosts.length} inference servers; charting the first ${MAX_HOSTS_PER_PROXY}`);
   const series = hosts.slice(0, MAX_HOSTS_PER_PROXY).map((host): Series => {
-    const rows = [...(byHost.get(host) ?? new Map<number, [number | null, number | null, number | null]>()).entries()].sort((a, b) => a[0] - b[0]);
+    const rows = [...(byHost.get(host) ?? new Map<number, Row>()).entries()].sort((a, b) => a[0] - b[0]);
     return {
       proxy,
       host: clip(host),
@@ -318,6 +303,8 @@ export async function prometheusHistory(
       requestRate: rows.map(() => null),
       errors: {},
       tokenRate: rows.map(([, r]) => r[2]),
+      // Only where the host exposed it: nothing is drawn for a server without a KV-cache gauge.
+      ...(rows.some(([, r]) => r[3] !== null) ? { kvCache: rows.map(([, r]) => r[3]) } : {}),
     };
   });
   return { series, warnings };

@@ -38,3 +38,16 @@ CREATE TABLE usage_rows (
 ) WITHOUT ROWID;
 CREATE INDEX usage_rows_t ON usage_rows (t);
 `;
+
+/**
+ * Migration 14: the KV-cache in use (vLLM, and llama.cpp builds that expose it) as a gauge like
+ * the others (sum, count, peak), and generated tokens as a delta over `token_span_ms`, so the
+ * charts draw both at every resolution. Rows written before know neither (NULL, 0).
+ */
+export const CAPACITY_KV_MIGRATION = `
+ALTER TABLE capacity_samples ADD COLUMN kv_sum REAL;
+ALTER TABLE capacity_samples ADD COLUMN kv_n INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE capacity_samples ADD COLUMN kv_max REAL;
+ALTER TABLE capacity_samples ADD COLUMN token_span_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE capacity_samples ADD COLUMN tokens REAL;
+`;

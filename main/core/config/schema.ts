@@ -151,7 +151,7 @@ export const ProxyConfigSchema = z
   .object({
     /** The host whose loopback the URL is on; optional for `prometheus` (then reached directly). */
     host: Name.optional(),
-    kind: z.enum(['crossbar', 'llama-server', 'gateway', 'prometheus']),
+    kind: z.enum(['crossbar', 'llama-server', 'vllm', 'gateway', 'prometheus']),
     url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as "http://127.0.0.1:8080"' }),
     /** Default 10s, 15s for `prometheus`. */
     every: Duration.optional(),
@@ -312,7 +312,7 @@ export const ConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['proxies', name, 'incidents', 'fleet'],
-        message: `${JSON.stringify(fleet)} is not a crossbar, llama-server or prometheus proxy under proxies (there: ${others.length ? others.join(', ') : 'none'})`,
+        message: `${JSON.stringify(fleet)} is not a crossbar, llama-server, vllm or prometheus proxy under proxies (there: ${others.length ? others.join(', ') : 'none'})`,
       });
     }
     for (const [name, loop] of Object.entries(cfg.loops)) {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFleetServer } from './fleet-server';
-import { seedFleetHistory } from './seed-history';
+import { seedFleetHistory, seedServerHistory } from './seed-history';
 import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
@@ -174,6 +174,7 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
       `  crossbar: { host: demo-runner, kind: crossbar, url: ${q(fleetUrl)}, every: 5s }`,
       `  gateway: { host: demo-runner, kind: gateway, url: ${q(fleetUrl)}, every: 5s, shedThreshold: 80 }`,
       `  gpu-a: { host: demo-runner, kind: llama-server, url: ${q(`${fleetUrl}/llama/gpu-a`)}, every: 5s }`,
+      `  vllm-c: { host: demo-runner, kind: vllm, url: ${q(`${fleetUrl}/vllm/gpu-c`)}, every: 5s }`,
       'drills:',
       // Due every week, and never run in a fresh demo: "Waiting on you" lists it as due.
       `  sigterm-drain: { host: demo-runner, cwd: ${q(dir)}, timeout: 2m, every: 7d, args: { mode: [graceful, abrupt] },`,
@@ -219,6 +220,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
     const incompleteDay = pastDays[history.indexOf('incomplete')] ?? today;
     const down = { host: 'gpu-b', from: incompleteDay.getTime() + 3 * 3_600_000, to: incompleteDay.getTime() + 3 * 3_600_000 + 40 * 60_000 };
     seedFleetHistory(store, 'crossbar', 4, 30, new Date(), 1, [down]);
+    // The servers polled directly, with their KV-cache and tokens a second.
+    seedServerHistory(store, 'gpu-a', 'gpu-a', 4, 30, new Date());
+    seedServerHistory(store, 'vllm-c', 'gpu-c', 4, 30, new Date());
   } finally {
     store.close();
   }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FleetSim, TICK_MS, type SimHost, type SimRow } from './fleet-sim';
+import { kvShare, vllmMetricsText } from './vllm-text';
 
 /** Options for the simulated fleet. */
 export interface FleetServerOptions {
@@ -37,9 +38,11 @@ interface Cumulative {
 }
 
 /**
- * A real HTTP server speaking all three fleet APIs, driven by the clock:
+ * A real HTTP server speaking every fleet API, driven by the clock:
  * crossbar under `/_crossbar/{hosts,usage,metrics}`, one llama-server per backend under
- * `/llama/<host>/{health,props,slots,metrics}`, and a gateway at `/v1/ops/status`.
+ * `/llama/<host>/{health,props,slots,metrics}` (a build that still exposes its KV-cache gauge),
+ * the same backend as a vLLM server under `/vllm/<host>/{health,metrics}`, and a gateway at
+ * `/v1/ops/status`.
  * Deterministic for a seed and clock; binds 127.0.0.1 only.
  */
 export async function startFleetServer(opts: FleetServerOptions = {}): Promise<FleetServer> {
@@ -157,10 +160,21 @@ export async function startFleetServer(opts: FleetServerOptions = {}): Promise<F
         ['n_decode_total', 'counter', 'Total number of llama_decode() calls', done * 40],
         ['requests_processing', 'gauge', 'Number of requests processing.', busy],
         ['requests_deferred', 'gauge', 'Number of requests deferred.', queued],
+        ['kv_cache_usage_ratio', 'gauge', 'KV-cache usage. 1 = 100 percent usage.', kvShare(h, tick, busy)],
       ].flatMap(([n, type, help, v]) => [`# HELP llamacpp:${n} ${help}`, `# TYPE llamacpp:${n} ${type}`, `llamacpp:${n} ${v}`]);
       return text_(res, `${text.join('\n')}\n`);
     }
     json(res, 404, { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } });
+  };
+
+  const vllm = (h: SimHost, what: string, t: number, res: ServerResponse): void => {
+    const tick = Math.floor(t / TICK_MS);
+    const st = sim.hostState(h, tick);
+    // vLLM serves nothing until its engine is up: down and loading alike refuse the connection.
+    if (st.down || st.loading) return void res.socket?.destroy();
+    if (what === 'health') return void res.writeHead(200).end();
+    const generated = totals(t).tokens.get(h.name) ?? 0;
+    text_(res, vllmMetricsText(h, tick, st.models, generated));
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -190,6 +204,9 @@ export async function startFleetServer(opts: FleetServerOptions = {}): Promise<F
     const m = /^\/llama\/([^/]+)\/(health|props|slots|metrics)$/.exec(path);
     const host = m ? sim.hosts.find((h) => h.name === m[1]) : undefined;
     if (m && host) return llama(host, m[2] ?? '', t, res);
+    const v = /^\/vllm\/([^/]+)\/(health|metrics)$/.exec(path);
+    const vhost = v ? sim.hosts.find((h) => h.name === v[1]) : undefined;
+    if (v && vhost) return vllm(vhost, v[2] ?? '', t, res);
     if (path === '/') return json(res, 200, { crossbar: '/_crossbar/{hosts,usage,metrics}', llama: sim.hosts.map((h) => `/llama/${h.name}/{health,props,slots,metrics}`), gateway: '/v1/ops/status' });
     json(res, 404, { error: `no route ${path}` });
   });

@@ -1,5 +1,6 @@
 import type { Store } from '../store/store';
 import { FleetSim } from './fleet-sim';
+import { kvShare } from './vllm-text';
 import { CapacityHistory, type StoredSample } from '../capacity/history-store';
 
 /**
@@ -41,5 +42,45 @@ export function seedFleetHistory(store: Store, proxy: string, hosts: number, day
     }
   }
   history.record(samples);
+  return samples.length;
+}
+
+/**
+ * Fill a store with `days` of one simulated backend's history as a server polled directly (a
+ * llama-server or vLLM proxy named `proxy` for backend `backend`), with its KV-cache and
+ * generated tokens, at the same resolutions as seedFleetHistory.
+ */
+export function seedServerHistory(store: Store, proxy: string, backend: string, hosts: number, days: number, now: Date, seed = 1): number {
+  const sim = new FleetSim(seed, hosts);
+  const h = sim.hosts.find((x) => x.name === backend);
+  if (!h) return 0;
+  const end = now.getTime();
+  const week = 7 * 86_400_000;
+  const samples: StoredSample[] = [];
+  for (let t = end - days * 86_400_000; t < end - 60_000; t += t < end - week ? 600_000 : 60_000) {
+    const tick = Math.floor(t / 5000);
+    const span = t < end - week ? 600_000 : 60_000;
+    const st = sim.hostState(h, tick);
+    const up = !st.down && !st.loading;
+    const busy = st.models.reduce((a, m) => a + m.inflight, 0);
+    const tokens = sim.rowsAt(h, tick).reduce((a, r) => a + r.tokens, 0) * (span / 5000);
+    samples.push({
+      proxy,
+      host: proxy,
+      t,
+      up,
+      slotsTotal: h.slots,
+      slotsBusy: up ? busy : null,
+      inflight: up ? busy : null,
+      queued: up ? st.models.reduce((a, m) => a + m.queued, 0) : null,
+      spanMs: 0,
+      requests: null,
+      errors: null,
+      kvCachePct: up ? Math.round(kvShare(h, tick, busy) * 1000) / 10 : null,
+      tokens: up ? tokens : null,
+      tokenSpanMs: up ? span : 0,
+    });
+  }
+  new CapacityHistory(store.sql).record(samples);
   return samples.length;
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 
-import { CAPACITY_MIGRATION } from '../capacity/schema';
+import { CAPACITY_KV_MIGRATION, CAPACITY_MIGRATION } from '../capacity/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../history/schema';
 import { NOTICES_MIGRATION } from '../notices/schema';
@@ -152,6 +152,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE notices ADD COLUMN snoozed_by TEXT;
   ALTER TABLE trusted_keys ADD COLUMN trusted_by TEXT;
   `,
+  // 16: capacity's KV-cache usage and token deltas (capacity/history-store.ts).
+  CAPACITY_KV_MIGRATION,
 ];
 
 /** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */

@@ -6,6 +6,7 @@ import {
   errorStatuses,
   HOST_COLORS,
   hostKey,
+  metricValues,
   phaseBands,
   timeTicks,
   type CapacityRange,
@@ -20,11 +21,14 @@ import { CapacityPhases } from './CapacityPhases';
 /** How many hosts the charts show until the operator picks. */
 export const DEFAULT_TOP_N = 5;
 
-const METRICS: readonly { metric: LineMetric; title: string; unit: string }[] = [
+/** The charts; an `exposed` one is drawn only when a shown host exposes it (a KV-cache gauge, a token counter). */
+const METRICS: readonly { metric: LineMetric; title: string; unit: string; exposed?: true }[] = [
   { metric: 'slotsBusy', title: 'Busy slots', unit: 'slots' },
   { metric: 'inflight', title: 'In-flight', unit: 'requests' },
   { metric: 'queued', title: 'Queued', unit: 'requests' },
   { metric: 'requestRate', title: 'Request rate', unit: 'req/s' },
+  { metric: 'kvCache', title: 'KV-cache', unit: '% in use', exposed: true },
+  { metric: 'tokenRate', title: 'Generated tokens', unit: 'tokens/s', exposed: true },
 ];
 const DASHES = [undefined, '5 3', '2 2', '8 3 2 3'];
 const RANGE_LABEL: Readonly<Record<CapacityRange, string>> = { '1h': '1 h', '24h': '24 h', '7d': '7 d', '30d': '30 d' };
@@ -65,9 +69,10 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
   const lines = useMemo(() => {
     const out: Record<string, ChartLine[]> = {};
     for (const { metric } of METRICS) {
-      out[metric] = shown.map((s) => {
+      out[metric] = shown.flatMap((s) => {
+        const values = metricValues(s, metric);
         const key = hostKey(s.proxy, s.host);
-        return { id: key, name: label(s), color: colors.get(key) ?? '#888', times: s.t, values: s[metric] };
+        return values ? [{ id: key, name: label(s), color: colors.get(key) ?? '#888', times: s.t, values }] : [];
       });
     }
     const statuses = errorStatuses(shown);
@@ -159,8 +164,8 @@ export function CapacityCharts({ capacity }: { capacity: readonly Capacity[] }) 
           <PhaseLegend />
           <CapacityPhases frame={frame} />
           <div className="cap-chart-list">
-            {METRICS.map((m) => (
-              <CapacityChart key={m.metric} {...m} lines={lines[m.metric] ?? []} frame={frame} hoverT={hoverT} onHover={setHoverT} />
+            {METRICS.filter((m) => !m.exposed || (lines[m.metric]?.length ?? 0) > 0).map(({ metric, title, unit }) => (
+              <CapacityChart key={metric} metric={metric} title={title} unit={unit} lines={lines[metric] ?? []} frame={frame} hoverT={hoverT} onHover={setHoverT} />
             ))}
             <CapacityChart
               metric="errors"

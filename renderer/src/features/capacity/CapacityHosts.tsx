@@ -1,5 +1,5 @@
 import type { Capacity, ModelCapacity } from '../../../../shared/domain';
-import { ctxPerSlot, errorShareText, groupByProxy, heapText, loadLevel, slotFraction } from './capacity';
+import { ctxPerSlot, errorShareText, groupByProxy, heapText, kvText, loadLevel, slotFraction, tokensText } from './capacity';
 import { formatAge, formatDateTime } from '../../ui/format';
 import { useNow } from '../../ui/react-hooks';
 
@@ -47,6 +47,22 @@ function SlotMeter({ c }: { c: Capacity }) {
   );
 }
 
+/** The KV-cache in use, as a meter: vLLM's capacity is its KV-cache more than its batch. */
+function KvMeter({ c }: { c: Capacity }) {
+  const kv = kvText(c);
+  if (!kv) return null;
+  return (
+    <div className="cap-meter-row" data-testid={`capacity-kv-${c.proxy}-${c.host}`}>
+      <div className={`cap-meter cap-level-${kv.level}`} role="meter" aria-label="KV-cache in use" aria-valuemin={0} aria-valuemax={100} aria-valuenow={kv.pct}>
+        <div className="cap-meter-fill" style={{ width: `${Math.round(kv.pct)}%` }} />
+      </div>
+      <span className="cap-meter-text num" title="KV-cache blocks in use, as the server reports it">
+        <strong>{kv.text}</strong> KV-cache
+      </span>
+    </div>
+  );
+}
+
 function Models({ models }: { models: readonly ModelCapacity[] }) {
   if (models.length === 0) return <p className="muted small cap-none">No models loaded.</p>;
   return (
@@ -57,9 +73,14 @@ function Models({ models }: { models: readonly ModelCapacity[] }) {
             {m.id}
           </span>
           <span className="cap-model-facts num">
-            <span title={m.nCtx !== null ? `n_ctx ${NUM.format(m.nCtx)}` : 'n_ctx not exposed'}>ctx {ctx(m.nCtx)}</span>
-            <span title="context per slot">{ctx(ctxPerSlot(m.nCtx, m.slots))}/slot</span>
-            <span>{n(m.slots)} slots</span>
+            {/* vLLM and Prometheus know neither: three dashes say nothing. */}
+            {m.nCtx !== null || m.slots !== null ? (
+              <>
+                <span title={m.nCtx !== null ? `n_ctx ${NUM.format(m.nCtx)}` : 'n_ctx not exposed'}>ctx {ctx(m.nCtx)}</span>
+                <span title="context per slot">{ctx(ctxPerSlot(m.nCtx, m.slots))}/slot</span>
+                <span>{n(m.slots)} slots</span>
+              </>
+            ) : null}
             <span>{n(m.inflight)} in-flight</span>
             <span className={(m.queued ?? 0) > 0 ? 'cap-queued' : undefined}>{n(m.queued)} queued</span>
           </span>
@@ -81,7 +102,7 @@ function HostCard({ c, now }: { c: Capacity; now: number }) {
     >
       <div className="cap-host-head">
         <h3 className="cap-host-name">{c.host}</h3>
-        {c.kind === 'gateway' ? <span className="tag tag-demo">gateway</span> : null}
+        {c.kind === 'gateway' || c.kind === 'vllm' ? <span className="tag tag-demo">{c.kind === 'vllm' ? 'vLLM' : 'gateway'}</span> : null}
         <UpBadge c={c} now={now} />
       </div>
       {c.error ? (
@@ -89,20 +110,30 @@ function HostCard({ c, now }: { c: Capacity; now: number }) {
           {c.error}
         </p>
       ) : null}
-      {c.up && (c.slotsTotal !== null || c.kind !== 'gateway') ? <SlotMeter c={c} /> : null}
+      {/* vLLM has no fixed slots: its running requests are in-flight, its KV-cache the meter. */}
+      {c.up && (c.slotsTotal !== null || (c.kind !== 'gateway' && c.kind !== 'vllm')) ? <SlotMeter c={c} /> : null}
+      <KvMeter c={c} />
       <dl className="cap-facts num">
         <div>
-          <dt>in-flight</dt>
+          <dt>{c.kind === 'vllm' ? 'running' : 'in-flight'}</dt>
           <dd>{n(c.inflight)}</dd>
         </div>
         <div className={queued ? 'cap-queued' : undefined}>
-          <dt>queued</dt>
+          <dt>{c.kind === 'vllm' ? 'waiting' : 'queued'}</dt>
           <dd>{n(c.queued)}</dd>
         </div>
-        <div>
-          <dt>ctx / slot</dt>
-          <dd title={c.nCtx !== null ? `n_ctx ${NUM.format(c.nCtx)}` : undefined}>{ctx(ctxPerSlot(c.nCtx, c.slotsTotal))}</dd>
-        </div>
+        {c.kind !== 'vllm' ? (
+          <div>
+            <dt>ctx / slot</dt>
+            <dd title={c.nCtx !== null ? `n_ctx ${NUM.format(c.nCtx)}` : undefined}>{ctx(ctxPerSlot(c.nCtx, c.slotsTotal))}</dd>
+          </div>
+        ) : null}
+        {tokensText(c) !== null ? (
+          <div data-testid={`capacity-tokens-${c.proxy}-${c.host}`}>
+            <dt>tokens / s</dt>
+            <dd title="generated tokens a second, from the server's counter">{tokensText(c)}</dd>
+          </div>
+        ) : null}
         {c.kind === 'gateway' ? (
           <>
             <div>

@@ -11,7 +11,12 @@ export type CapacityHistory = CommandOutput<'capacity.history'>;
 export type HistorySeries = CapacityHistory['series'][number];
 
 /** The metrics charted with one line per host. */
-export type LineMetric = 'slotsBusy' | 'inflight' | 'queued' | 'requestRate';
+export type LineMetric = 'slotsBusy' | 'inflight' | 'queued' | 'requestRate' | 'kvCache' | 'tokenRate';
+
+/** A series' values of a metric, or null where the host did not expose it (no KV-cache gauge, no token counter). */
+export function metricValues(s: HistorySeries, metric: LineMetric): readonly (number | null)[] | null {
+  return s[metric] ?? null;
+}
 
 /** The key of one inference host behind one proxy. */
 export function hostKey(proxy: string, host: string): string {
@@ -204,4 +209,20 @@ export function errorShareText(c: Pick<Capacity, 'errorShare' | 'limits'>): { re
   const s = c.errorShare;
   if (!s || s.requests <= 0) return null;
   return { text: `${FIGURE.format((100 * s.errors) / s.requests)} % of ${FIGURE.format(s.requests)} (${Math.round(s.windowMs / 60_000)} min)`, burst: errorBurst(c) !== null };
+}
+
+/** KV-cache in use from this share (%) is high: the server is close to preempting or queueing. */
+export const KV_HIGH_PCT = 90;
+
+/** A host's KV-cache for its card: `42.1 %` and its meter level, null where the server does not expose it. */
+export function kvText(c: Pick<Capacity, 'kvCachePct' | 'up'>): { readonly text: string; readonly pct: number; readonly level: 'ok' | 'busy' | 'saturated' } | null {
+  const pct = c.kvCachePct ?? null;
+  if (pct === null || !c.up) return null;
+  return { text: `${FIGURE.format(pct)} %`, pct, level: pct >= KV_HIGH_PCT ? 'saturated' : pct >= 75 ? 'busy' : 'ok' };
+}
+
+/** Generated tokens a second for a card (`412.5`), null while unknown. */
+export function tokensText(c: Pick<Capacity, 'tokensPerSecond' | 'up'>): string | null {
+  const v = c.tokensPerSecond ?? null;
+  return v === null || !c.up ? null : FIGURE.format(v);
 }
