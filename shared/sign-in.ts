@@ -7,6 +7,8 @@ export const SIGN_IN_PATH = '/auth/login';
 export const SIGN_OUT_PATH = '/auth/logout';
 /** The provider sends the browser back here with the code. */
 export const SIGN_IN_CALLBACK_PATH = '/auth/callback';
+/** The script of the page a browser without a sign-in gets: to sign in, back to the view it asked for. */
+export const SIGN_IN_RETURN_SCRIPT = '/auth/return.js';
 /** Shown once signed out. */
 export const SIGNED_OUT_PATH = '/auth/signed-out';
 

@@ -6,11 +6,11 @@ import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
-import { SIGNED_OUT_CLOSE } from '../../shared/sign-in';
+import { SIGN_IN_RETURN_SCRIPT, SIGNED_OUT_CLOSE } from '../../shared/sign-in';
 import type { ServeConfig } from '../core/config/serve-config';
 import type { ServedSession } from '../rpc/client-session';
 import { createWsTransport } from '../rpc/ws-transport';
-import { isAdmitted, isRedirect, type Access, type AccessVerdict } from './auth/access';
+import { isAdmitted, isSignInFirst, type Access, type AccessVerdict } from './auth/access';
 import { oidcAccess } from './auth/oidc-access';
 import { proxyAccess } from './auth/proxy-access';
 import { tokenAccess } from './auth/token-access';
@@ -140,6 +140,12 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
   return file;
 }
 
+/** The page a browser without a sign-in gets: its script goes to sign in and back to the view asked for; the link is for a browser without scripts. */
+function signInPage(href: string): string {
+  const h = href.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return `<!doctype html><meta charset="utf-8"><title>Loopdeck: sign in</title><script src="${SIGN_IN_RETURN_SCRIPT}"></script><p>Loopdeck needs you to sign in. <a href="${h}">Sign in</a></p>`;
+}
+
 /** The access `serve` (the config's `serve.auth`) asks for. */
 function accessFor(options: ServeOptions, token: string, publicUrl: string): Access {
   const auth = options.serve?.auth;
@@ -194,7 +200,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     if (place) return send(res, place.status, place.message);
     if (access.route(req, res, url)) return;
     const verdict = admit(req, url, false);
-    if (isRedirect(verdict)) return send(res, 302, 'Sign in first.', { location: verdict.redirect });
+    if (isSignInFirst(verdict)) return send(res, 401, signInPage(verdict.signIn), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     if (!isAdmitted(verdict)) return send(res, verdict.status, verdict.message);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed.', { allow: 'GET, HEAD' });
     const file = serveStatic(rendererDir, url.pathname, res, verdict.setCookie ? { 'set-cookie': verdict.setCookie } : {});
@@ -224,7 +230,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
       const url = targetOf(req);
       if (!url) return refuseUpgrade(socket, 400);
       const verdict = admit(req, url, true);
-      if (!isAdmitted(verdict)) return refuseUpgrade(socket, isRedirect(verdict) ? 401 : verdict.status);
+      if (!isAdmitted(verdict)) return refuseUpgrade(socket, isSignInFirst(verdict) ? 401 : verdict.status);
       if (url.pathname !== '/ws') return refuseUpgrade(socket, 404);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const who = `serve client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'} (${verdict.caller.user})`;

@@ -18,13 +18,17 @@ export interface Admitted {
   readonly ambient: boolean;
 }
 
-/** Send the browser elsewhere (to sign in). */
-export interface Redirect {
-  readonly redirect: string;
+/**
+ * A page asked for without a sign-in: answered with a page that goes to sign in and comes back to
+ * the view asked for (its `#/…` never reaches the server: the page's script adds it). `href` is
+ * the sign-in URL without the view, for the link shown meanwhile.
+ */
+export interface SignInFirst {
+  readonly signIn: string;
 }
 
 /** What an access check answers. */
-export type AccessVerdict = Admitted | Refusal | Redirect;
+export type AccessVerdict = Admitted | Refusal | SignInFirst;
 
 /** How serve knows who is there: the per-run token, an OIDC sign-in, or a trusted proxy's header. */
 export interface Access {
@@ -40,7 +44,7 @@ export function isAdmitted(v: AccessVerdict): v is Admitted {
   return 'caller' in v;
 }
 
-/** Whether a verdict is a redirect. */
-export function isRedirect(v: AccessVerdict): v is Redirect {
-  return 'redirect' in v;
+/** Whether a verdict asks to sign in first. */
+export function isSignInFirst(v: AccessVerdict): v is SignInFirst {
+  return 'signIn' in v;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as oidc from 'openid-client';
-import { SIGN_IN_CALLBACK_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH } from '../../../shared/sign-in';
+import { SIGN_IN_CALLBACK_PATH, SIGN_IN_PATH, SIGN_IN_RETURN_SCRIPT, SIGN_OUT_PATH, SIGNED_OUT_PATH } from '../../../shared/sign-in';
 import type { OidcConfig, ServeAuthConfig } from '../../core/config/serve-config';
 import { readSecret } from '../../core/config/secret';
 import { log } from '../../core/logging/log';
@@ -15,6 +15,8 @@ export const SESSION_COOKIE = 'loopdeck_session';
 const LOGIN_COOKIE = 'loopdeck_login';
 /** The routes this access answers. */
 const AUTH_PATHS = { login: SIGN_IN_PATH, callback: SIGN_IN_CALLBACK_PATH, logout: SIGN_OUT_PATH, signedOut: SIGNED_OUT_PATH } as const;
+/** The sign-in page's script: to sign in, and back to the path and view (`#/…`) the browser asked for. */
+const RETURN_SCRIPT = `location.replace(${JSON.stringify(`${SIGN_IN_PATH}?next=`)} + encodeURIComponent(location.pathname + location.hash));`;
 /** A sign-in started and not finished is forgotten after this long. */
 const PENDING_MS = 10 * 60_000;
 /** Sign-ins started and not finished kept at once. */
@@ -196,6 +198,9 @@ export function oidcAccess(o: OidcAccessOptions): Access {
         return run(() => callback(req, res, url));
       case AUTH_PATHS.logout:
         return run(() => logout(req, res));
+      case SIGN_IN_RETURN_SCRIPT:
+        o.answer(res, 200, RETURN_SCRIPT, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+        return true;
       case AUTH_PATHS.signedOut:
         o.answer(res, 200, linkPage('Signed out of Loopdeck.', AUTH_PATHS.login, 'Sign in again', false), { 'content-type': 'text/html; charset=utf-8' });
         return true;
@@ -212,7 +217,7 @@ export function oidcAccess(o: OidcAccessOptions): Access {
         if (s && id) return { caller: s.caller, ambient: true, endsAt: s.endsAt, onEnd: (f) => signIns.onEnd(id, f) };
       }
       const page = !upgrade && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
-      if (page) return { redirect: `${AUTH_PATHS.login}?next=${encodeURIComponent(url.pathname)}` };
+      if (page) return { signIn: `${AUTH_PATHS.login}?next=${encodeURIComponent(url.pathname)}` };
       return { status: 401, message: `Sign in first: open ${base}/.` };
     },
     route,

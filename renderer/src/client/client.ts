@@ -131,7 +131,13 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   const storage = env.storage !== undefined ? env.storage : sessionStore();
   const token = resolveToken(loc.search, storage);
   if (token && isRemembered(storage, token)) hideToken(loc, env.history !== undefined ? env.history : window.history);
-  // A sign-in that ended (expired, signed out elsewhere): sign in again, back to this view.
-  const onSignedOut = (): void => window.location.assign(signInUrl(window.location.hash));
+  // A sign-in that ended (expired, signed out elsewhere): sign in again, back to this view. Not
+  // when this page is already leaving: signing out here ends the socket too, and a sign-in then
+  // would undo the sign-out.
+  let leaving = false;
+  window.addEventListener('beforeunload', () => (leaving = true));
+  const onSignedOut = (): void => {
+    if (!leaving) window.location.assign(signInUrl(window.location.hash));
+  };
   return clientOver(createWsTransport({ url: wsUrl(loc, token), onSignedOut, ...(env.socket ? { socket: env.socket } : {}) }));
 }
