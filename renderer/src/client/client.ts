@@ -135,7 +135,7 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   // when this page is already leaving: signing out here ends the socket too, and a sign-in then
   // would undo the sign-out.
   let leaving = false;
-  window.addEventListener('beforeunload', () => (leaving = true));
+  globalThis.addEventListener?.('beforeunload', () => (leaving = true));
   const onSignedOut = (): void => {
     if (!leaving) window.location.assign(signInUrl(window.location.hash));
   };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SIGNED_OUT_CLOSE } from '../../../shared/sign-in';
 import { RpcClientError } from './errors';
 import type { ConnectionState } from './types';
 import { createWsTransport, type SocketLike } from './ws-transport';
@@ -8,7 +9,7 @@ class FakeSocket implements SocketLike {
   closed = false;
   onopen: (() => void) | null = null;
   onmessage: ((ev: { data: unknown }) => void) | null = null;
-  onclose: (() => void) | null = null;
+  onclose: ((ev: { code?: number }) => void) | null = null;
   onerror: (() => void) | null = null;
   constructor(readonly url: string) {}
   send(data: string) {
@@ -20,16 +21,17 @@ class FakeSocket implements SocketLike {
   serverSends(frame: unknown) {
     this.onmessage?.({ data: JSON.stringify(frame) });
   }
-  drop() {
-    this.onclose?.();
+  drop(code?: number) {
+    this.onclose?.(code === undefined ? {} : { code });
   }
 }
 
-function setup() {
+function setup(onSignedOut?: () => void) {
   const sockets: FakeSocket[] = [];
   const states: ConnectionState[] = [];
   const t = createWsTransport({
     url: 'ws://h/ws?token=t',
+    ...(onSignedOut ? { onSignedOut } : {}),
     socket: (url) => {
       const s = new FakeSocket(url);
       sockets.push(s);
@@ -46,6 +48,20 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('createWsTransport', () => {
+  it('stops reconnecting and says so when the server ends the socket because the sign-in ended', () => {
+    let signedOut = 0;
+    const { sockets, last } = setup(() => (signedOut += 1));
+    last().onopen?.();
+    last().drop(1006);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(2);
+    last().onopen?.();
+    last().drop(SIGNED_OUT_CLOSE);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(2);
+    expect(signedOut).toBe(1);
+  });
+
   it('queues calls made while connecting and sends them on open', async () => {
     const { t, last } = setup();
     expect(t.connection()).toBe('connecting');
