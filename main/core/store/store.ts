@@ -7,6 +7,7 @@ import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
 import { migrate, MIGRATIONS } from './migrations';
 import { DiskSpace } from './disk-space';
+import { FileProblems } from './file-problems';
 import { LineIndexTable } from './line-index';
 import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
@@ -28,8 +29,7 @@ export const POSITION_WRITE_MS = 5000;
  */
 export const RECORDS_PER_ROW = 256;
 
-/** The most problems kept per file; the rest are counted, and shown as one line saying how many. */
-export const MAX_PROBLEMS_PER_FILE = 20;
+export { MAX_PROBLEMS_PER_FILE } from './file-problems';
 
 export type { TrustedKey } from './trusted-keys';
 
@@ -48,14 +48,13 @@ export interface StoreOptions {
 export class Store {
   /** Prepared statements by SQL text: preparing costs more than running a small one. */
   private readonly statements = new Map<string, Database.Statement>();
-  /** Bumped whenever a problem is added or removed: problems() is re-read only then. */
-  private problemsVersion = 0;
+  /** The followed files' problems (file-problems.ts). */
+  private readonly fileProblems: FileProblems;
 
   /** Changes whenever a stored problem is added or removed (cheap to compare on every poll). */
   get problemsRevision(): number {
-    return this.problemsVersion;
+    return this.fileProblems.revision;
   }
-  private readonly problemsCache = new Map<string, { version: number; problems: readonly Problem[] }>();
 
   /** The files rows in use, kept in memory (re-read only after another connection wrote). */
   private readonly rows: FileRowCache;
@@ -82,6 +81,7 @@ export class Store {
     readonly dbPath: string,
   ) {
     this.rows = new FileRowCache(db);
+    this.fileProblems = new FileProblems(db, (sql) => this.statement(sql), this.rows);
     this.space = new DiskSpace(dirname(dbPath));
     this.lineIndex = new LineIndexTable((sql) => this.statement(sql));
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
@@ -304,15 +304,7 @@ export class Store {
       this.lineIndex.hold(fileId, known.host, known.path, c.ino, c.index, c.marks);
       this.lineIndex.writePending();
     }
-    if (c.reset || c.resetProblems) {
-      const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
-      const counted = this.statement('UPDATE files SET problems_dropped = 0 WHERE id = ? AND problems_dropped > 0').run(fileId).changes;
-      if (gone + counted > 0) this.problemsVersion++;
-    }
-    // A row this process holds with no error needs no statement to say so (the cache is fresh).
-    if (this.rows.raw(fileId)?.error !== null) {
-      if (this.statement('UPDATE files SET error = NULL WHERE id = ? AND error IS NOT NULL').run(fileId).changes > 0) this.problemsVersion++;
-    }
+    this.fileProblems.commit(fileId, c);
     if (c.records.length > 0) {
       // One row per RECORDS_PER_ROW records of a commit (a JSON array; a lone record as itself):
       // an appended ledger section is one insert, not one per finding.
@@ -321,16 +313,6 @@ export class Store {
         const chunk = c.records.slice(i, i + RECORDS_PER_ROW);
         insert.run(fileId, chunk[0]?.line ?? 0, JSON.stringify(chunk.length === 1 ? chunk[0] : chunk));
       }
-    }
-    if (c.problems.length > 0) {
-      // A junk file of a million lines is twenty problems and a count, not a million rows.
-      const kept = (this.statement('SELECT COUNT(*) AS n FROM problems WHERE file_id = ?').get(fileId) as { n: number }).n;
-      const room = Math.max(0, MAX_PROBLEMS_PER_FILE - kept);
-      const insert = this.statement('INSERT INTO problems (file_id, line, message) VALUES (?, ?, ?)');
-      for (const p of c.problems.slice(0, room)) insert.run(fileId, p.line, p.message);
-      const over = c.problems.length - Math.min(room, c.problems.length);
-      if (over > 0) this.statement('UPDATE files SET problems_dropped = problems_dropped + ? WHERE id = ?').run(over, fileId);
-      this.problemsVersion++;
     }
     this
       .statement(
@@ -360,15 +342,12 @@ export class Store {
    * its problem until it is read again; null clears it. What was read from it before is kept.
    */
   setFileError(fileId: number, message: string | null): void {
-    if (this.rows.raw(fileId)?.error === message) return;
-    if (this.statement('UPDATE files SET error = ? WHERE id = ? AND error IS NOT ?').run(message, fileId, message).changes > 0) this.problemsVersion++;
-    this.rows.update(fileId, (r) => ({ ...r, error: message }));
+    this.fileProblems.setError(fileId, message);
   }
 
   /** Forget the problems of a file that is gone (deleted, or no longer followed); its records stay. */
   clearProblems(host: string, path: string): void {
-    const row = this.statement('SELECT id FROM files WHERE host = ? AND path = ?').get(host, path) as { id: number } | undefined;
-    if (row) this.clearProblemsOf(row.id);
+    this.fileProblems.clear(host, path);
   }
 
   /** The followed files of a host whose paths start with `prefix` (a folder ending in '/'). */
@@ -379,22 +358,7 @@ export class Store {
 
   /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
   pruneProblems(host: string, prefix: string, keep: (path: string) => boolean): void {
-    const rows = this
-      .statement(
-        `SELECT id, path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?
-           AND (error IS NOT NULL OR problems_dropped > 0 OR EXISTS (SELECT 1 FROM problems p WHERE p.file_id = files.id))`,
-      )
-      .all(host, prefix, prefix) as { id: number; path: string }[];
-    for (const r of rows) if (!keep(r.path)) this.clearProblemsOf(r.id);
-  }
-
-  private clearProblemsOf(fileId: number): void {
-    this.db.transaction(() => {
-      const gone = this.statement('DELETE FROM problems WHERE file_id = ?').run(fileId).changes;
-      const flags = this.statement('UPDATE files SET problems_dropped = 0, error = NULL WHERE id = ? AND (problems_dropped > 0 OR error IS NOT NULL)').run(fileId).changes;
-      if (gone + flags > 0) this.problemsVersion++;
-    })();
-    this.rows.update(fileId, (r) => ({ ...r, error: null }));
+    this.fileProblems.prune(host, prefix, keep);
   }
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
@@ -409,29 +373,9 @@ export class Store {
     return out;
   }
 
-  /**
-   * Every problem found in the files of a host (or of all hosts), naming file and line: per file,
-   * why it was not read, its first MAX_PROBLEMS_PER_FILE problems and how many more there were.
-   * Read from SQLite again only after a problem was added or removed.
-   */
+  /** Every problem found in the files of a host (or of all hosts), naming file and line (FileProblems.list). */
   problems(host?: string): Problem[] {
-    const key = host ?? '\0all';
-    const cached = this.problemsCache.get(key);
-    if (cached && cached.version === this.problemsVersion) return [...cached.problems];
-    const where = host === undefined ? '' : 'AND f.host = ?';
-    const rows = this
-      .statement(
-        `SELECT source, line, message FROM (
-           SELECT f.path AS source, NULL AS line, f.error AS message, 0 AS k, 0 AS r FROM files f WHERE f.error IS NOT NULL ${where}
-           UNION ALL
-           SELECT f.path, p.line, p.message, 1, p.rowid FROM problems p JOIN files f ON f.id = p.file_id WHERE 1 ${where}
-           UNION ALL
-           SELECT f.path, NULL, '… and ' || f.problems_dropped || ' more problems in this file', 2, 0 FROM files f WHERE f.problems_dropped > 0 ${where}
-         ) ORDER BY source, k, line, r`,
-      )
-      .all(...(host === undefined ? [] : [host, host, host])) as Problem[];
-    this.problemsCache.set(key, { version: this.problemsVersion, problems: rows });
-    return [...rows];
+    return this.fileProblems.list(host);
   }
 
   /** A small persisted setting. */
