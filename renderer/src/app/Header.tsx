@@ -11,7 +11,7 @@ function Identity() {
   return (
     <span className="identity" data-testid="identity">
       <span className="identity-who" title={`Signed in ${caller.via === 'oidc' ? 'with your identity provider' : 'by the proxy in front'} as ${caller.user}, role ${caller.role}`}>
-        {caller.user} · {caller.role}
+        <span className="identity-user">{caller.user}</span> · {caller.role}
       </span>
       {caller.via === 'oidc' ? (
         <a className="identity-out" href={SIGN_OUT_PATH} data-testid="sign-out">
