@@ -15,15 +15,19 @@ export interface Runner {
   append(date: string, name: string, text: string): void;
 }
 
-/** Create a throwaway runner folder with a `reliability` loop, on a local host unless another `hosts:` entry is given. */
-export function createRunner(hostYaml = '{ local: true }'): Runner {
+/**
+ * Create a throwaway runner folder with a `reliability` loop, on a local host unless another
+ * `hosts:` entry is given; `moreYaml` is appended to the config (top-level sections such as `serve:`
+ * or `drills:`).
+ */
+export function createRunner(hostYaml = '{ local: true }', moreYaml = ''): Runner {
   const dir = mkdtempSync(join(tmpdir(), 'loopdeck-e2e-'));
   const runs = join(dir, 'runs');
   mkdirSync(runs);
   const configPath = join(dir, 'config.yaml');
   writeFileSync(
     configPath,
-    `hosts:\n  runner: ${hostYaml}\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n    phases: [audit, remediate, deliver]\n`,
+    `hosts:\n  runner: ${hostYaml}\nloops:\n  reliability:\n    host: runner\n    runs: ${JSON.stringify(runs)}\n    phases: [audit, remediate, deliver]\n${moreYaml}`,
   );
   const at = (date: string, name: string): string => {
     mkdirSync(join(runs, date), { recursive: true });

@@ -4,7 +4,7 @@ import { openFinding } from '../ui/route';
 import type { PhaseKey } from '../features/loops/selection';
 import { useShortcuts } from './shortcuts';
 import { renderView, VIEW_LABEL } from './views';
-import { useDeck } from '../store';
+import { selectMay, useDeck } from '../store';
 import { ConfigError } from './ConfigError';
 import { FindingDetail } from '../features/findings/FindingDetail';
 import { FirstRun } from './FirstRun';
@@ -28,7 +28,8 @@ export function App() {
   const phaseOpen = route.view === 'loops' && selection !== null;
   const finding = openFinding(route);
   const [helpOpen, setHelpOpen] = useState(false);
-  useShortcuts(() => setHelpOpen(true));
+  // The `a` shortcut acknowledges: not for a role that may not (nor before the role is known).
+  useShortcuts(() => setHelpOpen(true), (command) => selectMay({ info }, command));
 
   useEffect(() => {
     document.title = `${VIEW_LABEL[route.view]} · Loopdeck`;

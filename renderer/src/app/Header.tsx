@@ -1,9 +1,28 @@
 import { formatClock, formatDateTime } from '../ui/format';
-import { useDeck } from '../store';
+import { SIGN_OUT_PATH } from '../../../shared/sign-in';
+import { selectCaller, showsIdentity, useDeck } from '../store';
 import { ConnectionIndicator } from './ConnectionIndicator';
 import { ThemeToggle } from './ThemeToggle';
 
-/** The top bar: product, demo mark, snapshot time and the connection state. */
+/** Who is signed in and with which role, when serve recognised a person (OIDC, a proxy); Sign out for an OIDC sign-in. */
+function Identity() {
+  const caller = useDeck(selectCaller);
+  if (!showsIdentity(caller)) return null;
+  return (
+    <span className="identity" data-testid="identity">
+      <span className="identity-who" title={`Signed in ${caller.via === 'oidc' ? 'with your identity provider' : 'by the proxy in front'} as ${caller.user}, role ${caller.role}`}>
+        <span className="identity-user">{caller.user}</span> · {caller.role}
+      </span>
+      {caller.via === 'oidc' ? (
+        <a className="identity-out" href={SIGN_OUT_PATH} data-testid="sign-out">
+          Sign out
+        </a>
+      ) : null}
+    </span>
+  );
+}
+
+/** The top bar: product, demo mark, snapshot time, the connection state and who is signed in. */
 export function Header() {
   const info = useDeck((s) => s.info);
   const takenAt = useDeck((s) => s.takenAt);
@@ -43,6 +62,7 @@ export function Header() {
           </span>
         ) : null}
         <ConnectionIndicator />
+        <Identity />
         <ThemeToggle />
         {info ? <span className="version">v{info.version}</span> : null}
       </div>

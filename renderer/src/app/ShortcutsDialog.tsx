@@ -1,5 +1,6 @@
 import { useRef } from 'react';
 import { useModalDialog } from '../ui/modal-dialog';
+import { selectMay, useDeck } from '../store';
 import { GO_KEYS, KEY_HELP } from './shortcuts';
 import '../shortcuts.css';
 
@@ -16,6 +17,9 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
   const { onCancel, onKeyDown } = useModalDialog(ref, () => closeRef.current, onClose, false);
+  const info = useDeck((s) => s.info);
+  // A key that would send what the role may not does nothing, so it is not listed.
+  const keys = KEY_HELP.filter((h) => h.command === undefined || selectMay({ info }, h.command));
   return (
     <dialog
       ref={ref}
@@ -42,7 +46,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
       </dl>
       <h3>In a view</h3>
       <dl className="shortcut-list">
-        {KEY_HELP.map((h) => (
+        {keys.map((h) => (
           <div key={h.keys}>
             <dt>
               <Keys keys={h.keys} />

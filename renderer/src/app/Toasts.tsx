@@ -1,7 +1,8 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { describeError } from '../client';
 import { followNotice, showDesktopNotification } from '../features/notices/desktop-notify';
 import { formatClock } from '../ui/format';
-import { useDeck } from '../store';
+import { useDeck, useMay } from '../store';
 import type { Toast } from '../store/ops';
 import { PriorityBadge } from '../features/notices/NoticeParts';
 
@@ -11,6 +12,8 @@ export const TOAST_MS = 8_000;
 function ToastCard({ toast }: { toast: Toast }) {
   const dismiss = useDeck((s) => s.dismissToast);
   const ack = useDeck((s) => s.ackNotice);
+  const mayAck = useMay('notices.ack');
+  const [error, setError] = useState<string | null>(null);
   const { notice } = toast;
   const sticky = notice.priority === 2;
 
@@ -44,10 +47,25 @@ function ToastCard({ toast }: { toast: Toast }) {
       </button>
       {sticky ? (
         <div className="toast-foot">
-          <button type="button" className="small-button" data-testid={`toast-ack-${notice.key}`} onClick={() => void ack(notice.key).catch(() => undefined)}>
-            Acknowledge
-          </button>
-          <span className="muted small">stays until acknowledged or closed</span>
+          {mayAck ? (
+            <button
+              type="button"
+              className="small-button"
+              data-testid={`toast-ack-${notice.key}`}
+              onClick={() => {
+                setError(null);
+                ack(notice.key).catch((err: unknown) => setError(describeError(err)));
+              }}
+            >
+              Acknowledge
+            </button>
+          ) : null}
+          <span className="muted small">{mayAck ? 'stays until acknowledged or closed' : 'stays until closed'}</span>
+          {error ? (
+            <span className="error-text small" role="alert">
+              {error}
+            </span>
+          ) : null}
         </div>
       ) : null}
     </li>

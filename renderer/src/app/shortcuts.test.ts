@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createKeySequence, G_TIMEOUT_MS, GO_KEYS, isTypingTarget, type KeyInput } from './shortcuts';
+import type { CommandName } from '../../../shared/contract';
+import { createKeySequence, G_TIMEOUT_MS, GO_KEYS, isTypingTarget, KEY_HELP, SHORTCUT_COMMANDS, shortcutAllowed, type KeyInput, type ShortcutAction } from './shortcuts';
 
 const BODY = { tagName: 'BODY', isContentEditable: false };
 const key = (k: string, more: Partial<KeyInput> = {}): KeyInput => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, target: BODY, ...more });
@@ -90,3 +91,29 @@ describe('isTypingTarget', () => {
   });
 });
 
+
+describe('shortcutAllowed', () => {
+  const all = (): boolean => true;
+  const none = (): boolean => false;
+  const only = (allowed: CommandName) => (c: CommandName) => c === allowed;
+
+  it('a shortcut that sends a command fires only for a caller who may send it', () => {
+    const ack = createKeySequence().feed(key('a'), 0);
+    expect(ack).toEqual({ kind: 'ack' });
+    if (!ack) return;
+    expect(shortcutAllowed(ack, all)).toBe(true);
+    expect(shortcutAllowed(ack, none)).toBe(false);
+    expect(shortcutAllowed(ack, only('notices.ack'))).toBe(true);
+    expect(shortcutAllowed(ack, only('review.mark'))).toBe(false);
+  });
+
+  it('moving, opening, filtering, help and navigation only read, so they fire for anyone (a viewer, or before the role is known)', () => {
+    const actions: ShortcutAction[] = [{ kind: 'help' }, { kind: 'filter' }, { kind: 'move', step: 1 }, { kind: 'open' }, { kind: 'go', hash: '#/notices' }];
+    for (const a of actions) expect(shortcutAllowed(a, none)).toBe(true);
+  });
+
+  it('every key help line that sends a command names it, so the list hides what the role lacks', () => {
+    expect(KEY_HELP.find((h) => h.keys === 'a')?.command).toBe('notices.ack');
+    expect(Object.values(SHORTCUT_COMMANDS)).toEqual(['notices.ack']);
+  });
+});

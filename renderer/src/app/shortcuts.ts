@@ -4,6 +4,7 @@
 // `data-row-ack`, and its filter box with `data-shortcut-filter`. Views need no handlers of their own.
 
 import { useEffect, useRef } from 'react';
+import type { CommandName } from '../../../shared/contract';
 import { VIEWS } from './views';
 
 /** What a key (or the `g` sequence) asks for. */
@@ -18,14 +19,26 @@ export type ShortcutAction =
 /** The second key after `g` and where it goes: the view table, in the nav's order (also listed in the help dialog). */
 export const GO_KEYS: readonly { readonly key: string; readonly label: string; readonly hash: string }[] = VIEWS;
 
-/** The single-key shortcuts, for the help dialog. */
-export const KEY_HELP: readonly { readonly keys: string; readonly what: string }[] = [
+/**
+ * The command a shortcut sends, for those that change state: a role without it gets no shortcut
+ * (the button it would press is hidden too, but the key must not depend on that).
+ */
+export const SHORTCUT_COMMANDS: Readonly<Partial<Record<ShortcutAction['kind'], CommandName>>> = { ack: 'notices.ack' };
+
+/** Whether a shortcut may fire for a caller who may send exactly the commands `may` allows. */
+export function shortcutAllowed(action: ShortcutAction, may: (command: CommandName) => boolean): boolean {
+  const command = SHORTCUT_COMMANDS[action.kind];
+  return command === undefined || may(command);
+}
+
+/** The single-key shortcuts, for the help dialog; `command` is what the key sends (listed only for a role that may). */
+export const KEY_HELP: readonly { readonly keys: string; readonly what: string; readonly command?: CommandName }[] = [
   { keys: '?', what: 'Show this list' },
   { keys: '/', what: 'Focus the filter of the current view' },
   { keys: 'j / k', what: 'Next / previous row or card' },
   { keys: 'Enter', what: 'Open the focused row (finding, phase, notice link)' },
   { keys: 'Esc', what: 'Close what is open' },
-  { keys: 'a', what: 'Acknowledge the focused notice' },
+  { keys: 'a', what: 'Acknowledge the focused notice', command: 'notices.ack' },
 ];
 
 /** How long `g` waits for its second key. */
@@ -152,19 +165,22 @@ function perform(action: ShortcutAction, onHelp: () => void): boolean {
 
 /**
  * Listen for the console's shortcuts on the window while mounted. Nothing fires while a modal
- * dialog is open (it owns the keyboard) or a key event was already handled.
+ * dialog is open (it owns the keyboard) or a key event was already handled, nor a shortcut whose
+ * command `may` refuses (the caller's role, see `useMay`).
  */
-export function useShortcuts(onHelp: () => void): void {
+export function useShortcuts(onHelp: () => void, may: (command: CommandName) => boolean): void {
   const help = useRef(onHelp);
+  const allowed = useRef(may);
   useEffect(() => {
     help.current = onHelp;
+    allowed.current = may;
   });
   useEffect(() => {
     const sequence = createKeySequence();
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || document.querySelector('dialog[open]')) return;
       const action = sequence.feed(e, performance.now());
-      if (action && perform(action, () => help.current())) e.preventDefault();
+      if (action && shortcutAllowed(action, allowed.current) && perform(action, () => help.current())) e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

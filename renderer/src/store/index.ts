@@ -1,5 +1,6 @@
 export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from './deck-store';
-export { DeckContext, useDeck } from './hooks';
+export { DeckContext, useDeck, useMay, useRoleNeeded } from './hooks';
+export { selectCaller, selectMay, selectRoleNeeded, showsIdentity } from './roles';
 export { emptyDeckData, reduceEvent, withLedgers, withLoop, withSnapshot, withSummary, transcriptKey, type AppInfo, type DeckData, type EventEffect } from './reducers';
 export {
   selectBacklogItem,

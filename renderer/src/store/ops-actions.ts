@@ -1,4 +1,5 @@
 import type { CommandInput } from '../../../shared/contract';
+import type { Caller } from '../../../shared/roles';
 import type { LoopdeckClient } from '../client';
 import { appendOutput, withNoticeChange, withoutToast, type OpsData } from './ops';
 
@@ -19,8 +20,9 @@ export interface OpsActions {
 
 type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null; lastReviewedBy?: string | null }) => void;
 
-/** Build the actions over a client and the store's `set`/`get`. */
-export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () => OpsData): OpsActions {
+/** Build the actions over a client and the store's `set`/`get` (its `info` names who acts, shown until main's change arrives). */
+export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () => OpsData & { readonly info: { readonly caller: Caller } | null }): OpsActions {
+  const who = (): string | null => get().info?.caller.user ?? null;
   const inFlight = new Set<string>();
   return {
     async markReviewed() {
@@ -29,11 +31,11 @@ export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () =>
     },
     async ackNotice(key) {
       const { acknowledgedAt } = await client.invoke('notices.ack', { key });
-      set(withNoticeChange(get(), key, { acknowledgedAt }));
+      set(withNoticeChange(get(), key, { acknowledgedAt, acknowledgedBy: who() }));
     },
     async snoozeNotice(key, minutes) {
       const { snoozedUntil } = await client.invoke('notices.snooze', { key, minutes });
-      set(withNoticeChange(get(), key, { snoozedUntil }));
+      set(withNoticeChange(get(), key, { snoozedUntil, snoozedBy: who() }));
     },
     dismissToast(key) {
       set(withoutToast(get(), key));

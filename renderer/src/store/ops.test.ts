@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DrillRun, Notice } from '../../../shared/domain';
 import { snapshot } from '../ui/test-fixtures';
-import { appendOutput, byteLength, MAX_OUTPUT_CHARS } from './ops';
+import { appendOutput, byteLength, MAX_OUTPUT_CHARS, withNoticeChange } from './ops';
 import { emptyDeckData, reduceEvent, withSnapshot } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';
@@ -66,6 +66,18 @@ describe('ops reducers', () => {
     expect(data.toasts.map((t) => t.notice.key)).toEqual(['b']);
     // A watermark move alone changes no notice.
     expect(reduceEvent(data, 'notices.changed', { notices: [], lastReviewedAt: NOW }, NOW).data.notices).toBe(data.notices);
+  });
+
+  it('an acknowledgement recorded locally names who made it, and main\'s notices.changed then carries it', () => {
+    const raised = reduceEvent(emptyDeckData, 'notice.raised', { notice: notice('a', { priority: 2 }), repeat: false }, NOW).data;
+    const local = { ...raised, ...withNoticeChange(raised, 'a', { acknowledgedAt: NOW, acknowledgedBy: 'olive' }) };
+    expect(local.notices[0]).toMatchObject({ acknowledgedAt: NOW, acknowledgedBy: 'olive' });
+    expect(local.toasts).toEqual([]);
+    const snoozed = withNoticeChange(local, 'a', { snoozedUntil: NOW, snoozedBy: 'bob' });
+    expect(snoozed.notices?.[0]).toMatchObject({ acknowledgedBy: 'olive', snoozedBy: 'bob' });
+    const { data } = reduceEvent(local, 'notices.changed', { notices: [notice('a', { acknowledgedAt: NOW, acknowledgedBy: 'olive' })], lastReviewedAt: NOW, lastReviewedBy: 'alice' }, NOW);
+    expect(data.notices[0]?.acknowledgedBy).toBe('olive');
+    expect(data.lastReviewedBy).toBe('alice');
   });
 
   it('notice.raised queues a toast, replaces one with the same key, and adds the notice to the list', () => {

@@ -136,8 +136,12 @@ export function withoutToast(data: OpsData, key: string): Partial<OpsData> {
   return { toasts: data.toasts.filter((t) => t.notice.key !== key) };
 }
 
-/** Record an acknowledgement or snooze locally, ahead of main's `notices.changed`. */
-export function withNoticeChange(data: OpsData, key: string, change: Partial<Pick<Notice, 'acknowledgedAt' | 'snoozedUntil'>>): Partial<OpsData> {
+/** Record an acknowledgement or snooze, and who made it, locally, ahead of main's `notices.changed`. */
+export function withNoticeChange(
+  data: OpsData,
+  key: string,
+  change: Partial<Pick<Notice, 'acknowledgedAt' | 'acknowledgedBy' | 'snoozedUntil' | 'snoozedBy'>>,
+): Partial<OpsData> {
   const notices = data.notices.map((n) => (n.key === key ? { ...n, ...change } : n));
   return { notices, toasts: change.acknowledgedAt ? data.toasts.filter((t) => t.notice.key !== key) : data.toasts };
 }

@@ -3,7 +3,8 @@ import { describeError } from '../../client';
 import { formatDateTime } from '../../ui/format';
 import { useNow } from '../../ui/react-hooks';
 import { routeHash } from '../../ui/route';
-import { useDeck } from '../../store';
+import { useDeck, useMay, useRoleNeeded } from '../../store';
+import { RoleNote } from '../../ui/RoleNote';
 import { argsText, DrillStatusBadge, runDuration } from './DrillParts';
 
 function OutputPanel({ runId }: { runId: string }) {
@@ -35,12 +36,14 @@ function OutputPanel({ runId }: { runId: string }) {
   );
 }
 
-/** One drill run: status, rc, duration, who and with what, its live output, and Cancel while it runs. */
+/** One drill run: status, rc, duration, who and with what, its live output, and Cancel while it runs (for a role that may). */
 export function DrillRunDetail({ runId }: { runId: string }) {
   const run = useDeck((s) => s.drillRuns.find((r) => r.id === runId));
   const output = useDeck((s) => s.drillOutput[runId]);
   const fetchOutput = useDeck((s) => s.fetchDrillOutput);
   const cancelDrill = useDeck((s) => s.cancelDrill);
+  const mayCancel = useMay('drills.cancel');
+  const cancelNeeds = useRoleNeeded('drills.cancel');
   const now = useNow(1_000);
   const [error, setError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
@@ -78,10 +81,15 @@ export function DrillRunDetail({ runId }: { runId: string }) {
         <h2 id="drill-run-title">{run ? run.drill : 'Drill run'}</h2>
         {run ? <DrillStatusBadge status={run.status} testId="drill-status" /> : <span className="muted" data-testid="drill-status" data-status="unknown">starting…</span>}
         {run?.override ? <span className="tag tag-warn">override: a loop phase was running</span> : null}
-        {run?.status === 'running' ? (
+        {run?.status === 'running' && mayCancel ? (
           <button type="button" className="danger-outline" data-testid="drill-cancel" disabled={cancelling} onClick={() => void onCancel()}>
             {cancelling ? 'Cancelling…' : 'Cancel run'}
           </button>
+        ) : null}
+        {run?.status === 'running' ? (
+          <RoleNote needed={cancelNeeds} testId="drill-role-note">
+            Cancelling a run needs
+          </RoleNote>
         ) : null}
       </header>
       {run ? (

@@ -4,7 +4,8 @@ import { daysText, drillCadence } from '../../../../shared/drill-due';
 import { formatDateTime, formatDuration } from '../../ui/format';
 import { navigate, useNow } from '../../ui/react-hooks';
 import { routeHash } from '../../ui/route';
-import { useDeck } from '../../store';
+import { useDeck, useMay, useRoleNeeded } from '../../store';
+import { RoleNote } from '../../ui/RoleNote';
 import { DrillDialog } from './DrillDialog';
 import { argsText, DrillStatusBadge, runDuration } from './DrillParts';
 import { DrillRunDetail } from './DrillRunDetail';
@@ -33,11 +34,18 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
   const runs = useDeck((s) => s.drillRuns);
   const now = useNow(60_000);
   const configPath = useDeck((s) => s.info?.config.path);
+  const mayRun = useMay('drills.run');
+  const runNeeds = useRoleNeeded('drills.run');
   return (
     <section className="card" aria-labelledby="drills-title">
       <header className="findings-head">
         <h2 id="drills-title">Drills</h2>
         <span className="muted">{drills.length} declared · only declared commands can run, with the values listed here</span>
+        {drills.length > 0 ? (
+          <RoleNote needed={runNeeds} testId="drills-role-note">
+            Running a drill needs
+          </RoleNote>
+        ) : null}
       </header>
       {drills.length === 0 ? (
         <p className="empty-inline">
@@ -52,9 +60,11 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
               <th scope="col">Timeout</th>
               <th scope="col">Cadence</th>
               <th scope="col">Arguments</th>
-              <th scope="col">
-                <span className="visually-hidden">Run</span>
-              </th>
+              {mayRun ? (
+                <th scope="col">
+                  <span className="visually-hidden">Run</span>
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
@@ -86,11 +96,13 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
                     </ul>
                   )}
                 </td>
-                <td className="run-cell">
-                  <button type="button" className="small-button" data-testid={`drill-run-${d.name}`} onClick={() => onRun(d)}>
-                    Run…
-                  </button>
-                </td>
+                {mayRun ? (
+                  <td className="run-cell">
+                    <button type="button" className="small-button" data-testid={`drill-run-${d.name}`} onClick={() => onRun(d)}>
+                      Run…
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
@@ -154,7 +166,7 @@ function RunsTable() {
   );
 }
 
-/** Declared drills with a guarded Run dialog, the audit trail of runs, and one run's live output. */
+/** Declared drills with a guarded Run dialog (for a role that may run them), the audit trail of runs, and one run's live output. */
 export function DrillsView({ runId }: { runId: string | null }) {
   const [dialog, setDialog] = useState<Drill | null>(null);
   return (

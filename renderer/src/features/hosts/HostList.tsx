@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { HostState } from '../../../../shared/domain';
 import { HOST_HEALTH, HOST_STATE_LABEL, retryText } from './hosts';
-import { useDeck } from '../../store';
+import { useDeck, useMay, useRoleNeeded } from '../../store';
+import { RoleNote } from '../../ui/RoleNote';
 import { TrustDialog } from './TrustDialog';
 import { UnlockForm } from './UnlockForm';
 import { UntrustControl } from './UntrustControl';
@@ -14,6 +15,9 @@ function HostItem({ host, onTrust, focused = false }: { host: HostState; onTrust
   }, [focused]);
   const retry = retryText(host);
   const mismatch = host.state === 'hostkey-mismatch';
+  const mayTrust = useMay('hosts.trust');
+  const mayUntrust = useMay('hosts.untrust');
+  const mayUnlock = useMay('hosts.unlock');
   return (
     <li ref={ref} className={`host host-health-${health}${focused ? ' host-focused' : ''}`} data-testid={`host-${host.name}`} data-state={host.state} aria-current={focused ? 'true' : undefined}>
       <div className="host-line">
@@ -31,7 +35,7 @@ function HostItem({ host, onTrust, focused = false }: { host: HostState; onTrust
             <p>
               A changed key can mean the host was reinstalled or its keys rotated, or that something is impersonating it.
               Only if the change is expected, remove the old key
-              {host.trustedInLoopdeck ? ' (Untrust, below)' : ' from known_hosts'}; Loopdeck then offers the new key to trust.
+              {host.trustedInLoopdeck ? (mayUntrust ? ' (Untrust, below)' : ' (an admin can Untrust it here)') : ' from known_hosts'}; Loopdeck then offers the new key to trust.
             </p>
           </div>
         ) : host.error ? (
@@ -42,29 +46,34 @@ function HostItem({ host, onTrust, focused = false }: { host: HostState; onTrust
             <code className="fingerprint" title="SHA256 fingerprint of the key the host presented">
               {host.fingerprint}
             </code>
-            <button
-              type="button"
-              className="small-button"
-              data-testid={`trust-${host.name}`}
-              onClick={() => host.fingerprint && onTrust(host.fingerprint)}
-            >
-              Trust this key…
-            </button>
+            {mayTrust ? (
+              <button
+                type="button"
+                className="small-button"
+                data-testid={`trust-${host.name}`}
+                onClick={() => host.fingerprint && onTrust(host.fingerprint)}
+              >
+                Trust this key…
+              </button>
+            ) : null}
           </div>
         ) : null}
-        {host.needsPassphrase ? <UnlockForm host={host.name} file={host.needsPassphrase} /> : null}
-        {host.kind === 'ssh' && host.trustedInLoopdeck ? <UntrustControl host={host.name} /> : null}
+        {host.needsPassphrase && mayUnlock ? <UnlockForm host={host.name} file={host.needsPassphrase} /> : null}
+        {host.kind === 'ssh' && host.trustedInLoopdeck && mayUntrust ? <UntrustControl host={host.name} /> : null}
       </div>
     </li>
   );
 }
 
-/** The configured hosts: state, retry progress, last error, and what the operator can do about it. */
+/** The configured hosts: state, retry progress, last error, and what the operator can do about it (an admin: trust, untrust, unlock). */
 export function HostList({ focus = null }: { focus?: string | null } = {}) {
   const hosts = useDeck((s) => s.hosts);
   // The fingerprint is captured when the dialog opens: the operator confirms the key they saw.
   const [trusting, setTrusting] = useState<{ host: string; fingerprint: string } | null>(null);
+  // Trust, untrust and unlock all need the admin role: said once, and only where one would show.
+  const keysNeed = useRoleNeeded('hosts.trust');
   if (hosts.length === 0) return <p className="muted small side-note">No hosts configured.</p>;
+  const gap = hosts.some((h) => (h.state === 'untrusted' && h.fingerprint) || h.needsPassphrase || (h.kind === 'ssh' && h.trustedInLoopdeck));
   return (
     <>
       <ul className="hosts">
@@ -72,6 +81,11 @@ export function HostList({ focus = null }: { focus?: string | null } = {}) {
           <HostItem key={h.name} host={h} focused={h.name === focus} onTrust={(fingerprint) => setTrusting({ host: h.name, fingerprint })} />
         ))}
       </ul>
+      {gap ? (
+        <RoleNote needed={keysNeed} testId="hosts-role-note" className="side-note">
+          Trusting, forgetting and unlocking host keys need
+        </RoleNote>
+      ) : null}
       {trusting ? <TrustDialog host={trusting.host} fingerprint={trusting.fingerprint} onClose={() => setTrusting(null)} /> : null}
     </>
   );

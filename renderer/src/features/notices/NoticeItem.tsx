@@ -3,13 +3,20 @@ import type { Notice } from '../../../../shared/domain';
 import { describeError } from '../../client';
 import { formatAge, formatClock, formatDateTime } from '../../ui/format';
 import { isSnoozed, SNOOZE_CHOICES } from './notices';
-import { useDeck } from '../../store';
+import { useDeck, useMay } from '../../store';
 import { NoticeLinkView, PriorityBadge } from './NoticeParts';
 
-/** One notice: priority, title, message, link, time and state, with Acknowledge and Snooze. */
+/** " by alice" for who acknowledged or snoozed, when it was recorded. */
+function by(user: string | null | undefined): string {
+  return user ? ` by ${user}` : '';
+}
+
+/** One notice: priority, title, message, link, time, state and who, with Acknowledge and Snooze for a role that may. */
 export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
   const ackNotice = useDeck((s) => s.ackNotice);
   const snoozeNotice = useDeck((s) => s.snoozeNotice);
+  const mayAck = useMay('notices.ack');
+  const maySnooze = useMay('notices.snooze');
   const [menu, setMenu] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -50,9 +57,15 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
         <div className="notice-foot" data-row-open>
           <NoticeLinkView url={notice.url} title={notice.urlTitle} testId={`notice-link-${key}`} />
           {acked ? (
-            <span className="notice-state ok">✓ acknowledged {formatClock(notice.acknowledgedAt)}</span>
+            <span className="notice-state ok" data-testid={`notice-state-${key}`}>
+              ✓ acknowledged {formatClock(notice.acknowledgedAt)}
+              {by(notice.acknowledgedBy)}
+            </span>
           ) : snoozed ? (
-            <span className="notice-state snooze">snoozed until {formatClock(notice.snoozedUntil)}</span>
+            <span className="notice-state snooze" data-testid={`notice-state-${key}`}>
+              snoozed until {formatClock(notice.snoozedUntil)}
+              {by(notice.snoozedBy)}
+            </span>
           ) : null}
         </div>
         {error ? (
@@ -61,22 +74,26 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
           </p>
         ) : null}
       </div>
-      {acked ? null : (
+      {acked || (!mayAck && !maySnooze) ? null : (
         <div className="notice-actions">
-          <button type="button" className="small-button" data-testid={`notice-ack-${key}`} data-row-ack disabled={busy} onClick={() => void run(() => ackNotice(key))}>
-            Acknowledge
-          </button>
-          <button
-            type="button"
-            className="small-button quiet"
-            data-testid={`notice-snooze-${key}`}
-            aria-expanded={menu}
-            disabled={busy}
-            onClick={() => setMenu((m) => !m)}
-          >
-            Snooze ▾
-          </button>
-          {menu ? (
+          {mayAck ? (
+            <button type="button" className="small-button" data-testid={`notice-ack-${key}`} data-row-ack disabled={busy} onClick={() => void run(() => ackNotice(key))}>
+              Acknowledge
+            </button>
+          ) : null}
+          {maySnooze ? (
+            <button
+              type="button"
+              className="small-button quiet"
+              data-testid={`notice-snooze-${key}`}
+              aria-expanded={menu}
+              disabled={busy}
+              onClick={() => setMenu((m) => !m)}
+            >
+              Snooze ▾
+            </button>
+          ) : null}
+          {menu && maySnooze ? (
             <div className="snooze-menu" role="group" aria-label={`Snooze ${notice.title}`}>
               {SNOOZE_CHOICES.map((c) => (
                 <button

@@ -3,7 +3,8 @@ import type { NoticePriority } from '../../../../shared/domain';
 import { notificationPermission } from './desktop-notify';
 import { filterNotices, pendingNotices, PRIORITIES, PRIORITY_LABEL, SOURCE_KINDS, type NoticeFilter, type SourceKind } from './notices';
 import { useNow } from '../../ui/react-hooks';
-import { useDeck } from '../../store';
+import { useDeck, useRoleNeeded } from '../../store';
+import { RoleNote } from '../../ui/RoleNote';
 import { NoticeItem } from './NoticeItem';
 
 function EnableDesktop() {
@@ -21,13 +22,16 @@ function EnableDesktop() {
   );
 }
 
-/** Every notice, newest first, filterable by priority and source, with Acknowledge and Snooze. */
+/** Every notice, newest first, filterable by priority and source, with Acknowledge and Snooze for a role that may. */
 export function NoticesView() {
   const notices = useDeck((s) => s.notices);
   const now = useNow(30_000);
   const [filter, setFilter] = useState<NoticeFilter>({ priority: null, source: null });
   const shown = useMemo(() => filterNotices(notices, filter), [notices, filter]);
   const waiting = pendingNotices(notices, now).length;
+  // Said once for the list, where a notice would have offered Acknowledge (not per row).
+  const ackNeeds = useRoleNeeded('notices.ack');
+  const unacked = notices.some((n) => n.acknowledgedAt === null);
 
   return (
     <section className="notices-view" data-testid="notices" aria-labelledby="notices-title">
@@ -39,6 +43,11 @@ export function NoticesView() {
           </span>
           <EnableDesktop />
         </div>
+        {unacked ? (
+          <RoleNote needed={ackNeeds} testId="notices-role-note">
+            Acknowledging and snoozing need
+          </RoleNote>
+        ) : null}
         <div className="filter-row">
           <label className="filter-select">
             Priority

@@ -5,7 +5,8 @@ import { formatAge, formatDateTime } from '../../ui/format';
 import { routeHash } from '../../ui/route';
 import { drillRunsSince, fleetIncidents, newFindings, readyPrs, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 import { useNow } from '../../ui/react-hooks';
-import { useDeck } from '../../store';
+import { useDeck, useMay, useRoleNeeded } from '../../store';
+import { RoleNote } from '../../ui/RoleNote';
 import { CopyMarkdownButton } from './CopyMarkdownButton';
 import { argsText, DrillStatusBadge, runDuration } from '../drills/DrillParts';
 import { SeverityTag } from '../findings/FindingTags';
@@ -32,8 +33,11 @@ function Section({ title, count, id, children }: { title: string; count?: ReactN
   );
 }
 
+/** Mark reviewed, for a role that may; for one that may not, a quiet line saying which role does. */
 function MarkButton() {
   const markReviewed = useDeck((s) => s.markReviewed);
+  const may = useMay('review.mark');
+  const needed = useRoleNeeded('review.mark');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const onClick = async () => {
@@ -47,6 +51,13 @@ function MarkButton() {
       setBusy(false);
     }
   };
+  if (!may) {
+    return (
+      <RoleNote needed={needed} testId="review-role-note">
+        Marking reviewed needs
+      </RoleNote>
+    );
+  }
   return (
     <div className="rv-mark">
       <button type="button" className="primary" data-testid="review-mark" disabled={busy} onClick={() => void onClick()}>
@@ -65,6 +76,7 @@ function MarkButton() {
 export function ReviewView() {
   const now = useNow(60_000);
   const lastReviewedAt = useDeck((s) => s.lastReviewedAt);
+  const lastReviewedBy = useDeck((s) => s.lastReviewedBy);
   const loopNames = useDeck((s) => s.loopNames);
   const loops = useDeck((s) => s.loops);
   const hosts = useDeck((s) => s.hosts);
@@ -105,7 +117,14 @@ export function ReviewView() {
   const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
-      Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago).
+      Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago)
+      {lastReviewedBy ? (
+        <>
+          {' by '}
+          <span data-testid="review-reviewed-by">{lastReviewedBy}</span>
+        </>
+      ) : null}
+      .
     </>
   ) : (
     <>Never marked reviewed: showing the last 24 hours.</>
