@@ -61,8 +61,12 @@ test.describe('sign-in with OIDC', () => {
     const cookies = await page.context().cookies(base);
     expect(cookies.find((c) => c.name === 'loopdeck_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
 
+    await expect(page.getByTestId('identity')).toContainText('alice');
+    await expect(page.getByTestId('identity')).toContainText('operator');
+    await page.screenshot({ path: 'test-results/sign-in-header.png' });
+
     // Signing out ends the sign-in here and at the provider: the next visit shows its form again.
-    await page.goto(`${base}/auth/logout`);
+    await page.getByTestId('sign-out').click();
     await page.click('button[name=logout]');
     await expect(page.getByText('Signed out of Loopdeck.')).toBeVisible();
     await page.goto(`${base}/`);
