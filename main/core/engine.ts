@@ -58,7 +58,7 @@ export class Engine {
   private readonly noticeGate = new NoticeGate();
   private readonly unread: UnreadLoops;
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
+  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
   private problemsPublished = '';
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
@@ -191,9 +191,9 @@ export class Engine {
     this.preflight.start();
   }
 
-  /** A watcher saw a change, or a host connected: poll soon, if the engine runs on its own. */
-  private wake(): void {
-    this.scheduler?.wake();
+  /** A watcher saw a change (on `host`), or a host connected: poll soon, if the engine runs on its own. */
+  private wake(host?: string): void {
+    this.scheduler?.wake(host);
   }
 
   private updateWatches(): void {
