@@ -11,6 +11,7 @@ import { capacityChart, capacityFixture } from './capacity';
 import { findingsTable } from './findings-table';
 import { historyCost } from './history-cost';
 import { historyPaint } from './history-paint';
+import { hundredHosts } from './hundred-hosts';
 import { ledgerParsing } from './ledger';
 import { launchChromium, log, onCleanup, ROOT, round, runCleanups, type Figure } from './lib';
 import { lineToScreen } from './line-to-screen';
@@ -18,7 +19,7 @@ import { coldStartFigure, footprintFigure } from './start-footprint';
 import { preflightCost } from './preflight';
 import { sqliteIngest } from './sqlite-ingest';
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'] as const;
+const ALL = ['1', '2', '3', '4', '5', '6', '6d', '7', '8', '9', '10', '11'] as const;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -90,8 +91,10 @@ async function main(): Promise<number> {
   const figures: Figure[] = [];
   const runNotes: string[] = [];
   const failures: string[] = [];
+  // `--only 6d` runs figure 6d alone; `--only 6` runs 6a, 6b and 6d.
+  const wanted = (id: string): boolean => only.has(id) || only.has(id.replace(/[a-z]+$/, ''));
   const step = async (id: string, fn: () => Promise<Figure[]> | Figure[]): Promise<void> => {
-    if (!only.has(id)) return;
+    if (!wanted(id)) return;
     const t0 = Date.now();
     try {
       figures.push(...(await fn()));
@@ -143,6 +146,7 @@ async function main(): Promise<number> {
     await step('6', () => inBrowser((browser) => coldStartFigure(browser, fx)));
   }
   await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
+  await step('6d', () => hundredHosts(quick));
   await step('8', () => historyCost(quick));
   await step('9', () => inBrowser((browser) => historyPaint(browser, quick)));
   await step('11', () => preflightCost(sshd));

@@ -37,6 +37,8 @@ export interface TestSshd {
 /** Options for a test sshd. */
 export interface SshdOptions {
   readonly maxSessions?: number;
+  /** Unauthenticated connections at once past which sshd drops new ones (default 100). */
+  readonly maxStartups?: number;
   readonly extraConfig?: string;
   /**
    * Every session waits this long before its command runs, like an account whose rc file runs
@@ -168,7 +170,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
       'UsePAM no',
       'PermitRootLogin prohibit-password',
       `MaxSessions ${options.maxSessions ?? 10}`,
-      'MaxStartups 100',
+      `MaxStartups ${options.maxStartups ?? 100}`,
       'AllowTcpForwarding yes',
       'ClientAliveInterval 0',
       'LogLevel ERROR',

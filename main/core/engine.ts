@@ -1,10 +1,11 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type LoopState, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import { isEmptyDelta } from '../../shared/deltas';
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
 import { HostTable } from './engine/hosts';
+import { pollSideBySide, type PollChanges } from './engine/poll-changes';
 import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
@@ -12,7 +13,7 @@ import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
 import { HostOutages, phaseCause } from './engine/host-outages';
 import { LoopFollower } from './loops/loop-follower';
-import type { LoopPoll } from './loops/loop-poll';
+import type { LoopPoll, ReadScope } from './loops/loop-poll';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
@@ -30,19 +31,10 @@ import type { PreflightService } from './preflight/preflight-service';
 import { engineServices } from './engine/engine-services';
 import { NightHistory } from './history/night-history';
 
-
-/** Let pending requests in between followers: a first read of a year of history is seconds of work. */
-/** What one poll changed, for the notices: loops with their moved cycles, and the ledger rows that moved. */
-interface PollChanges {
-  loops: LoopState[];
-  findings: Finding[];
-  backlog: BacklogItem[];
-  tasks: Task[];
-}
-
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
 
+/** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
@@ -66,7 +58,7 @@ export class Engine {
   private readonly noticeGate = new NoticeGate();
   private readonly unread: UnreadLoops;
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), () => this.wake());
+  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
   private problemsPublished = '';
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
@@ -199,9 +191,9 @@ export class Engine {
     this.preflight.start();
   }
 
-  /** A watcher saw a change, or a host connected: poll soon, if the engine runs on its own. */
-  private wake(): void {
-    this.scheduler?.wake();
+  /** A watcher saw a change (on `host`), or a host connected: poll soon, if the engine runs on its own. */
+  private wake(host?: string): void {
+    this.scheduler?.wake(host);
   }
 
   private updateWatches(): void {
@@ -259,69 +251,13 @@ export class Engine {
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
     const scope = this.watches.begin(reason);
-    const changed: PollChanges = { loops: [], findings: [], backlog: [], tasks: [] };
+    // Hosts are read side by side, each host's loops one after another (its requests go through
+    // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
+    // not the sum of theirs (the requests wait on the hosts, not on this thread).
+    const { changed, any } = await pollSideBySide(this.followers, (f) => f.host, (f, part) => this.pollLoop(f, scope(f.host), now, part));
     // Whether a follower read more than the files a watcher named: then the folders to watch may
     // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
-    let readMore = reason !== 'wake';
-    for (const follower of this.followers) {
-      const hostScope = scope(follower.host);
-      const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;
-      if (!named) readMore = true;
-      // A read of files a watcher named (a line or a few), or of nothing, is short: only a full read
-      // (a first one of a year of history is seconds of work) lets pending requests in between.
-      if (!named && !hostScope.quiet) await letRequestsIn();
-      const name = follower.name;
-      if (!this.config.loops[name]) continue;
-      if (!this.hosts.reachable(follower.host)) {
-        // Down since the start, and settled so: what the store holds from the last run, not nothing.
-        if (this.unread.never(name) && !this.unread.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
-        this.loops.refreshDeadman(name, now, changed.loops);
-        continue;
-      }
-      // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
-      // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
-      let cyclesRead: LoopPoll | null = null;
-      try {
-        cyclesRead = await follower.poll(now, hostScope);
-        this.errors.set(name, null);
-      } catch (err) {
-        // A link that dropped mid-poll is the host's state to report, not the loop's: the next
-        // poll after the reconnect resumes from the committed offsets.
-        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) continue;
-        this.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
-      }
-      // The ledgers are read even when the runs folder could not be, and apart from it.
-      const ledgers = this.ledgerFollowers.get(name);
-      if (!ledgers) {
-        if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-        this.unread.read(name);
-        continue;
-      }
-      if (!named && !hostScope.quiet) await letRequestsIn();
-      let backlogMoved = false;
-      try {
-        const read = await ledgers.poll(now, hostScope);
-        if (this.takeLedgers(name, ledgers, read)) {
-          backlogMoved = !isEmptyDelta(read.backlog);
-          // A backlog table landing can leave findings of its section uncovered that did not move themselves.
-          changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
-          changed.backlog.push(...read.backlog.upserted);
-          changed.tasks.push(...read.tasks.upserted);
-        }
-        this.errors.set(`${name} ledgers`, null);
-      } catch (err) {
-        if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) {
-          if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-          continue;
-        }
-        this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
-      }
-      // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
-      if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
-      if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-      if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
-      this.unread.read(name);
-    }
+    const readMore = reason !== 'wake' || any;
     const nights = this.history.takeWritten();
     if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
     if (this.history.pending) this.wake();
@@ -359,6 +295,67 @@ export class Engine {
     for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
     // A loop that entered its lead before its fire (only once `run`: a snapshot makes no pre-flight).
     this.preflight.look();
+  }
+
+  /** One loop's poll (see pollAll); true when it read more than files a watcher named. */
+  private async pollLoop(follower: LoopFollower, hostScope: ReadScope, now: Date, changed: PollChanges): Promise<boolean> {
+    const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;
+    const readMore = !named;
+    // A read of files a watcher named (a line or a few), or of nothing, is short: only a full read
+    // (a first one of a year of history is seconds of work) lets pending requests in between.
+    if (!named && !hostScope.quiet) await letRequestsIn();
+    const name = follower.name;
+    if (!this.config.loops[name]) return readMore;
+    if (!this.hosts.reachable(follower.host)) {
+      // Down since the start, and settled so: what the store holds from the last run, not nothing.
+      if (this.unread.never(name) && !this.unread.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
+      this.loops.refreshDeadman(name, now, changed.loops);
+      return readMore;
+    }
+    // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
+    // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
+    let cyclesRead: LoopPoll | null = null;
+    try {
+      cyclesRead = await follower.poll(now, hostScope);
+      this.errors.set(name, null);
+    } catch (err) {
+      // A link that dropped mid-poll is the host's state to report, not the loop's: the next
+      // poll after the reconnect resumes from the committed offsets.
+      if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) return readMore;
+      this.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+    }
+    // The ledgers are read even when the runs folder could not be, and apart from it.
+    const ledgers = this.ledgerFollowers.get(name);
+    if (!ledgers) {
+      if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+      this.unread.read(name);
+      return readMore;
+    }
+    if (!named && !hostScope.quiet) await letRequestsIn();
+    let backlogMoved = false;
+    try {
+      const read = await ledgers.poll(now, hostScope);
+      if (this.takeLedgers(name, ledgers, read)) {
+        backlogMoved = !isEmptyDelta(read.backlog);
+        // A backlog table landing can leave findings of its section uncovered that did not move themselves.
+        changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
+        changed.backlog.push(...read.backlog.upserted);
+        changed.tasks.push(...read.tasks.upserted);
+      }
+      this.errors.set(`${name} ledgers`, null);
+    } catch (err) {
+      if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) {
+        if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+        return readMore;
+      }
+      this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+    }
+    // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
+    if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
+    if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
+    if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
+    this.unread.read(name);
+    return readMore;
   }
 
   /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */

@@ -142,10 +142,10 @@ describe('PollScheduler', () => {
       return { s, polls };
     };
     /** Wake `wakes` times `everyMs` apart from `at`; the polls from `at` on, relative to it. */
-    const stream = async (s: PollScheduler, polls: number[], everyMs: number, wakes: number): Promise<number[]> => {
+    const stream = async (s: PollScheduler, polls: number[], everyMs: number, wakes: number, source?: string): Promise<number[]> => {
       const at = performance.now();
       for (let i = 0; i < wakes; i++) {
-        s.wake();
+        s.wake(source);
         await vi.advanceTimersByTimeAsync(everyMs);
       }
       await vi.advanceTimersByTimeAsync(STREAM_WAKE_GAP_MS);
@@ -176,6 +176,26 @@ describe('PollScheduler', () => {
       expect(woken.at(-1)).toBeGreaterThanOrEqual(39 * 50); // the 40th wake (at 1950 ms) was read
       await vi.advanceTimersByTimeAsync(500);
       expect(await stream(s, polls, 1, 1)).toEqual([0]);
+    });
+
+    it("judges streams per source: a host's line a second is read within the plain gap beside another host's sustained stream", async () => {
+      const { s, polls } = make();
+      await vi.advanceTimersByTimeAsync(1000);
+      const quietWakes: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        s.wake('busy'); // 20 lines a second on one host
+        if (i > 20 && i % 7 === 0) {
+          s.wake(`quiet-${i % 3}`);
+          quietWakes.push(performance.now());
+        }
+        await vi.advanceTimersByTimeAsync(50);
+      }
+      // With one streak for every source these waited up to SUSTAINED_WAKE_GAP_MS (200 ms).
+      const waits = quietWakes.map((t) => (polls.find((p) => p >= t) ?? Infinity) - t);
+      expect(waits.every((w) => w <= ENGINE_WAKE_GAPS.minWakeGapMs)).toBe(true);
+      // The busy host alone still streams: far fewer polls than wakes.
+      const alone = await stream(s, polls, 50, 30, 'busy');
+      expect(alone.length).toBeLessThanOrEqual(12);
     });
 
     it('reads every wake at once when they come further apart, and the first wake after a stream at once', async () => {

@@ -89,8 +89,13 @@ export class PollScheduler {
   private lastWokenAt = -Infinity;
   /** When the last poll ended (ms, performance clock): the idle interval runs from there. */
   private lastPollEndedAt = -Infinity;
-  /** Wakes in a row that came sooner than `streamAfterMs` after the woken poll before them. */
-  private streak = 0;
+  /**
+   * Per source of wakes (a host's watcher; '' for the rest): wakes in a row that came sooner than
+   * `streamAfterMs` after the woken poll that took its wake before, and when that poll began.
+   */
+  private readonly streams = new Map<string, { streak: number; lastTakenAt: number }>();
+  /** The sources that woke since the last poll began. */
+  private readonly pending = new Set<string>();
 
   constructor(private readonly options: PollSchedulerOptions) {}
 
@@ -111,17 +116,31 @@ export class PollScheduler {
     await this.polling;
   }
 
-  /** Something changed: poll soon (right after the poll in flight, if any). */
-  wake(): void {
+  /**
+   * Something changed: poll soon (right after the poll in flight, if any). `source` names what
+   * woke it (a host): whether wakes stream is judged per source, so a hundred hosts each writing a
+   * line now and then do not make a stream that spaces every host's polls 200 ms apart.
+   */
+  wake(source = ''): void {
     if (!this.running) return;
-    // The first wake a poll has not taken yet says whether changes stream; later ones join it.
-    if (!this.woken) {
-      const soon = performance.now() - this.lastWokenAt < (this.options.streamAfterMs ?? STREAM_AFTER_MS);
-      this.streak = soon ? this.streak + 1 : 0;
+    // A source's first wake a poll has not taken yet says whether it streams; later ones join it.
+    let joined = false;
+    if (!this.pending.has(source)) {
+      const s = this.streams.get(source) ?? { streak: 0, lastTakenAt: -Infinity };
+      const soon = performance.now() - s.lastTakenAt < (this.options.streamAfterMs ?? STREAM_AFTER_MS);
+      s.streak = soon ? s.streak + 1 : 0;
+      this.streams.set(source, s);
+      this.pending.add(source);
+      joined = true;
     }
     this.woken = true;
-    // A poll in flight takes the wake right after it; a woken poll already due takes it too.
-    if (this.polling || this.woke) return;
+    // A poll in flight takes the wake right after it; a woken poll already due takes it too,
+    // sooner when this source's gap is shorter than the one it was set for.
+    if (this.polling) return;
+    if (this.woke) {
+      if (!joined) return;
+      this.woke.cancel();
+    }
     this.scheduleWoken();
   }
 
@@ -154,17 +173,27 @@ export class PollScheduler {
     }, delay);
   }
 
-  /** The wake gap for the current streak: the plain gap, the stream's, or the sustained stream's. */
+  /** The wake gap: the shortest a waking source's streak allows (the plain gap, the stream's, or the sustained stream's). */
   private gap(): number {
     const { minWakeGapMs, streamWakeGapMs = minWakeGapMs, sustainedWakeGapMs = streamWakeGapMs } = this.options;
-    if (this.streak >= SUSTAINED_STREAK) return sustainedWakeGapMs;
-    return this.streak >= 2 ? streamWakeGapMs : minWakeGapMs;
+    let streak = Infinity;
+    for (const source of this.pending) streak = Math.min(streak, this.streams.get(source)?.streak ?? 0);
+    if (streak === Infinity) streak = 0;
+    if (streak >= SUSTAINED_STREAK) return sustainedWakeGapMs;
+    return streak >= 2 ? streamWakeGapMs : minWakeGapMs;
   }
 
   private run(woken: boolean): void {
     if (woken) this.woke = null;
     if (!this.running || this.polling) return;
-    if (woken) this.lastWokenAt = performance.now();
+    if (woken) {
+      this.lastWokenAt = performance.now();
+      for (const source of this.pending) {
+        const s = this.streams.get(source);
+        if (s) s.lastTakenAt = this.lastWokenAt;
+      }
+    }
+    this.pending.clear();
     this.woken = false;
     this.polling = this.options
       .poll({ timer: !woken })

@@ -25,7 +25,8 @@ export class WatchScope {
 
   constructor(
     private readonly sources: () => Iterable<readonly [string, FileSource | null]>,
-    private readonly wake: () => void,
+    /** A poll is due; `host` is whose watcher asked (the scheduler judges streams per host). */
+    private readonly wake: (host: string) => void,
   ) {}
 
   /**
@@ -42,7 +43,7 @@ export class WatchScope {
     for (const [host, source] of sources) {
       source?.watch?.([...(byHost.get(host) ?? [])], (hint) => {
         this.note(host, hint);
-        this.wake();
+        this.wake(host);
       });
     }
     this.watched = new Map([...byHost].map(([host, dirs]) => [host, [...dirs]]));
@@ -60,7 +61,7 @@ export class WatchScope {
    */
   readAgain(host: string): void {
     this.reported.set(host, 'all');
-    this.wake();
+    this.wake(host);
   }
 
   /** Remember what a watcher said changed on a host, for the next poll. */

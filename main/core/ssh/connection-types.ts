@@ -1,5 +1,6 @@
 import type { AnyAuthMethod } from 'ssh2';
 import type { HostConnState } from '../../../shared/domain';
+import type { ConnectGate } from './connect-gate';
 
 /** One SSH endpoint to reach, after alias resolution; `jumps` are ProxyJump hops, in order. */
 export interface SshEndpoint {
@@ -54,6 +55,8 @@ export interface SshConnectionOptions {
   readonly maxSessions?: number;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
+  /** The gate its handshakes wait at (processConnectGate by default: shared by every host). */
+  readonly connectGate?: ConnectGate;
 }
 
 /** The result of a command run on the host. */

@@ -30,8 +30,8 @@ export interface SshHostEnv {
   readonly agentSocket?: string | null;
   /** Which watcher the host's file source runs (see SshSourceOptions; tests of hosts without perl take `sh`). */
   readonly watcher?: 'perl' | 'sh';
-  /** Overrides for keepalive, timeouts and backoff (tests make them short). */
-  readonly tuning?: Partial<Pick<SshConnectionOptions, 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'readyTimeoutMs' | 'maxSessions' | 'backoffBaseMs' | 'backoffMaxMs'>>;
+  /** Overrides for keepalive, timeouts, backoff and the connect gate (tests make them short, or give a gate of their own). */
+  readonly tuning?: Partial<Pick<SshConnectionOptions, 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'readyTimeoutMs' | 'maxSessions' | 'backoffBaseMs' | 'backoffMaxMs' | 'connectGate'>>;
 }
 
 function readIfExists(path: string): string | null {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type { AuthMethod, Client, ConnectConfig } from 'ssh2';
 import { ssh2 } from './ssh2-module';
+import { processConnectGate } from './connect-gate';
 import { backoffDelay } from '../../../shared/backoff';
 import type { HostConnState } from '../../../shared/domain';
 import { NotConnectedError, type ConnectionStatus, type Fatal, type SshConnectionOptions, type SshEndpoint } from './connection-types';
@@ -20,6 +21,8 @@ export class SshLink extends EventEmitter {
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
   private current: ConnectionStatus;
+  /** Counts attempts: one that waited at the connect gate while a newer began gives way. */
+  private generation = 0;
 
   constructor(protected readonly options: SshConnectionOptions) {
     super();
@@ -144,7 +147,20 @@ export class SshLink extends EventEmitter {
 
   private async attempt(): Promise<void> {
     if (this.closed) return;
+    const generation = ++this.generation;
     this.teardown();
+    // Every host's handshake takes a turn at the process's connect gate (see ConnectGate): a
+    // start with a hundred hosts is spread out, and a turn lasts at most the gate's hold time.
+    const leave = await (this.options.connectGate ?? processConnectGate).enter();
+    try {
+      if (this.closed || generation !== this.generation) return;
+      await this.handshake();
+    } finally {
+      leave();
+    }
+  }
+
+  private async handshake(): Promise<void> {
     const fatal: { value: Fatal | null } = { value: null };
     const ep = this.options.endpoint;
     try {
