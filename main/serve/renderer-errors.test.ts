@@ -91,6 +91,6 @@ describe('renderer errors over serve mode', () => {
     const text = logText();
     expect(text.match(/renderer: loop error \d+/g)).toHaveLength(RENDERER_ERRORS_PER_MINUTE);
     expect(text).not.toContain(`loop error ${RENDERER_ERRORS_PER_MINUTE}`);
-    expect(text.match(/WARN {2}log\.error from serve client 127\.0\.0\.1:\d+: more than 20 calls in 60 s; dropping the rest of this window\./g)).toHaveLength(1);
+    expect(text.match(/WARN {2}log\.error from serve client 127\.0\.0\.1:\d+ \(\S+\): more than 20 calls in 60 s; dropping the rest of this window\./g)).toHaveLength(1);
   });
 });
