@@ -4,8 +4,12 @@ import type { FileSource, WatchHint } from '../sources/file-source';
 /** What the watchers of one host reported since the last poll. */
 type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } | 'all';
 
-/** Every this many polls that no watcher asked for, one reads everything anyway (about 10 s idle). */
-const FULL_POLL_EVERY = 10;
+/**
+ * Every host is read whole (whatever its watcher said) once in this many timer polls at least
+ * (about 10 s): belt and braces for notifications that can be missed. Past this many hosts, one
+ * host a timer poll: the net's cost stays a host's read a second however large the fleet.
+ */
+export const FULL_POLL_EVERY = 10;
 
 /**
  * The engine's watchers and what they saw: it keeps each host's sources watching the folders the
@@ -15,8 +19,10 @@ const FULL_POLL_EVERY = 10;
 export class WatchScope {
   /** What the watchers reported since the last poll began, by host (`all`: they cannot say what). */
   private reported = new Map<string, HostChanges>();
-  /** Polls since the last one that read every hot file whatever the watchers said. */
-  private quietPolls = 0;
+  /** Timer polls so far: the safety net's clock (see FULL_POLL_EVERY). */
+  private timerPolls = 0;
+  /** Each host's place in the safety net's turn. */
+  private turnOf: Map<string, number> | null = null;
   private watchKey = '';
   /** The folders watched on each host, as the list a source's `watching` is asked about. */
   private watched = new Map<string, readonly string[]>();
@@ -79,20 +85,24 @@ export class WatchScope {
   /**
    * Start a poll: take what was reported, and answer for each host how much to read. A host that
    * watches every folder it would read is read only where its watcher saw a change (nothing at all
-   * on a timer poll nobody woke), except every FULL_POLL_EVERY-th timer poll: belt and braces for
-   * notifications that can be missed. A poll with no reason (a person, a test) reads everything.
+   * on a timer poll nobody woke), except on its turn of the safety net: once every
+   * max(FULL_POLL_EVERY, hosts) timer polls, the hosts' turns spread over them. A poll with no
+   * reason (a person, a test) reads everything.
    */
   begin(reason: 'wake' | 'timer' | null): (host: string) => ReadScope {
     const reported = this.reported;
     this.reported = new Map();
-    let trusted = reason !== null;
-    if (reason === 'timer' && ++this.quietPolls >= FULL_POLL_EVERY) trusted = false;
-    if (!trusted) this.quietPolls = 0;
     const sources = this.sourcesByHost();
+    this.turnOf ??= new Map([...sources.keys()].map((h, i) => [h, i]));
+    const period = Math.max(FULL_POLL_EVERY, sources.size);
+    const tick = reason === 'timer' ? ++this.timerPolls : null;
+    const turns = this.turnOf;
+    // A host's turn comes round every `period` timer polls, one host's turn a poll past FULL_POLL_EVERY hosts.
+    const onTurn = (host: string): boolean => tick !== null && (tick + (turns.get(host) ?? 0) * Math.max(1, Math.floor(period / Math.max(1, sources.size)))) % period === 0;
     return (host) => {
       const dirs = this.watched.get(host);
       const seen = reported.get(host);
-      if (!trusted || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.(dirs) !== true) return {};
+      if (reason === null || onTurn(host) || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.(dirs) !== true) return {};
       return seen === undefined ? { quiet: true } : { only: seen };
     };
   }

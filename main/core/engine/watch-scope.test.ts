@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { FileSource } from '../sources/file-source';
+import { FULL_POLL_EVERY, WatchScope } from './watch-scope';
+
+/** A source whose watcher is always alive and never reports: only the safety net reads it. */
+const watchingSource = { watching: () => true, watch: () => undefined } as unknown as FileSource;
+
+/** For `hosts` hosts, the hosts read whole on each of `polls` timer polls. */
+function fullReads(hosts: number, polls: number): string[][] {
+  const names = Array.from({ length: hosts }, (_, i) => `h${i}`);
+  const scope = new WatchScope(() => names.map((n) => [n, watchingSource] as const), () => undefined);
+  scope.update(new Map(names.map((n) => [n, new Set([`/runs/${n}`])])));
+  const out: string[][] = [];
+  for (let p = 0; p < polls; p++) {
+    const scopeOf = scope.begin('timer');
+    out.push(names.filter((n) => Object.keys(scopeOf(n)).length === 0));
+  }
+  return out;
+}
+
+describe('the safety net of the watchers (a whole read whatever they said)', () => {
+  it('reads each host whole once every FULL_POLL_EVERY timer polls, their turns spread apart', () => {
+    const reads = fullReads(3, 30);
+    for (const h of ['h0', 'h1', 'h2']) expect(reads.filter((r) => r.includes(h))).toHaveLength(30 / FULL_POLL_EVERY);
+    expect(Math.max(...reads.map((r) => r.length))).toBe(1);
+  });
+
+  it('past FULL_POLL_EVERY hosts, reads one host whole a timer poll, each in its turn: the cost does not grow with the fleet', () => {
+    const reads = fullReads(100, 200);
+    expect(reads.every((r) => r.length === 1)).toBe(true);
+    const counts = new Map<string, number>();
+    for (const r of reads) for (const h of r) counts.set(h, (counts.get(h) ?? 0) + 1);
+    expect(counts.size).toBe(100);
+    expect([...counts.values()].every((n) => n === 2)).toBe(true);
+  });
+
+  it('reads everything on a poll with no reason (a person, a test), and only what a watcher named on a woken one', () => {
+    const scope = new WatchScope(() => [['h0', watchingSource] as const], () => undefined);
+    scope.update(new Map([['h0', new Set(['/runs/h0'])]]));
+    expect(scope.begin(null)('h0')).toEqual({});
+    expect(scope.begin('wake')('h0')).toEqual({ quiet: true });
+  });
+});
