@@ -80,6 +80,8 @@ describe('hosts.untrust against a real sshd', () => {
         await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted');
         await c.handlers['hosts.trust']({ host: 'runner', fingerprint: fingerprintOf(other) }, TEST_CALLER);
         await until(() => host(c)?.state === 'connected', 15_000, 'connected after trust');
+        // Who trusted it is kept with the key.
+        expect(trustedKeys(store, '127.0.0.1', other.port)).toMatchObject([{ fingerprint: fingerprintOf(other), addedBy: TEST_CALLER.user }]);
         other.changeHostKey();
         await other.restart();
         await until(() => host(c)?.state === 'hostkey-mismatch', 20_000, 'hostkey-mismatch after the key changed');
