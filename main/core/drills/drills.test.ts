@@ -81,7 +81,7 @@ async function streamsLive(c: Session, s: Setup): Promise<void> {
   off();
   const run = runOf(c, runId);
   expect(run).toMatchObject({ drill: 'live', host: 'runner', args: { mode: 'fast' }, rc: 3, status: 'failed', override: false });
-  expect(run?.user).toBeTruthy();
+  expect(run?.user).toBe(TEST_CALLER.user);
   expect(run?.durationMs).toBeGreaterThanOrEqual(go - started);
   expect(run?.logPath).toMatch(/\.loopdeck\/drills\/.+\/out\.log$/);
   // The first line arrived while the drill was still running: live, not at the end.
