@@ -27,7 +27,7 @@ cd "$LD_DIR" || exit 1
 if [ -n "$LD_CWD" ]; then
   if ! cd "$LD_CWD" 2>>"$LD_DIR/out.log"; then
     echo "loopdeck: cwd $LD_CWD does not exist on this host" >>"$LD_DIR/out.log"
-    printf 'drill_rc=127\\nDONE\\n' >>"$LD_DIR/rc"; rm -rf "$LD_LOCK"; exit 0
+    rm -rf "$LD_LOCK"; printf 'drill_rc=127\\nDONE\\n' >>"$LD_DIR/rc"; exit 0
   fi
 fi
 if command -v setsid >/dev/null 2>&1; then
@@ -45,8 +45,9 @@ echo "$job" >"$LD_DIR/pgid"
 dog=$!
 wait "$job"; rc=$?
 kill "$dog" 2>/dev/null
-printf 'drill_rc=%s\\nDONE\\n' "$rc" >>"$LD_DIR/rc"
+# The lock goes before DONE: whoever sees the run done may start the drill again at once.
 rm -rf "$LD_LOCK"
+printf 'drill_rc=%s\\nDONE\\n' "$rc" >>"$LD_DIR/rc"
 `;
 
 /** The script that takes the drill's lock and starts the wrapper; it prints `STARTED <dir>` or `LOCKED <run>`. */

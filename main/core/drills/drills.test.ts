@@ -178,7 +178,7 @@ describe('drills over a real sshd', () => {
       (ok) => ({ code: 0, ...ok }),
       (err: { code: number; stdout: string; stderr: string }) => err,
     );
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 2)).toEqual(['start fast', `end in ${s.work}`]);
     expect(JSON.parse(lines[2] ?? '')).toMatchObject({ drill: 'echo', status: 'failed', rc: 3, args: { mode: 'fast' } });
