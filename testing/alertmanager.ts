@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toolPath } from '../scripts/system-tools.mjs';
 import { holdsWithin } from './until';
+import { endChild } from './end-child';
 
 /** The Alertmanager binary: LOOPDECK_ALERTMANAGER, else Debian's (package prometheus-alertmanager; the rule is in scripts/system-tools.mjs). */
 export const ALERTMANAGER = toolPath('prometheus-alertmanager');
@@ -111,15 +112,7 @@ export async function startAlertmanager(options: TestAlertmanagerOptions = {}): 
           if (!res.ok) throw new Error(`Alertmanager GET /api/v2/alerts: HTTP ${res.status}`);
           return (await res.json()) as ListedAlert[];
         },
-        stop: async () => {
-          if (!exited) {
-            process.kill(pid, 'SIGTERM');
-            const ended = await Promise.race([gone.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
-            if (!ended && !exited) process.kill(pid, 'SIGKILL');
-            await gone;
-          }
-          rmSync(dir, { recursive: true, force: true });
-        },
+        stop: () => endChild(pid, gone, () => exited, dir),
       };
     }
     lastOutput = out;

@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { toolPath } from '../scripts/system-tools.mjs';
 import { freePort } from './sshd';
 import { holdsWithin } from './until';
+import { endChild } from './end-child';
 
 /** The nginx binary: LOOPDECK_NGINX, else Debian's /usr/sbin/nginx (the rule is in scripts/system-tools.mjs). */
 export const NGINX = toolPath('nginx');
@@ -168,15 +169,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<TestRev
         pid,
         config,
         logs: () => ({ error: read('error.log'), access: read('access.log') }),
-        close: async () => {
-          if (!exited) {
-            process.kill(pid, 'SIGTERM');
-            const ended = await Promise.race([gone.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
-            if (!ended && !exited) process.kill(pid, 'SIGKILL');
-            await gone;
-          }
-          rmSync(dir, { recursive: true, force: true });
-        },
+        close: () => endChild(pid, gone, () => exited, dir),
       };
     }
     lastOutput = `${out}${read('error.log')}`;
