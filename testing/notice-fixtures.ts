@@ -1,5 +1,6 @@
 import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from '../shared/domain';
 import type { NoticeInput } from '../main/core/notices/rules';
+import type { NoticeDraft } from '../main/core/notices/notice-draft';
 
 // Realistic loop and fleet states for the notice tests (a nightly reliability loop on `mac`,
 // a crossbar proxy in front of two GPU hosts). Test-only; kept out of the `.test.ts` files so
@@ -119,3 +120,17 @@ export function drillRun(id: string, status: DrillRun['status'], rc: number | nu
 export function emptyInput(now: Date, over: Partial<NoticeInput> = {}): NoticeInput {
   return { loops: [], findings: [], prs: [], hosts: [], hostDownSince: {}, capacity: [], drillRuns: [], rules: {}, now, consoleUrl: 'http://127.0.0.1:7777/', ...over };
 }
+
+/** A notice draft of a PR ready to merge (priority 0), as the sink tests deliver it. */
+export const PR_READY_DRAFT: NoticeDraft = {
+  key: 'pr:https://github.com/acme/radon/pull/88:ready',
+  priority: 0,
+  source: 'loop:reliability',
+  title: 'PR #88 ready to merge',
+  message: 'reliability: https://github.com/acme/radon/pull/88 is green and ready to merge.',
+  url: 'https://github.com/acme/radon/pull/88',
+  urlTitle: 'PR #88',
+};
+
+/** A notice draft of a P0 finding (an emergency, priority 2). */
+export const P0_DRAFT: NoticeDraft = { key: 'finding:reliability:R-123', priority: 2, source: 'loop:reliability', title: 'P0 R-123 (reliability)', message: 'ib_execute places an order without check_order_limits', url: 'http://127.0.0.1:7777/#/findings/R-123', urlTitle: 'R-123 in Loopdeck' };

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/store';
 import { NoticeService } from './notice-service';
-import type { NoticeDraft } from './notice-draft';
 import type { NotifyConfig } from './notify-config';
 import { PushoverSink } from './pushover-sink';
 import { startPushoverTestServer, type PushoverTestServer } from '../../../testing/pushover-test-server';
 import { mountTmpfs, type Tmpfs } from '../../../testing/tmpfs';
+import { P0_DRAFT, PR_READY_DRAFT } from '../../../testing/notice-fixtures';
 
 const TOKEN = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
 const USER = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
@@ -48,16 +48,8 @@ function row(key: string): Record<string, unknown> {
   return store.sql.prepare('SELECT * FROM notices WHERE key = ?').get(key) as Record<string, unknown>;
 }
 
-const PR: NoticeDraft = {
-  key: 'pr:https://github.com/acme/radon/pull/88:ready',
-  priority: 0,
-  source: 'loop:reliability',
-  title: 'PR #88 ready to merge',
-  message: 'reliability: https://github.com/acme/radon/pull/88 is green and ready to merge.',
-  url: 'https://github.com/acme/radon/pull/88',
-  urlTitle: 'PR #88',
-};
-const P0: NoticeDraft = { key: 'finding:reliability:R-123', priority: 2, source: 'loop:reliability', title: 'P0 R-123 (reliability)', message: 'ib_execute places an order without check_order_limits', url: 'http://127.0.0.1:7777/#/findings/R-123', urlTitle: 'R-123 in Loopdeck' };
+const PR = PR_READY_DRAFT;
+const P0 = P0_DRAFT;
 
 describe('PushoverSink against the local Pushover server', () => {
   it('sends the fields Pushover expects', async () => {

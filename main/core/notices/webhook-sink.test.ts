@@ -13,6 +13,7 @@ import type { NotifyConfig } from './notify-config';
 import { fingerprint } from './webhook-payload';
 import { WebhookSink } from './webhook-sink';
 import type { WebhookFormat } from './webhook-target';
+import { P0_DRAFT, PR_READY_DRAFT } from '../../../testing/notice-fixtures';
 
 /** A Standard Webhooks secret, as `openssl rand -base64 32` after `whsec_`. */
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -41,16 +42,8 @@ function setup(format: WebhookFormat, over: { secret?: string; env?: NodeJS.Proc
   return { sink, svc };
 }
 
-const PR: NoticeDraft = {
-  key: 'pr:https://github.com/acme/radon/pull/88:ready',
-  priority: 0,
-  source: 'loop:reliability',
-  title: 'PR #88 ready to merge',
-  message: 'reliability: https://github.com/acme/radon/pull/88 is green and ready to merge.',
-  url: 'https://github.com/acme/radon/pull/88',
-  urlTitle: 'PR #88',
-};
-const P0: NoticeDraft = { key: 'finding:reliability:R-123', priority: 2, source: 'loop:reliability', title: 'P0 R-123 (reliability)', message: 'ib_execute places an order without check_order_limits', url: 'http://127.0.0.1:7777/#/findings/R-123', urlTitle: 'R-123 in Loopdeck' };
+const PR = PR_READY_DRAFT;
+const P0 = P0_DRAFT;
 const DOWN: NoticeDraft = { key: 'host-down:crossbar/gpu-2:2026-11-30T03:00:00.000Z', priority: 1, source: 'proxy:crossbar', title: 'gpu-2 is down', message: 'crossbar reports gpu-2 unreachable since 03:00.', url: null, urlTitle: null };
 const UP: NoticeDraft = { ...DOWN, key: 'host-recovered:crossbar/gpu-2:2026-11-30T03:00:00.000Z', priority: 0, title: 'gpu-2 is back', message: 'crossbar reaches gpu-2 again.', requires: DOWN.key };
 
