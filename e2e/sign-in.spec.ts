@@ -37,19 +37,26 @@ async function startConsole(session: string): Promise<{ op: TestOidcProvider; se
   return { op, served, base };
 }
 
-test.describe('sign-in with OIDC', () => {
-  let op: TestOidcProvider;
-  let served: Served;
-  let base: string;
-
+/** A console for the tests of the describe block it is called in: started before them, ended after. */
+function consoleFor(session: string): () => { op: TestOidcProvider; served: Served; base: string } {
+  let started: { op: TestOidcProvider; served: Served; base: string } | null = null;
   test.beforeAll(async () => {
-    ({ op, served, base } = await startConsole('8h'));
+    started = await startConsole(session);
   });
   test.afterAll(async () => {
-    await served?.stop();
-    await op?.close();
+    await started?.served.stop();
+    await started?.op.close();
   });
+  return () => {
+    if (!started) throw new Error('the console did not start');
+    return started;
+  };
+}
+
+test.describe('sign-in with OIDC', () => {
+  const started = consoleFor('8h');
   test('the console sends the browser to the provider, and opens on the view it asked for once signed in', async ({ page }) => {
+    const { op, served, base } = started();
     expect(served.url).toBe(`${base}/`);
     await page.goto(`${base}/#/loops`);
     await expect(page).toHaveURL(new RegExp(`^${op.issuer}/interaction/`));
@@ -74,6 +81,7 @@ test.describe('sign-in with OIDC', () => {
   });
 
   test('someone outside the allowed groups is told why, and gets no console', async ({ page }) => {
+    const { base } = started();
     await page.goto(`${base}/`);
     await page.fill('input[name=login]', 'mallory');
     await page.click('button[type=submit]');
@@ -83,19 +91,10 @@ test.describe('sign-in with OIDC', () => {
 });
 
 test.describe('a sign-in that expires', () => {
-  let op: TestOidcProvider;
-  let served: Served;
-  let base: string;
-
-  test.beforeAll(async () => {
-    ({ op, served, base } = await startConsole('4s'));
-  });
-  test.afterAll(async () => {
-    await served?.stop();
-    await op?.close();
-  });
+  const started = consoleFor('4s');
 
   test('sends the page to sign in again when it ends, and back to the same view', async ({ page }) => {
+    const { base } = started();
     await page.goto(`${base}/#/notices`);
     await page.fill('input[name=login]', 'alice');
     await page.click('button[type=submit]');
