@@ -1,5 +1,5 @@
 import { shellQuote } from './remote-shell';
-import { FALLBACK_STAT_MS, FRAME_OVERLAP, MAX_FRAME_BYTES, watcherScript } from './watcher-script';
+import { FALLBACK_STAT_MS, FRAME_OVERLAP, HEARTBEAT_MS, MAX_FRAME_BYTES, watcherScript } from './watcher-script';
 
 /**
  * The watcher in Perl, for hosts that have it (every Debian, as perl-base, and macOS): the same
@@ -14,7 +14,7 @@ import { FALLBACK_STAT_MS, FRAME_OVERLAP, MAX_FRAME_BYTES, watcherScript } from 
  *
  * Arguments: the listing interval, the fallback interval (ms), the frame cap, the overlap, then
  * the folders. It ends, with its tail, when a write fails (the link is gone: the heartbeat makes
- * sure one is tried every second) and on HUP, INT and TERM.
+ * sure one is tried every HEARTBEAT_MS) and on HUP, INT and TERM.
  */
 export const PERL_WATCHER = String.raw`
 use strict; use warnings; use POSIX ();
@@ -121,7 +121,7 @@ while (1) {
     if (!$got) { stop_tail(); $tail_ok = 0; }
   }
   start_tail() if check();
-  if (time != $beat) { out(".\n"); $beat = time; }
+  if (time - $beat >= ${HEARTBEAT_MS / 1000}) { out(".\n"); $beat = time; }
 }
 `;
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { holdsWithin, until } from '../../../testing/until';
 import { parseWatchLine } from './watch-frames';
 import { watcherCommand } from './watcher-perl';
-import { MAX_FRAME_BYTES } from './watcher-script';
+import { HEARTBEAT_MS, MAX_FRAME_BYTES } from './watcher-script';
 
 /** Which watcher a test runs: the shell one, or the Perl one hosts with perl get. */
 type Mode = 'sh' | 'perl';
@@ -232,7 +232,7 @@ describe('the sh watcher', () => {
     appendFileSync(join(watched, 'a.log'), 'x\n');
     await until(tailStarting, 5000, 'the next tail starting after the wake');
     child.stdout?.destroy(); // the link is gone: the next heartbeat fails
-    await until(() => child.exitCode !== null || child.signalCode !== null, 5000, 'the watcher to exit');
+    await until(() => child.exitCode !== null || child.signalCode !== null, HEARTBEAT_MS + 10_000, 'the watcher to exit at its next heartbeat');
     rmSync(watched, { recursive: true, force: true });
     await expectNothingLeft(watched, 'left running after the link was gone');
   }, 40_000);
@@ -246,7 +246,7 @@ describe('the perl watcher', () => {
     children.push(child);
     await until(() => wakes.length > 0 && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher and its tail');
     child.stdout?.destroy(); // the link is gone: the next heartbeat fails
-    await until(() => child.exitCode !== null || child.signalCode !== null, 5000, 'the watcher to exit');
+    await until(() => child.exitCode !== null || child.signalCode !== null, HEARTBEAT_MS + 10_000, 'the watcher to exit at its next heartbeat');
     await expectNothingLeft(watched, 'left running after the link was gone');
   }, 20_000);
 });

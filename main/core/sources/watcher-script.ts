@@ -1,5 +1,14 @@
 import { NAMES_FN, ODD_NAME, shellQuote, STAT_FN } from './remote-shell';
 
+/**
+ * How often an idle watcher says it is alive (ms). The line is what ends a watcher on the host
+ * once its link is gone (the write fails); nothing on Loopdeck's side waits for it (the link's
+ * keepalive finds a dead link). Every 5 s rather than every second: a fleet of a hundred idle
+ * hosts was a hundred SSH packets a second to decrypt (figure 6d), for a watcher that outlives a
+ * dropped link by at most this long.
+ */
+export const HEARTBEAT_MS = 5000;
+
 /** How often the watcher lists the folders when `tail -F` cannot wake it (ms). */
 export const FALLBACK_STAT_MS = 50;
 
@@ -56,7 +65,7 @@ const DIFF_AWK = [
  * - `~<st line>`: a file changed in place beyond what a frame carries: read it by requests;
  * - `changed`: something else changed (a file or folder came or went, was replaced or truncated):
  *   anything may have changed, the poll reads the folders again;
- * - `.`: a heartbeat, about once a second.
+ * - `.`: a heartbeat, every HEARTBEAT_MS.
  *
  * Two parts, both stock tools only (sh, stat, awk, tail, head, base64, tr):
  *
@@ -80,7 +89,7 @@ const DIFF_AWK = [
  */
 export function watcherScript(dirs: readonly string[], statMs: number): string {
   const each = dirs.map(shellQuote).join(' ');
-  const beats = Math.max(1, Math.round(1000 / statMs));
+  const beats = Math.max(1, Math.round(HEARTBEAT_MS / statMs));
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
   // The tail's own sh: record its pid, then become the tail unless the watcher is ending.
   const tail = shellQuote('echo $$ >"$0/tp" && [ -e "$0/go" ] && exec tail -n0 -q -F -- "$@"');
