@@ -63,6 +63,8 @@ export interface OidcProviderOptions {
   readonly sessionTtlSeconds?: number;
   /** ID token (and access token) lifetime; default 3600. */
   readonly idTokenTtlSeconds?: number;
+  /** The port to listen on (a test that starts the provider late, where the console expects it); a free one by default. */
+  readonly port?: number;
 }
 
 /** A running test OpenID Provider. */
@@ -216,7 +218,7 @@ export async function startOidcProvider(o: OidcProviderOptions): Promise<TestOid
   const server = createServer((req, res) => handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(o.port ?? 0, '127.0.0.1', resolve);
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;

@@ -203,4 +203,28 @@ describe('serve with OIDC sign-in (serve.auth.oidc)', () => {
       s.ws.close();
     });
   });
+
+  describe('when the provider is down at first', () => {
+    afterAll(stop);
+
+    it('serve starts, the sign-in page says the provider cannot be reached (502), and signing in works once it is up', async () => {
+      const port = await freePort();
+      const opPort = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      const serve = ServeConfigSchema.parse({
+        publicUrl: base,
+        auth: { oidc: { issuer: `http://127.0.0.1:${opPort}`, clientId: 'loopdeck', clientSecret: 'env:TEST_OIDC_SECRET', scopes: ['openid', 'profile', 'groups'] }, roles: { viewer: ['*'] } },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'ld-oidc-down-'));
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
+      served = await startServer({ session: core, rendererDir: dir, port, serve, env: { TEST_OIDC_SECRET: SECRET } });
+      const down = await fetch(`${base}/auth/login`, { redirect: 'manual' });
+      expect(down.status).toBe(502);
+      expect(await down.text()).toMatch(new RegExp(`^Signing in with http://127\\.0\\.0\\.1:${opPort} failed: `));
+      op = await startOidcProvider({ port: opPort, clients: [{ clientId: 'loopdeck', clientSecret: SECRET, redirectUris: [`${base}/auth/callback`] }], users: { vera: { groups: [] } } });
+      const { final } = await signInOverHttp(`${base}/auth/login`, 'vera', { issuer: op.issuer });
+      expect(final.status).toBe(200);
+      expect(final.headers.get('set-cookie')).toMatch(/^loopdeck_session=/);
+    });
+  });
 });
