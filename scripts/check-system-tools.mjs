@@ -7,7 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { missingMessage, missingTools, onPath, packagesFor } from './system-tools.mjs';
 
 const env = process.env;
-const root = process.getuid?.() === 0;
+// Whether to act as root (install with apt-get, or say `sudo`): the account's uid, unless
+// LOOPDECK_CHECK_AS_ROOT says 1 or 0 (its test runs both paths as any user, with a stand-in apt-get).
+const asRoot = env.LOOPDECK_CHECK_AS_ROOT;
+const root = asRoot === '1' || asRoot === '0' ? asRoot === '1' : process.getuid?.() === 0;
 
 /** Run apt-get with `args`, its output on stderr; true when it exits 0. */
 function aptGet(aptPath, args) {

@@ -15,7 +15,6 @@ import { SSHD } from '../testing/sshd';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CHECK = join(root, 'scripts', 'check-system-tools.mjs');
-const isRoot = process.getuid?.() === 0;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -48,10 +47,13 @@ function allPresent(): { env: Record<string, string>; bin: string } {
   return { env, bin };
 }
 
-/** Run the check with exactly `env` (and HOME); how it ended, what it said, and how long it took. */
-function check(env: Record<string, string>): { status: number | null; stdout: string; stderr: string; ms: number } {
+/**
+ * Run the check with exactly `env` (and HOME), acting as root or not whatever this account is;
+ * how it ended, what it said, and how long it took.
+ */
+function check(env: Record<string, string>, { root = false } = {}): { status: number | null; stdout: string; stderr: string; ms: number } {
   const started = Date.now();
-  const run = spawnSync(process.execPath, [CHECK], { env: { HOME: tmpdir(), ...env }, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [CHECK], { env: { HOME: tmpdir(), LOOPDECK_CHECK_AS_ROOT: root ? '1' : '0', ...env }, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, ms: Date.now() - started };
 }
 
@@ -93,7 +95,7 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
     ]) {
       expect(message).toContain(part);
     }
-    expect(message).toContain(`Install them with: ${isRoot ? '' : 'sudo '}apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager nginx gh`);
+    expect(message).toContain(`Install them with: sudo apt-get install chromium openssh-server openssh-client perl-base procps prometheus prometheus-alertmanager nginx gh`);
     expect(message).toContain('or point LOOPDECK_CHROMIUM, LOOPDECK_SSHD, LOOPDECK_PROMETHEUS, LOOPDECK_PROMTOOL, LOOPDECK_ALERTMANAGER, LOOPDECK_NGINX at the installed tools');
   });
 
@@ -107,7 +109,7 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
     expect(status).toBe(1);
     expect(stderr.trim()).toBe(
       `npm test needs system tools that are missing: sshd (LOOPDECK_SSHD=${join(dir, 'sshd')}: not executable), perl (not on PATH), prometheus (LOOPDECK_PROMETHEUS=${join(dir, 'prometheus')}: not a file). ` +
-        `Install them with: ${isRoot ? '' : 'sudo '}apt-get install openssh-server perl-base prometheus — or point LOOPDECK_SSHD, LOOPDECK_PROMETHEUS at the installed tools, or unset them for Debian's path. (README.md, Development, lists what each is for.)`,
+        `Install them with: sudo apt-get install openssh-server perl-base prometheus — or point LOOPDECK_SSHD, LOOPDECK_PROMETHEUS at the installed tools, or unset them for Debian's path. (README.md, Development, lists what each is for.)`,
     );
   });
 
@@ -116,11 +118,9 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
     expect(check({ ...env, LOOPDECK_NO_INSTALL: '1' })).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
-  // A stand-in apt-get on a PATH that holds nothing else: the real one is never reached.
-  // Skipped unless root: the check installs only as root (apt-get needs it), so as another user
-  // there is no install path to test, and that user's path (the message naming `sudo apt-get`)
-  // is the test above. `.ci/run` and this machine run as root, where these run.
-  describe.skipIf(!isRoot)('as root with apt-get', () => {
+  // A stand-in apt-get on a PATH that holds nothing else: the real one is never reached. The check
+  // is told to act as root (LOOPDECK_CHECK_AS_ROOT, in `check`), so these run as any user.
+  describe('as root with apt-get', () => {
     /** An apt-get that logs each call and, on install, puts `installs` in `bin`. */
     function fakeApt(bin: string, installs: readonly string[]): string {
       const log = join(bin, '..', 'apt.log');
@@ -134,7 +134,7 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
       const { env, bin } = allPresent();
       for (const c of ['perl', 'pgrep', 'ssh-keygen']) rmSync(join(bin, c));
       const log = fakeApt(bin, ['perl', 'pgrep', 'ssh-keygen']);
-      const { status, stderr } = check(env);
+      const { status, stderr } = check(env, { root: true });
       expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
         'DEBIAN_FRONTEND=noninteractive update -qq',
         'DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends openssh-client perl-base procps',
@@ -147,7 +147,7 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
       const { env, bin } = allPresent();
       rmSync(join(bin, 'pgrep'));
       fakeApt(bin, []);
-      const { status, stderr } = check(env);
+      const { status, stderr } = check(env, { root: true });
       expect(status).toBe(1);
       expect(stderr.trim().split('\n').at(-1)).toMatch(/^npm test needs system tools that are missing: pgrep \(not on PATH\)\. Install them with: apt-get install procps\./);
     });
@@ -155,9 +155,9 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
     it('installs nothing for a tool a variable points elsewhere, nor with LOOPDECK_NO_INSTALL', () => {
       const { env, bin } = allPresent();
       const log = fakeApt(bin, []);
-      expect(check({ ...env, LOOPDECK_SSHD: '/nope/sshd' }).status).toBe(1);
+      expect(check({ ...env, LOOPDECK_SSHD: '/nope/sshd' }, { root: true }).status).toBe(1);
       rmSync(join(bin, 'pgrep'));
-      expect(check({ ...env, LOOPDECK_NO_INSTALL: '1' }).status).toBe(1);
+      expect(check({ ...env, LOOPDECK_NO_INSTALL: '1' }, { root: true }).status).toBe(1);
       expect(() => readFileSync(log, 'utf8')).toThrow(/ENOENT/);
     });
   });
