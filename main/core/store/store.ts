@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
@@ -8,8 +8,8 @@ import { log } from '../logging/log';
 import { migrate, MIGRATIONS } from './migrations';
 import { DiskSpace } from './disk-space';
 import { FileProblems } from './file-problems';
+import { StoreHealth } from './store-health';
 import { LineIndexTable } from './line-index';
-import { damagedMarker, isDamaged } from './store-errors';
 import type { FileCommit, FileRow } from './store-types';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
@@ -65,9 +65,8 @@ export class Store {
   /** When a write transaction last committed (performance clock, ms). */
   private lastWriteAt = Number.NEGATIVE_INFINITY;
 
-  /** Why SQLite called the database damaged on a query of this run, or null (see noteFailure). */
-  private damage: string | null = null;
-  private healthVersion = 0;
+  /** A full data folder, a damaged database (store-health.ts). */
+  private readonly health: StoreHealth;
   /** The position timer's last write failed (said once, not once a second). */
   private positionsFailing = false;
   /** Whether the data folder is full (see DiskSpace): every failed write here is noted in it. */
@@ -83,6 +82,7 @@ export class Store {
     this.rows = new FileRowCache(db);
     this.fileProblems = new FileProblems(db, (sql) => this.statement(sql), this.rows);
     this.space = new DiskSpace(dirname(dbPath));
+    this.health = new StoreHealth(dbPath, this.space);
     this.lineIndex = new LineIndexTable((sql) => this.statement(sql));
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
@@ -123,51 +123,24 @@ export class Store {
     return new Store(db, file);
   }
 
-  /**
-   * Take note of a failed query or write on this connection, wherever it was caught (a poll, a
-   * timer, a notice sink; `what` says what failed). A full disk is the data folder's problem until
-   * a write succeeds again (`space`). A database SQLite calls damaged is left a marker beside it,
-   * so the next open moves it aside for a fresh one (openStore). `healthProblems` says either
-   * meanwhile. Returns what the failure was, or null for any other (the caller's to report).
-   */
+  /** Take note of a failed query or write on this connection (StoreHealth.noteFailure). */
   noteFailure(err: unknown, what = 'a write'): 'disk-full' | 'damaged' | null {
-    if (this.space.failed(err, what)) return 'disk-full';
-    if (!isDamaged(err)) return null;
-    if (this.damage === null) {
-      this.damage = (err as Error).message;
-      this.healthVersion++;
-      // Info only: opening it next (at once, in the console and the CLI) says what was done, in one line.
-      log.info(`${this.dbPath} is damaged (${this.damage}): when Loopdeck opens it next, it is moved aside (and kept) for a fresh database, and the sources are read again.`);
-      if (this.dbPath !== ':memory:') {
-        try {
-          writeFileSync(damagedMarker(this.dbPath), `${this.damage}\n`);
-        } catch {
-          // The folder cannot take even this: the next open finds the damage itself, or this is said again.
-        }
-      }
-    }
-    return 'damaged';
+    return this.health.noteFailure(err, what);
   }
 
-  /** SQLite called the database damaged on a query of this run (see noteFailure): it should be opened afresh. */
+  /** SQLite called the database damaged on a query of this run: it should be opened afresh. */
   get damaged(): boolean {
-    return this.damage !== null;
+    return this.health.damaged;
   }
 
   /** The store's own trouble, as problems naming the folder or file: a full data folder, a damaged database. */
   healthProblems(): Problem[] {
-    const full = this.space.problem();
-    return [
-      ...(full ? [full] : []),
-      ...(this.damage === null
-        ? []
-        : [{ source: this.dbPath, line: null, message: `The database is damaged (${this.damage}): Loopdeck opens a fresh one (keeping this one aside) and reads the sources again; if this stays, restart Loopdeck.` }]),
-    ];
+    return this.health.problems();
   }
 
   /** Moves whenever `healthProblems` changed. */
   get healthRevision(): number {
-    return this.healthVersion + this.space.revision;
+    return this.health.revision;
   }
 
   /**
