@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
+import { seriousViolations } from './axe-check';
 import { createRunner, serve, type Served } from './serve-fixture';
 
 type Theme = 'light' | 'dark';
@@ -54,13 +54,6 @@ const SCREENS: readonly Screen[] = [
   },
 ];
 
-/** One line per serious or critical violation, naming the rule and the elements, for a readable failure. */
-function describeViolations(violations: Awaited<ReturnType<AxeBuilder['analyze']>>['violations']): string[] {
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.replace(/\s+/g, ' ') ?? v.help}`));
-}
-
 test.describe('accessibility (axe-core) on every view in both themes', () => {
   let served: Served;
 
@@ -80,8 +73,7 @@ test.describe('accessibility (axe-core) on every view in both themes', () => {
         await page.goto(`${served.url}${screen.hash}`);
         await screen.ready(page);
         await expect(page.locator('html')).toHaveAttribute('data-theme', 'system');
-        const results = await new AxeBuilder({ page }).analyze();
-        expect(describeViolations(results.violations), `axe on ${screen.name} (${theme})`).toEqual([]);
+        expect(await seriousViolations(page), `axe on ${screen.name} (${theme})`).toEqual([]);
       });
     }
   }
@@ -109,8 +101,7 @@ test.describe('accessibility of the capacity warnings', () => {
       await page.emulateMedia({ reducedMotion: 'reduce', colorScheme: theme });
       await page.goto(`${served.url}#/capacity`);
       await expect(page.getByTestId('capacity-warnings')).toBeVisible({ timeout: 20_000 });
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(describeViolations(results.violations), `axe on capacity warnings (${theme})`).toEqual([]);
+      expect(await seriousViolations(page), `axe on capacity warnings (${theme})`).toEqual([]);
     });
   }
 });

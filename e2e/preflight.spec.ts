@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seriousViolations } from './axe-check';
 import { createRunner, serve, stamp, type Served } from './serve-fixture';
 
 /**
@@ -56,9 +56,7 @@ test.describe('the pre-flight on the Review', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
       await block.screenshot({ path: `e2e/artifacts/preflight-${colorScheme}.png` });
-      const axe = await new AxeBuilder({ page }).include('[data-testid="preflight"]').analyze();
-      const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      expect(serious, `axe on Tonight (${colorScheme})`).toEqual([]);
+      expect(await seriousViolations(page, '[data-testid="preflight"]'), `axe on Tonight (${colorScheme})`).toEqual([]);
     }
     await page.screenshot({ path: 'e2e/artifacts/preflight-review.png', fullPage: true });
 

@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { startGithubServer, type GithubServer } from '../testing/github-server';
+import { seriousViolations } from './axe-check';
 import { createRunner, serve, stamp, type Served } from './serve-fixture';
 
 // The PRs view with a `github:` section: serve mode asks a GitHub API (a real HTTP server on
@@ -53,8 +53,7 @@ test.describe('PRs from GitHub, in serve mode', () => {
       await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
       await page.getByTestId('prs-table').screenshot({ path: `e2e/artifacts/prs-github-${theme}.png` });
       // The new parts (badges, the Next row, muted merged rows) keep axe's contrast and structure rules.
-      const { violations } = await new AxeBuilder({ page }).include('[data-testid="prs-table"]').analyze();
-      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${theme}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      expect(await seriousViolations(page, '[data-testid="prs-table"]'), `axe on the PR table (${theme})`).toEqual([]);
     }
 
     await page.goto(`${served.url}#/review`);

@@ -1,16 +1,11 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seriousViolations } from './axe-check';
 import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
 
 const DAY = 86_400_000;
 const H = 3_600_000;
-
-async function axeProblems(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
-}
 
 /** 40 nights ending yesterday, one PR each; the remediate 20 nights back failed (outside the 14 followed). */
 function writeNights(runner: Runner, count: number): string[] {
@@ -89,7 +84,7 @@ test.describe('trends past the followed window', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
       await expect(loop.getByTestId('trend-churn')).toBeVisible();
-      expect(await axeProblems(page)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: `e2e/artifacts/trends-history-${colorScheme}.png`, fullPage: true });
     }
   });

@@ -1,16 +1,11 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seriousViolations } from './axe-check';
 import { createRunner, serve, stamp, type Runner, type Served } from './serve-fixture';
 
 const DAY = 86_400_000;
 
-/** Serious or critical axe violations on the page, one line each. */
-async function axeProblems(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
-}
 const H = 3_600_000;
 
 test.describe('trends in the demo', () => {
@@ -40,7 +35,7 @@ test.describe('trends in the demo', () => {
     await expect(loop.locator('[data-testid="trend-chart-findings"] .recharts-bar-rectangle').first()).toBeVisible();
     await expect(loop.getByTestId('trend-phase-remediate')).toBeVisible();
     await expect(page.getByTestId('trends-note')).toContainText('DONE row');
-    expect(await axeProblems(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     mkdirSync('e2e/artifacts', { recursive: true });
     await page.screenshot({ path: 'e2e/artifacts/trends-demo.png', fullPage: true });
     for (const r of [7, 90] as const) {
@@ -51,7 +46,7 @@ test.describe('trends in the demo', () => {
     await page.getByTestId('theme-dark').click();
     await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
     await expect(loop.locator('[data-testid="trend-chart-outcomes"] .recharts-bar-rectangle').first()).toBeVisible();
-    expect(await axeProblems(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: 'e2e/artifacts/trends-demo-dark.png', fullPage: true });
   });
 });
