@@ -2,26 +2,15 @@ import { posix } from 'node:path';
 import type { Cycle, FailureCause, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import { phaseCap, type LoopConfig } from '../config/schema';
-import { followOnce, refuseFile, type FollowOptions } from '../follow/line-follower';
-import { derivePhase, deriveCycle, FINAL_STATUSES } from './phase-status';
-import { phaseEvidence, signalEvidence, type CachedFile, type TranscriptWatch } from './phase-evidence';
-import { rcFileParser } from './rc-file';
-import { statusFileParser } from './status-file';
-import { transcriptParser } from './transcript';
-import { INDEX_EVERY } from '../store/line-index';
-import { transcriptMark } from '../transcripts/transcript-marks';
-import { isWatchdogKill, phaseSignal, RepeatTracker } from './phase-signal';
-import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
+import { refuseFile } from '../follow/line-follower';
+import { derivePhase, deriveCycle } from './phase-status';
+import { phaseEvidence, signalEvidence } from './phase-evidence';
+import { PhaseFiles, type FollowOutcome } from './phase-files';
+import { phaseSignal } from './phase-signal';
 import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
-import type { LineMark, Store } from '../store/store';
+import type { Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
-
-const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
-  status: statusFileParser as LineParser<unknown>,
-  log: transcriptParser as LineParser<unknown>,
-  rc: rcFileParser as LineParser<unknown>,
-};
 
 /** How many of the newest cycles are read on every poll. */
 export const HOT_CYCLES = 2;
@@ -48,9 +37,8 @@ export class RunsFolderError extends Error {
  * macOS, whichever machine Loopdeck runs on.
  */
 export class LoopFollower {
-  private readonly cache = new Map<string, CachedFile>();
-  /** Transcripts' signal evidence by path (see TranscriptWatch). */
-  private readonly watched = new Map<string, TranscriptWatch>();
+  /** The phase files' records, times and transcript signals, as followed. */
+  private readonly files: PhaseFiles;
   /** The phase files last seen in each cycle folder, by date. */
   private readonly cycleFiles = new Map<string, PhaseFile[]>();
   /** Derived cycles by date, and the window of dates, newest first. */
@@ -84,7 +72,9 @@ export class LoopFollower {
   /** A cycle's listing changed since problems were last pruned. */
   private listingChanged = true;
   /** The last poll left a backlog unread in some file (a huge transcript takes several polls). */
-  behind = false;
+  get behind(): boolean {
+    return this.files.behind;
+  }
   /** The cycles are the store's (restore) and no cycle was read from the host yet: the first poll reads them all. */
   private restored = false;
 
@@ -95,7 +85,9 @@ export class LoopFollower {
     private readonly store: Store,
     /** Who a bad phase is put down to, from what the engine saw meanwhile (attribution.ts); without it, what the phase's files tell. */
     private readonly causeOf?: (phase: Phase, now: Date) => FailureCause,
-  ) {}
+  ) {
+    this.files = new PhaseFiles(source, store);
+  }
 
   /** A phase with its cause, when it failed, went incomplete or is running with a signal (hung, spinning, the watchdog). */
   private attributed(phase: Phase, now: Date): Phase {
@@ -133,7 +125,7 @@ export class LoopFollower {
     const known = this.cycleFiles.size > 0 && !this.restored;
     if (options.quiet && known) return this.derive(now, this.dates, []);
     if (options.only && known && !options.only.dirs.has(this.config.runs)) {
-      this.behind = false;
+      this.files.behind = false;
       await this.readChanged(options.only);
       return this.derive(now, this.dates, []);
     }
@@ -145,7 +137,7 @@ export class LoopFollower {
       this.listedDates = names.filter(isCycleFolder).sort().reverse().slice(0, this.config.cycles);
     }
     const dates = this.listedDates;
-    this.behind = false;
+    this.files.behind = false;
     // Hot cycles every poll; a cycle never read (a new one, or all of them on the first poll);
     // and one cold cycle, round robin, so a late edit of an old night still shows. With the same
     // listing as last poll (nearly always) the window stands, cycleFiles holds only its dates, and
@@ -187,10 +179,7 @@ export class LoopFollower {
     const dates = [...byDate.keys()].sort().reverse().slice(0, this.config.cycles);
     for (const date of dates) {
       const files = classifyCycleFiles(byDate.get(date) ?? [], this.config.phases, this.config.layout);
-      for (const f of files) {
-        const row = this.store.file(this.source.host, posix.join(this.config.runs, date, f.name));
-        this.cache.set(row.path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
-      }
+      for (const f of files) this.files.loadStored(posix.join(this.config.runs, date, f.name));
       this.cycleFiles.set(date, files);
       this.dirty.add(date);
     }
@@ -215,8 +204,7 @@ export class LoopFollower {
       this.timesDirty.delete(date);
       this.derivedAtWall.delete(date);
       this.namesJudged.delete(posix.join(this.config.runs, date));
-      for (const path of [...this.cache.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.cache.delete(path);
-      for (const path of [...this.watched.keys()]) if (path.startsWith(posix.join(this.config.runs, date, '/'))) this.watched.delete(path);
+      this.files.forgetUnder(posix.join(this.config.runs, date));
       this.listingChanged = true;
     }
     return removed;
@@ -383,95 +371,23 @@ export class LoopFollower {
     let signalDue = Infinity;
     const phases: Phase[] = this.config.phases.map((phase) => {
       const own = files.filter((f) => f.phase === phase);
-      const derived = derivePhase(phaseEvidence(this.name, dir, phase, own, this.cache), now, phaseCap(this.config, phase));
+      const derived = derivePhase(phaseEvidence(this.name, dir, phase, own, this.files.cache), now, phaseCap(this.config, phase));
       // Restored from the store with the host down: whether the transcript grew is not known.
       if (this.restored) return this.attributed(derived, now);
-      const out = phaseSignal(signalEvidence({ dir, files: own, phase: derived, now, cache: this.cache, watched: this.watched, silenceMs: this.config.silence }));
+      const out = phaseSignal(signalEvidence({ dir, files: own, phase: derived, now, cache: this.files.cache, watched: this.files.watched, silenceMs: this.config.silence }));
       signalDue = Math.min(signalDue, out.dueMs);
       return this.attributed(out.signal ? { ...derived, signal: out.signal } : derived, now);
     });
     return { cycle: deriveCycle(date, phases, now, this.config.cap), signalDue };
   }
 
-  /** A transcript's signal evidence, begun (on first sight in this process) from its store row and its stored marks. */
-  private watchOf(path: string): TranscriptWatch {
-    let w = this.watched.get(path);
-    if (w) return w;
-    const row = this.store.file(this.source.host, path);
-    const kill = row.ino === null ? undefined : this.store.lineIndex.marks(this.source.host, path, row.ino).filter((m) => m.kind === 'watchdog' && isWatchdogKill(m.text)).at(-1);
-    w = { lines: row.lineNo, repeat: new RepeatTracker(), watchdog: kill ? { line: kill.line, text: kill.text, atMs: row.mtimeMs ?? 0 } : null };
-    this.watched.set(path, w);
-    return w;
-  }
-
-  /**
-   * Follow one file: `derive` when what it feeds may have changed, `times` when only a file time
-   * moved that the phase shows, false when nothing it shows can have. Lines that made no record
-   * (most of a transcript) move only the file's time, and a phase shows that only as the end of a
-   * finished phase without an end stamp (e.g. one past its cap that is still written to): its
-   * cycle is then derived again at most every TIMES_ONLY_MS, not on every line.
-   */
-  private async follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<'derive' | 'times' | false> {
-    // A transcript keeps its sparse line index and marks as it is read (the view jumps with them),
-    // and each line it reads feeds its signals: the repetition window and the watchdog's kill.
-    const watch = file.kind === 'log' ? this.watchOf(path) : null;
-    const found: { kill: LineMark | null } = { kill: null };
-    let options: FollowOptions = { stat };
-    if (watch) {
-      const marker = (text: string, lineNo: number, records: readonly unknown[]): LineMark | null => {
-        watch.repeat.feed(text, lineNo);
-        const mark = transcriptMark(text, lineNo, records);
-        if (mark?.kind === 'watchdog' && isWatchdogKill(text)) found.kill = mark;
-        return mark;
-      };
-      options = { stat, indexEvery: INDEX_EVERY, marker };
-    }
-    const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], options);
-    this.behind ||= out.more;
-    let signalMoved = false;
-    if (watch) {
-      const atMs = stat?.mtimeMs ?? this.store.file(this.source.host, path).mtimeMs ?? 0;
-      if (out.changed) {
-        watch.lines = out.reset ? out.lines : watch.lines + out.lines;
-        if (found.kill) watch.watchdog = { line: found.kill.line, text: found.kill.text, atMs };
-        else if (out.reset) watch.watchdog = null;
-      }
-      watch.repeat.settle(atMs);
-      signalMoved = watch.repeat.takeChanged() || found.kill !== null;
-    }
-    const cached = this.cache.get(path);
-    if (!cached) {
-      // First sight in this process: what the store holds (a restart resumes, it does not re-read).
-      const row = this.store.file(this.source.host, path);
-      this.cache.set(path, { records: this.store.records(row.id), firstTimeMs: row.firstTimeMs, mtimeMs: row.mtimeMs });
-      return 'derive';
-    }
-    if (!out.changed) return signalMoved ? 'derive' : false;
-    const timesOnly = !out.reset && out.records.length === 0;
-    if (out.reset) cached.records = [...(out.records as PhaseRecord[])];
-    else for (const r of out.records as PhaseRecord[]) cached.records.push(r);
-    if (stat !== null) {
-      const first = Math.min(stat.mtimeMs, stat.birthtimeMs ?? stat.mtimeMs);
-      cached.firstTimeMs = out.reset || cached.firstTimeMs === null ? first : Math.min(cached.firstTimeMs, first);
-      cached.mtimeMs = stat.mtimeMs;
-    } else {
-      const row = this.store.file(this.source.host, path);
-      cached.firstTimeMs = row.firstTimeMs;
-      cached.mtimeMs = row.mtimeMs;
-    }
-    if (!timesOnly || signalMoved) return 'derive';
-    const phase = this.derived.get(date)?.phases.find((p) => p.name === file.phase);
-    if (phase === undefined) return 'derive';
-    // Output after a hung phase's silence, or after a watchdog kill, may end what it shows.
-    if (phase.signal && phase.signal.kind !== 'spinning') return 'derive';
-    // An unfinished phase shows no end, and an append moves no start; a finished one shows the
-    // file's time as its end only without an end stamp.
-    if (!FINAL_STATUSES.has(phase.status) || phase.timesFrom === 'stamps') return false;
-    return 'times';
+  /** Follow one of a cycle's files, with its phase as last derived (see PhaseFiles.follow). */
+  private follow(path: string, file: PhaseFile, stat: FileStat | null, date: string): Promise<FollowOutcome> {
+    return this.files.follow(path, file, stat, this.derived.get(date)?.phases.find((p) => p.name === file.phase));
   }
 
   /** What following a cycle's file said: derive the cycle now, at most every TIMES_ONLY_MS, or not at all. */
-  private noteFollowed(date: string, outcome: 'derive' | 'times' | false): void {
+  private noteFollowed(date: string, outcome: FollowOutcome): void {
     if (outcome === 'derive') this.dirty.add(date);
     else if (outcome === 'times') this.timesDirty.add(date);
   }
