@@ -1,26 +1,24 @@
 import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
-import { isEmptyDelta } from '../../shared/deltas';
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
 import { HostTable } from './engine/hosts';
-import { pollSideBySide, type PollChanges } from './engine/poll-changes';
+import { pollSideBySide } from './engine/poll-changes';
+import { LoopReads } from './engine/loop-reads';
 import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
-import { LedgerFollower, type LedgerPoll } from './loops/ledger-follower';
+import { LedgerFollower } from './loops/ledger-follower';
 import { HostOutages, phaseCause } from './engine/host-outages';
 import { LoopFollower } from './loops/loop-follower';
-import type { LoopPoll, ReadScope } from './loops/loop-poll';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
 import type { GithubPrs } from './prs/github/github-prs';
 import { NoticeGate } from './notices/notice-gate';
 import type { Notifier } from './notices/notifier';
-import { NotConnectedError } from './ssh/connection';
 import type { Store } from './store/store';
 import type { LiveState } from './engine/live-state';
 import type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
@@ -33,9 +31,6 @@ import { NightHistory } from './history/night-history';
 
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
-
-/** Let pending requests in between followers: a first read of a year of history is seconds of work. */
-const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 
@@ -69,6 +64,8 @@ export class Engine {
   private readonly reviewMark: ReviewMark;
   /** Each loop's cycles and dead-man as last published. */
   private readonly loops: LoopStates;
+  /** One loop's read in a poll. */
+  private readonly reads: LoopReads;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly errors = new SourceErrors();
   private readonly listeners = new Set<EventListener>();
@@ -122,6 +119,8 @@ export class Engine {
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
+    const { hosts, unread, errors, loops, ledgerFollowers, ledgers, prTracker, history } = this;
+    this.reads = new LoopReads({ config, hosts, unread, errors, loops, ledgerFollowers, ledgers, prTracker, history, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => this.failed(k, e, p) });
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
       engineServices({
         config,
@@ -254,7 +253,7 @@ export class Engine {
     // Hosts are read side by side, each host's loops one after another (its requests go through
     // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
     // not the sum of theirs (the requests wait on the hosts, not on this thread).
-    const { changed, any } = await pollSideBySide(this.followers, (f) => f.host, (f, part) => this.pollLoop(f, scope(f.host), now, part));
+    const { changed, any } = await pollSideBySide(this.followers, (f) => f.host, (f, part) => this.reads.poll(f, scope(f.host), now, part));
     // Whether a follower read more than the files a watcher named: then the folders to watch may
     // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
     const readMore = reason !== 'wake' || any;
@@ -297,100 +296,12 @@ export class Engine {
     this.preflight.look();
   }
 
-  /** One loop's poll (see pollAll); true when it read more than files a watcher named. */
-  private async pollLoop(follower: LoopFollower, hostScope: ReadScope, now: Date, changed: PollChanges): Promise<boolean> {
-    const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;
-    const readMore = !named;
-    // A read of files a watcher named (a line or a few), or of nothing, is short: only a full read
-    // (a first one of a year of history is seconds of work) lets pending requests in between.
-    if (!named && !hostScope.quiet) await letRequestsIn();
-    const name = follower.name;
-    if (!this.config.loops[name]) return readMore;
-    if (!this.hosts.reachable(follower.host)) {
-      // Down since the start, and settled so: what the store holds from the last run, not nothing.
-      if (this.unread.never(name) && !this.unread.pending(name, this.hosts.get(follower.host))) this.restoreLoop(follower, now, changed);
-      this.loops.refreshDeadman(name, now, changed.loops);
-      return readMore;
-    }
-    // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
-    // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
-    let cyclesRead: LoopPoll | null = null;
-    try {
-      cyclesRead = await follower.poll(now, hostScope);
-      this.errors.set(name, null);
-    } catch (err) {
-      // A link that dropped mid-poll is the host's state to report, not the loop's: the next
-      // poll after the reconnect resumes from the committed offsets.
-      if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) return readMore;
-      this.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
-    }
-    // The ledgers are read even when the runs folder could not be, and apart from it.
-    const ledgers = this.ledgerFollowers.get(name);
-    if (!ledgers) {
-      if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-      this.unread.read(name);
-      return readMore;
-    }
-    if (!named && !hostScope.quiet) await letRequestsIn();
-    let backlogMoved = false;
-    try {
-      const read = await ledgers.poll(now, hostScope);
-      if (this.takeLedgers(name, ledgers, read)) {
-        backlogMoved = !isEmptyDelta(read.backlog);
-        // A backlog table landing can leave findings of its section uncovered that did not move themselves.
-        changed.findings.push(...(backlogMoved ? (this.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
-        changed.backlog.push(...read.backlog.upserted);
-        changed.tasks.push(...read.tasks.upserted);
-      }
-      this.errors.set(`${name} ledgers`, null);
-    } catch (err) {
-      if (err instanceof NotConnectedError || !this.hosts.reachable(follower.host)) {
-        if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-        return readMore;
-      }
-      this.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
-    }
-    // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
-    if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
-    if (cyclesRead) this.loops.apply(cyclesRead, now, changed.loops);
-    if (backlogMoved) this.loops.refreshHollow(name, changed.loops);
-    this.unread.read(name);
-    return readMore;
-  }
-
-  /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */
-  private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
-    const failed = (err: unknown): void => {
-      if (!(err instanceof NotConnectedError) && this.hosts.reachable(host)) this.failed(`${loop} history`, err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
-    };
-    return this.history.backfill(loop, this.hosts.get(host)?.source ?? undefined, followed).then(() => this.errors.set(`${loop} history`, null), failed);
-  }
-
   /**
    * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
    * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
    */
   private failed(key: string, err: unknown, problem: () => Problem): void {
     if (this.store.noteFailure(err, key) === null) this.errors.set(key, problem());
-  }
-
-  /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
-  private restoreLoop(follower: LoopFollower, now: Date, changed: PollChanges): void {
-    const cycles = follower.restore(now);
-    if (cycles) this.loops.apply(cycles, now, changed.loops, true);
-    const ledgers = this.ledgerFollowers.get(follower.name);
-    const read = ledgers?.restore(now);
-    // Restored findings were news at the last run, not now: they are not handed to the notices.
-    if (ledgers && read && this.takeLedgers(follower.name, ledgers, read)) this.loops.refreshHollow(follower.name, changed.loops);
-  }
-
-  /** Keep a loop's ledgers as read (or restored) and publish what changed; true when something was published. */
-  private takeLedgers(loop: string, follower: LedgerFollower, read: LedgerPoll): boolean {
-    if (read.deliverChanged) this.prTracker.noteDeliverRecord(loop);
-    const published = this.ledgers.take(loop, follower.ledgers, read);
-    if (published) this.emit(published.event, published.payload);
-    this.history.ledgers(loop, read.findings);
-    return published !== null;
   }
 
   /** Problems are published when one was added or removed (the store counts its own). */

@@ -1,0 +1,133 @@
+import { isEmptyDelta } from '../../../shared/deltas';
+import type { EventName, EventPayload } from '../../../shared/contract';
+import type { Problem } from '../../../shared/domain';
+import type { Config } from '../config/schema';
+import type { NightHistory } from '../history/night-history';
+import type { LedgerBook } from '../ledgers/ledger-book';
+import type { LedgerFollower, LedgerPoll } from '../loops/ledger-follower';
+import type { LoopFollower } from '../loops/loop-follower';
+import type { LoopPoll, ReadScope } from '../loops/loop-poll';
+import type { PrTracker } from '../prs/pr-tracker';
+import { NotConnectedError } from '../ssh/connection';
+import type { HostTable } from './hosts';
+import type { LoopStates } from './loop-states';
+import type { PollChanges } from './poll-changes';
+import type { SourceErrors } from './source-errors';
+import type { UnreadLoops } from './unread-loops';
+
+/** Let pending requests in between followers: a first read of a year of history is seconds of work. */
+const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The engine's parts one loop's read goes through. */
+export interface LoopReadParts {
+  readonly config: Config;
+  readonly hosts: HostTable;
+  readonly unread: UnreadLoops;
+  readonly errors: SourceErrors;
+  readonly loops: LoopStates;
+  readonly ledgerFollowers: ReadonlyMap<string, LedgerFollower>;
+  readonly ledgers: LedgerBook;
+  readonly prTracker: PrTracker;
+  readonly history: NightHistory;
+  readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+  /** A failure the store or the source under `key` is to report (Engine.failed). */
+  readonly failed: (key: string, err: unknown, problem: () => Problem) => void;
+}
+
+/**
+ * One loop's read in a poll: its runs folder, then its ledgers, then a chunk of its older nights
+ * for Trends, applied to the loop's state in one publication; or, with its host down since the
+ * start, what the store holds from the last run. A link that drops mid-read is the host's state
+ * to report, not the loop's.
+ */
+export class LoopReads {
+  constructor(private readonly deps: LoopReadParts) {}
+
+  /** One loop's poll (see Engine.pollAll); true when it read more than files a watcher named. */
+  async poll(follower: LoopFollower, hostScope: ReadScope, now: Date, changed: PollChanges): Promise<boolean> {
+    const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;
+    const readMore = !named;
+    // A read of files a watcher named (a line or a few), or of nothing, is short: only a full read
+    // (a first one of a year of history is seconds of work) lets pending requests in between.
+    if (!named && !hostScope.quiet) await letRequestsIn();
+    const name = follower.name;
+    if (!this.deps.config.loops[name]) return readMore;
+    if (!this.deps.hosts.reachable(follower.host)) {
+      // Down since the start, and settled so: what the store holds from the last run, not nothing.
+      if (this.deps.unread.never(name) && !this.deps.unread.pending(name, this.deps.hosts.get(follower.host))) this.restore(follower, now, changed);
+      this.deps.loops.refreshDeadman(name, now, changed.loops);
+      return readMore;
+    }
+    // The cycles are applied once the ledgers are read: a first read marks a hollow remediate
+    // (shared/hollow.ts) in the same publication as its cycle, not in a second one.
+    let cyclesRead: LoopPoll | null = null;
+    try {
+      cyclesRead = await follower.poll(now, hostScope);
+      this.deps.errors.set(name, null);
+    } catch (err) {
+      // A link that dropped mid-poll is the host's state to report, not the loop's: the next
+      // poll after the reconnect resumes from the committed offsets.
+      if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) return readMore;
+      this.deps.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+    }
+    // The ledgers are read even when the runs folder could not be, and apart from it.
+    const ledgers = this.deps.ledgerFollowers.get(name);
+    if (!ledgers) {
+      if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
+      this.deps.unread.read(name);
+      return readMore;
+    }
+    if (!named && !hostScope.quiet) await letRequestsIn();
+    let backlogMoved = false;
+    try {
+      const read = await ledgers.poll(now, hostScope);
+      if (this.takeLedgers(name, ledgers, read)) {
+        backlogMoved = !isEmptyDelta(read.backlog);
+        // A backlog table landing can leave findings of its section uncovered that did not move themselves.
+        changed.findings.push(...(backlogMoved ? (this.deps.ledgers.get(name)?.findings ?? []) : read.findings.upserted));
+        changed.backlog.push(...read.backlog.upserted);
+        changed.tasks.push(...read.tasks.upserted);
+      }
+      this.deps.errors.set(`${name} ledgers`, null);
+    } catch (err) {
+      if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) {
+        if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
+        return readMore;
+      }
+      this.deps.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+    }
+    // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
+    if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
+    if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
+    if (backlogMoved) this.deps.loops.refreshHollow(name, changed.loops);
+    this.deps.unread.read(name);
+    return readMore;
+  }
+
+  /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */
+  private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
+    const failed = (err: unknown): void => {
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(`${loop} history`, err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+    };
+    return this.deps.history.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(`${loop} history`, null), failed);
+  }
+
+  /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
+  private restore(follower: LoopFollower, now: Date, changed: PollChanges): void {
+    const cycles = follower.restore(now);
+    if (cycles) this.deps.loops.apply(cycles, now, changed.loops, true);
+    const ledgers = this.deps.ledgerFollowers.get(follower.name);
+    const read = ledgers?.restore(now);
+    // Restored findings were news at the last run, not now: they are not handed to the notices.
+    if (ledgers && read && this.takeLedgers(follower.name, ledgers, read)) this.deps.loops.refreshHollow(follower.name, changed.loops);
+  }
+
+  /** Keep a loop's ledgers as read (or restored) and publish what changed; true when something was published. */
+  private takeLedgers(loop: string, follower: LedgerFollower, read: LedgerPoll): boolean {
+    if (read.deliverChanged) this.deps.prTracker.noteDeliverRecord(loop);
+    const published = this.deps.ledgers.take(loop, follower.ledgers, read);
+    if (published) this.deps.emit(published.event, published.payload);
+    this.deps.history.ledgers(loop, read.findings);
+    return published !== null;
+  }
+}
