@@ -1,9 +1,7 @@
 import type { Cycle, Deadman } from '../../../shared/domain';
 import type { LoopConfig } from '../config/schema';
-import { deriveDeadman } from './deadman';
+import { deadmanAt } from './deadman';
 
-/** The dead-man is re-derived from the clock at most this often (ms) when no cycle changed. */
-const EVERY_MS = 1000;
 /** The dead-man looks at the newest cycles only: the fire's own cycle and the one before it. */
 const NEWEST_CYCLES = 8;
 
@@ -14,17 +12,22 @@ export function sameDeadman(a: Deadman | null | undefined, b: Deadman | null): b
 }
 
 /**
- * Each loop's dead-man from the clock and its newest cycles: derived at most once a second unless
- * the loop's cycles changed, never from a year of them.
+ * Each loop's dead-man from the clock and its newest cycles, never from a year of them: derived
+ * again when the loop's cycles changed, or once the clock reaches the time its last derivation
+ * said it holds until (the next fire, the grace's end, a cap; see deadmanAt), not on every poll.
+ * A clock that went back derives it again too.
  */
 export class DeadmanClock {
-  private readonly at = new Map<string, number>();
+  /** When each loop's dead-man was derived, and until when it holds (epoch ms). */
+  private readonly held = new Map<string, { readonly at: number; readonly until: number }>();
 
   /** The loop's dead-man as of `now`, or undefined when it was not due (the last one stands). */
   derive(loop: string, cfg: LoopConfig, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
-    const last = this.at.get(loop);
-    if (!cyclesMoved && last !== undefined && Math.abs(now.getTime() - last) < EVERY_MS) return undefined;
-    this.at.set(loop, now.getTime());
-    return deriveDeadman({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, capsMs: cfg.caps, cycles: cycles.slice(0, NEWEST_CYCLES), now });
+    const nowMs = now.getTime();
+    const held = this.held.get(loop);
+    if (!cyclesMoved && held !== undefined && held.at <= nowMs && nowMs < held.until) return undefined;
+    const { deadman, until } = deadmanAt({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, capsMs: cfg.caps, cycles: cycles.slice(0, NEWEST_CYCLES), now });
+    this.held.set(loop, { at: nowMs, until });
+    return deadman;
   }
 }

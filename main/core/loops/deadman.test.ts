@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { DeadmanSchema } from '../../../shared/domain';
 import type { Cycle, CycleStatus, Deadman, Phase, PhaseStatus } from '../../../shared/domain';
-import { deriveDeadman, fireTimes } from './deadman';
+import { deadmanAt, deriveDeadman, fireTimes } from './deadman';
+import { DeadmanClock } from './deadman-clock';
 import type { DeadmanInput } from './deadman';
 import type * as CronParser from 'cron-parser';
 
@@ -284,5 +285,47 @@ describe('deriveDeadman: guards', () => {
     const mod = await import('./deadman');
     const d = mod.deriveDeadman({ schedule: '0 0 * * *', timezone: 'UTC', graceMs: HOUR, capMs: 20 * HOUR, cycles: [], now: new Date('2026-11-30T06:00:00Z') });
     expect(d).toMatchObject({ state: 'ok', lastFireAt: null, expectedAt: '2026-12-01T00:00:00.000Z' });
+  });
+});
+
+describe('deadmanAt: until when the clock leaves the state as it is', () => {
+  const base = { schedule: '0 0 * * *', timezone: NY, graceMs: 2 * HOUR, capMs: 20 * HOUR };
+  const at = (iso: string, cycles: Cycle[]) => deadmanAt({ ...base, cycles, now: new Date(iso) });
+  const unchangedUntil = (iso: string, cycles: Cycle[]) => {
+    const first = at(iso, cycles);
+    const before = deadmanAt({ ...base, cycles, now: new Date(first.until - 1) });
+    const after = deadmanAt({ ...base, cycles, now: new Date(first.until) });
+    return { first, before: before.deadman, after: after.deadman };
+  };
+
+  it('a late loop holds until the grace ends, then is missed', () => {
+    const { first, before, after } = unchangedUntil('2026-11-30T05:30:00Z', [pending('2026-11-30')]);
+    expect(first.until).toBe(Date.parse('2026-11-30T07:00:00Z'));
+    expect(before).toEqual(first.deadman);
+    expect(after.state).toBe('missed');
+  });
+
+  it('a running cycle holds until its cap passes, then is stalled', () => {
+    const { first, before, after } = unchangedUntil('2026-11-30T06:00:00Z', [cycle('2026-11-30', 'running', '2026-11-30T05:00:04Z')]);
+    expect(first.until).toBe(Date.parse('2026-11-30T05:00:04Z') + 20 * HOUR + 1);
+    expect(before).toEqual(first.deadman);
+    expect(after.state).toBe('stalled');
+  });
+
+  it('a finished or missed night holds until the next fire', () => {
+    expect(at('2026-11-30T12:00:00Z', [cycle('2026-11-30', 'ok')]).until).toBe(Date.parse('2026-12-01T05:00:00Z'));
+    expect(at('2026-11-30T12:00:00Z', []).until).toBe(Date.parse('2026-12-01T05:00:00Z'));
+  });
+
+  it('the clock of a loop derives it again only when it is due, its cycles moved, or the clock went back', () => {
+    const clock = new DeadmanClock();
+    const cfg = { schedule: base.schedule, timezone: NY, grace: base.graceMs, cap: base.capMs, caps: {} } as unknown as Parameters<DeadmanClock['derive']>[1];
+    const cycles = [pending('2026-11-30')];
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T05:30:00Z'), false)?.state).toBe('late');
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T06:59:59Z'), false)).toBeUndefined();
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T06:59:59Z'), true)?.state).toBe('late');
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T07:00:00Z'), false)?.state).toBe('missed');
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T08:00:00Z'), false)).toBeUndefined();
+    expect(clock.derive('l', cfg, cycles, new Date('2026-11-30T05:30:00Z'), false)?.state).toBe('late');
   });
 });

@@ -181,18 +181,26 @@ function earliestStart(c: Cycle): number | null {
 
 /** A loop's dead-man state at `now` (FORMATS.md §2.5). Throws on an invalid cron or time zone. */
 export function deriveDeadman(input: DeadmanInput): Deadman {
+  return deadmanAt(input).deadman;
+}
+
+/**
+ * A loop's dead-man state at `now`, and until when (epoch ms) the clock alone leaves it as it is:
+ * the next fire, the grace's end, a running cycle's or phase's cap; a stalled loop's reason says
+ * for how long, so it holds a second. Only new cycles change it sooner. Throws as deriveDeadman.
+ */
+export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: number } {
   const { schedule, timezone: tz, graceMs, capMs, cycles, now } = input;
   const { last, next } = fireTimes(schedule, tz, now);
+  const nowMs = now.getTime();
   const expectedAt = next === null ? null : new Date(next).toISOString();
-  const result = (state: DeadmanState, reason: string): Deadman => ({
-    state,
-    expectedAt,
-    lastFireAt: last === null ? null : new Date(last).toISOString(),
-    reason,
+  const nextFire = next ?? Number.POSITIVE_INFINITY;
+  const result = (state: DeadmanState, reason: string, until = nextFire): { deadman: Deadman; until: number } => ({
+    deadman: { state, expectedAt, lastFireAt: last === null ? null : new Date(last).toISOString(), reason },
+    until: Math.min(until, nextFire),
   });
   if (last === null) return result('ok', `the schedule "${schedule}" has not fired yet`);
 
-  const nowMs = now.getTime();
   const date = dateIn(last, tz);
   const fired = `fired ${clockIn(last, tz)} ${tz}`;
   const cycle = cycles.find((c) => c.date === date);
@@ -203,27 +211,33 @@ export function deriveDeadman(input: DeadmanInput): Deadman {
     }
     const deadline = last + graceMs;
     if (nowMs < deadline) {
-      return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`);
+      return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`, deadline);
     }
     return result('missed', `no cycle for ${date} by ${clockIn(deadline, tz)} ${tz} (${fired}, grace ${duration(graceMs)})`);
   }
+  // A running cycle turns stalled once an age passes its cap (`age > cap`: the millisecond after).
+  let stallsAt = Number.POSITIVE_INFINITY;
   if (cycle.status === 'running') {
     // A running phase named under `caps` is held to its own cap, from its own start; the cycle
     // as a whole (between phases, or in a phase without its own cap) to the loop's `cap`.
     const own = (name: string): number | null => (input.capsMs && Object.prototype.hasOwnProperty.call(input.capsMs, name) ? (input.capsMs[name] ?? null) : null);
+    const stalled = (reason: string) => result('stalled', reason, nowMs + 1000);
     const running = cycle.phases.filter((p) => p.status === 'running');
     for (const p of running) {
       const cap = own(p.name);
       if (cap === null) continue;
       const started = Date.parse(p.startedAt ?? '');
-      const age = nowMs - (Number.isNaN(started) ? (earliestStart(cycle) ?? last) : started);
-      if (age > cap) return result('stalled', `cycle ${date} ${p.name} is still running after ${duration(age)} (its cap ${duration(cap)})`);
+      const from = Number.isNaN(started) ? (earliestStart(cycle) ?? last) : started;
+      const age = nowMs - from;
+      if (age > cap) return stalled(`cycle ${date} ${p.name} is still running after ${duration(age)} (its cap ${duration(cap)})`);
+      stallsAt = Math.min(stallsAt, from + cap + 1);
     }
     if (running.length === 0 || running.some((p) => own(p.name) === null)) {
       const start = earliestStart(cycle) ?? last;
       const age = nowMs - start;
-      if (age > capMs) return result('stalled', `cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+      if (age > capMs) return stalled(`cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+      stallsAt = Math.min(stallsAt, start + capMs + 1);
     }
   }
-  return result('ok', `cycle ${date} started (${fired}); it is ${cycle.status}`);
+  return result('ok', `cycle ${date} started (${fired}); it is ${cycle.status}`, stallsAt);
 }
