@@ -215,12 +215,6 @@ export class LoopFollower {
     const upserted: Cycle[] = [];
     // Only the dates that need it: never a walk over a year of finished nights.
     const nowMs = now.getTime();
-    // Nothing read, nothing the clock moves yet (a quiet poll, nearly every one): no sets, no walk.
-    let any = removed.length > 0 || this.dirty.size > 0 || this.timesDirty.size > 0 || dates !== this.derivedAll;
-    for (const at of this.clockDue.values()) any ||= at <= nowMs;
-    if (!any) {
-      return { name: this.name, host: this.config.host, cycles: this.cycles(), deadman: null, upserted, removed };
-    }
     const timed = [...this.clockDue].filter(([, at]) => at <= nowMs).map(([d]) => d);
     const underived = dates === this.derivedAll ? [] : dates.filter((d) => !this.derived.has(d));
     const wall = performance.now();
