@@ -212,17 +212,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
     check: 'ci/test',
     updated_at: new Date(today.getTime() - 2 * DAY + 10 * 3_600_000).toISOString(),
   });
-  const fleet = await startFleetServer({ hosts: 4 });
+  // The two servers polled directly stay up unless forced down: their cards and KV-cache are
+  // there whenever the demo is opened; gpu-b and gpu-d have the outages.
+  const fleet = await startFleetServer({ hosts: 4, steady: ['gpu-a', 'gpu-c'] });
   // A month of the same fleet's history, so the capacity charts have something to show at once.
   const store = Store.open(databasePath(join(dir, 'data')));
   try {
     // gpu-b down for 40 minutes inside the incomplete night's remediate (01:00 on): that night is the fleet's doing.
     const incompleteDay = pastDays[history.indexOf('incomplete')] ?? today;
     const down = { host: 'gpu-b', from: incompleteDay.getTime() + 3 * 3_600_000, to: incompleteDay.getTime() + 3 * 3_600_000 + 40 * 60_000 };
-    seedFleetHistory(store, 'crossbar', 4, 30, new Date(), 1, [down]);
+    seedFleetHistory(store, 'crossbar', fleet.sim, 30, new Date(), [down]);
     // The servers polled directly, with their KV-cache and tokens a second.
-    seedServerHistory(store, 'gpu-a', 'gpu-a', 4, 30, new Date());
-    seedServerHistory(store, 'vllm-c', 'gpu-c', 4, 30, new Date());
+    seedServerHistory(store, 'gpu-a', 'gpu-a', fleet.sim, 30, new Date());
+    seedServerHistory(store, 'vllm-c', 'gpu-c', fleet.sim, 30, new Date());
   } finally {
     store.close();
   }

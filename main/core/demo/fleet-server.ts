@@ -10,6 +10,8 @@ export interface FleetServerOptions {
   readonly seed?: number;
   /** Backends behind the crossbar (default 3). */
   readonly hosts?: number;
+  /** Backends spared the random outages (see FleetSim). */
+  readonly steady?: readonly string[];
   readonly now?: () => Date;
 }
 
@@ -47,7 +49,7 @@ interface Cumulative {
  */
 export async function startFleetServer(opts: FleetServerOptions = {}): Promise<FleetServer> {
   const now = opts.now ?? (() => new Date());
-  const sim = new FleetSim(opts.seed ?? 1, opts.hosts ?? 3);
+  const sim = new FleetSim(opts.seed ?? 1, opts.hosts ?? 3, opts.steady);
   const startTick = Math.floor(now().getTime() / TICK_MS) - 720; // counters as if up for an hour
   const fresh = (): Cumulative => ({ tick: startTick, requests: new Map(), gatewayRequests: 0, gatewayStatus: new Map(), shed: 0, highWater: 0, tokens: new Map() });
   let cum = fresh();

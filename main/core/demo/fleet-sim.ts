@@ -61,7 +61,7 @@ export function simHosts(count: number): SimHost[] {
 
 /**
  * The deterministic fleet: outages (a window of 30 minutes has a 15 % chance of a 1–5 minute
- * outage per host, then 20 s of loading), demand on a 1-hour wave with noise, a queue once demand
+ * outage per host not named steady, then 20 s of loading), demand on a 1-hour wave with noise, a queue once demand
  * exceeds the slots, accounting rows per tick, and the gateway in front of it all.
  */
 export class FleetSim {
@@ -71,11 +71,16 @@ export class FleetSim {
   /** The gateway's shed threshold (far above what the fleet can serve: the R40 finding). */
   readonly shedThreshold = 80;
 
+  /** Hosts spared the random outages (forcing them down still works). */
+  readonly steady: ReadonlySet<string>;
+
   constructor(
     readonly seed: number,
     hostCount: number,
+    steady: Iterable<string> = [],
   ) {
     this.hosts = simHosts(hostCount);
+    this.steady = new Set(steady);
   }
 
   /** Where the gateway's provider starts failing (504s): 60 % of the fleet's parallel slots, far below the threshold. */
@@ -89,7 +94,7 @@ export class FleetSim {
     const at = tick - w * OUTAGE_WINDOW;
     let down = this.forced.has(h.name);
     let loading = false;
-    if (rand(this.seed, h.index, w, 1) < 0.15) {
+    if (!this.steady.has(h.name) && rand(this.seed, h.index, w, 1) < 0.15) {
       const start = Math.floor(rand(this.seed, h.index, w, 2) * 300);
       const len = 12 + Math.floor(rand(this.seed, h.index, w, 3) * 48);
       if (at >= start && at < start + len) down = true;

@@ -1,16 +1,15 @@
 import type { Store } from '../store/store';
-import { FleetSim } from './fleet-sim';
+import type { FleetSim } from './fleet-sim';
 import { kvShare } from './vllm-text';
 import { CapacityHistory, type StoredSample } from '../capacity/history-store';
 
 /**
- * Fill a store with `days` of the simulated fleet's history behind the crossbar proxy `proxy`:
+ * Fill a store with `days` of the simulated fleet `sim`'s history behind the crossbar proxy `proxy`:
  * one sample a minute for the last week and one every ten minutes before it (what the rollups
  * would hold), so the demo's charts have a month to show from the first second. `outages` force
  * hosts down over stretches of it (the demo's fleet-caused incomplete night).
  */
-export function seedFleetHistory(store: Store, proxy: string, hosts: number, days: number, now: Date, seed = 1, outages: readonly { host: string; from: number; to: number }[] = []): number {
-  const sim = new FleetSim(seed, hosts);
+export function seedFleetHistory(store: Store, proxy: string, sim: FleetSim, days: number, now: Date, outages: readonly { host: string; from: number; to: number }[] = []): number {
   const history = new CapacityHistory(store.sql);
   const end = now.getTime();
   const week = 7 * 86_400_000;
@@ -50,8 +49,7 @@ export function seedFleetHistory(store: Store, proxy: string, hosts: number, day
  * llama-server or vLLM proxy named `proxy` for backend `backend`), with its KV-cache and
  * generated tokens, at the same resolutions as seedFleetHistory.
  */
-export function seedServerHistory(store: Store, proxy: string, backend: string, hosts: number, days: number, now: Date, seed = 1): number {
-  const sim = new FleetSim(seed, hosts);
+export function seedServerHistory(store: Store, proxy: string, backend: string, sim: FleetSim, days: number, now: Date): number {
   const h = sim.hosts.find((x) => x.name === backend);
   if (!h) return 0;
   const end = now.getTime();
