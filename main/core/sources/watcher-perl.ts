@@ -12,13 +12,14 @@ import { FALLBACK_STAT_MS, FRAME_OVERLAP, HEARTBEAT_MS, MAX_FRAME_BYTES, watcher
  * NAMES_FN): a file with any other name that came, went or changed is sent as `changed`. Only modules of perl-base (POSIX) are required; base64
  * comes from MIME::Base64 where it is installed, else the bytes go as hex (`h:`).
  *
- * Arguments: the listing interval, the fallback interval (ms), the frame cap, the overlap, then
- * the folders. It ends, with its tail, when a write fails (the link is gone: the heartbeat makes
- * sure one is tried every HEARTBEAT_MS) and on HUP, INT and TERM.
+ * Arguments: the listing interval, the fallback interval, the heartbeat's (ms), the frame cap,
+ * the overlap, then the folders. It ends, with its tail, when its input ends (the channel's: closed, or sshd gone),
+ * when a write fails (the heartbeat makes sure one is tried every HEARTBEAT_MS) and on HUP, INT
+ * and TERM.
  */
 export const PERL_WATCHER = String.raw`
 use strict; use warnings; use POSIX ();
-my ($stat_ms, $fast_ms, $cap, $overlap, @dirs) = @ARGV;
+my ($stat_ms, $fast_ms, $beat_ms, $cap, $overlap, @dirs) = @ARGV;
 $| = 1; $SIG{PIPE} = 'IGNORE';
 my $b64 = eval { require MIME::Base64; 1 };
 sub enc { $b64 ? MIME::Base64::encode_base64($_[0], '') : 'h:' . unpack('H*', $_[0]) }
@@ -111,32 +112,39 @@ sub start_tail {
 check();
 start_tail();
 my $beat = time;
+my $in = defined fileno(STDIN) ? fileno(STDIN) : -1;
 while (1) {
   my $rin = '';
   vec($rin, fileno($tail_fh), 1) = 1 if $tail_fh;
+  vec($rin, $in, 1) = 1 if $in >= 0;
   my $wait = ($tail_fh || $tail_ok ? $stat_ms : $fast_ms) / 1000;
   my $n = select(my $rout = $rin, undef, undef, $wait);
-  if ($n > 0 && $tail_fh) {
+  # Its input is the link's: at its end (the channel closed, sshd gone) it ends too.
+  if ($n > 0 && $in >= 0 && vec($rout, $in, 1)) {
+    my $got = sysread(STDIN, my $junk, 4096);
+    bye() unless $got;
+  }
+  if ($n > 0 && $tail_fh && vec($rout, fileno($tail_fh), 1)) {
     my $got = sysread($tail_fh, my $junk, 65536);
     if (!$got) { stop_tail(); $tail_ok = 0; }
   }
   start_tail() if check();
-  if (time - $beat >= ${HEARTBEAT_MS / 1000}) { out(".\n"); $beat = time; }
+  if ((time - $beat) * 1000 >= $beat_ms) { out(".\n"); $beat = time; }
 }
 `;
 
 /** The Perl watcher's command-line arguments after `--`. */
-export function perlWatcherArgs(dirs: readonly string[], statMs: number): string[] {
-  return [String(statMs), String(Math.min(statMs, FALLBACK_STAT_MS)), String(MAX_FRAME_BYTES), String(FRAME_OVERLAP), ...dirs];
+export function perlWatcherArgs(dirs: readonly string[], statMs: number, heartbeatMs = HEARTBEAT_MS): string[] {
+  return [String(statMs), String(Math.min(statMs, FALLBACK_STAT_MS)), String(heartbeatMs), String(MAX_FRAME_BYTES), String(FRAME_OVERLAP), ...dirs];
 }
 
 /**
  * The command the host runs for a watcher: the Perl one where `perl` starts with POSIX, else the
  * shell one (see watcherScript). Wrapped in `sh -c`, whatever the account's login shell is.
  */
-export function watcherCommand(dirs: readonly string[], statMs: number, prefer: 'perl' | 'sh' = 'perl'): string {
-  const sh = `exec sh -c ${shellQuote(watcherScript(dirs, statMs))}`;
+export function watcherCommand(dirs: readonly string[], statMs: number, prefer: 'perl' | 'sh' = 'perl', heartbeatMs = HEARTBEAT_MS): string {
+  const sh = `exec sh -c ${shellQuote(watcherScript(dirs, statMs, heartbeatMs))}`;
   if (prefer === 'sh') return sh;
-  const perl = `exec perl -e ${shellQuote(PERL_WATCHER)} -- ${perlWatcherArgs(dirs, statMs).map(shellQuote).join(' ')}`;
+  const perl = `exec perl -e ${shellQuote(PERL_WATCHER)} -- ${perlWatcherArgs(dirs, statMs, heartbeatMs).map(shellQuote).join(' ')}`;
   return `exec sh -c ${shellQuote(`if perl -e 'use POSIX (); 1' >/dev/null 2>&1; then ${perl}; else ${sh}; fi`)}`;
 }

@@ -12,11 +12,12 @@ import { HEARTBEAT_MS, MAX_FRAME_BYTES } from './watcher-script';
 type Mode = 'sh' | 'perl';
 
 /**
- * The watcher script run by a local sh, as sshd would run it; every line that wakes a poll
- * (`changed`, a `+` frame, a `~` change) is timestamped, and all lines but heartbeats are kept.
+ * The watcher script run by a local sh, as sshd would run it (its input a pipe held open, as the
+ * channel's is); every line that wakes a poll (`changed`, a `+` frame, a `~` change) is
+ * timestamped, and all lines but heartbeats are kept.
  */
-function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; wakes: number[]; lines: string[] } {
-  const child = spawn('sh', ['-c', watcherCommand(dirs, statMs, mode)], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env, heartbeatMs = HEARTBEAT_MS): { child: ChildProcess; wakes: number[]; lines: string[] } {
+  const child = spawn('sh', ['-c', watcherCommand(dirs, statMs, mode, heartbeatMs)], { env, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
   const wakes: number[] = [];
   const lines: string[] = [];
   let rest = '';
@@ -30,6 +31,15 @@ function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv 
     }
   });
   return { child, wakes, lines };
+}
+
+/** Whether the watcher's sh has exited. */
+const exited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
+
+/** The link is gone, as sshd shows it to the command: its input ends and its output is closed. */
+function linkGone(child: ChildProcess): void {
+  child.stdin?.end();
+  child.stdout?.destroy();
 }
 
 /** Live processes (zombies run nothing). */
@@ -231,8 +241,8 @@ describe('the sh watcher', () => {
     await until(() => wakes.length > 0 && tailUp() && !tailStarting(), 15_000, 'the watcher and its tail');
     appendFileSync(join(watched, 'a.log'), 'x\n');
     await until(tailStarting, 5000, 'the next tail starting after the wake');
-    child.stdout?.destroy(); // the link is gone: the next heartbeat fails
-    await until(() => child.exitCode !== null || child.signalCode !== null, HEARTBEAT_MS + 10_000, 'the watcher to exit at its next heartbeat');
+    linkGone(child);
+    await until(() => exited(child), 10_000, 'the watcher to exit once its input ended');
     rmSync(watched, { recursive: true, force: true });
     await expectNothingLeft(watched, 'left running after the link was gone');
   }, 40_000);
@@ -245,8 +255,39 @@ describe('the perl watcher', () => {
     const { child, wakes } = run('perl', [watched], 250);
     children.push(child);
     await until(() => wakes.length > 0 && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher and its tail');
-    child.stdout?.destroy(); // the link is gone: the next heartbeat fails
-    await until(() => child.exitCode !== null || child.signalCode !== null, HEARTBEAT_MS + 10_000, 'the watcher to exit at its next heartbeat');
+    linkGone(child);
+    await until(() => exited(child), 10_000, 'the watcher to exit once its input ended');
     await expectNothingLeft(watched, 'left running after the link was gone');
   }, 20_000);
+});
+
+describe.each(['sh', 'perl'] as const)('the %s watcher and its link', (mode) => {
+  // sshd closes the command's input with the channel (a close, or the connection gone): that
+  // ends the watcher at once, whatever it was doing, with nothing written to the link. Without
+  // the reader of its input it would run on until its next heartbeat, a minute away.
+  it('ends at once when its input ends, though its output is still open', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    writeFileSync(join(watched, 'a.log'), '');
+    const { child, wakes } = run(mode, [watched], 250);
+    children.push(child);
+    await until(() => wakes.length > 0 && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher and its tail');
+    // With its input open it keeps running: nothing but the input's end stops it.
+    expect(await holdsWithin(() => exited(child), 1500, 50)).toBe(false);
+    child.stdin?.end();
+    await until(() => exited(child), 10_000, 'the watcher to exit once its input ended');
+    expect(HEARTBEAT_MS).toBeGreaterThan(10_000);
+    await expectNothingLeft(watched, 'left running after its input ended');
+  }, 30_000);
+
+  // The backstop, for a host whose sshd keeps the input open: a heartbeat that cannot be written.
+  it('ends at its next heartbeat once its output is gone, its input left open', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    writeFileSync(join(watched, 'a.log'), '');
+    const { child, wakes } = run(mode, [watched], 250, process.env, 1000);
+    children.push(child);
+    await until(() => wakes.length > 0, 10_000, 'the watcher');
+    child.stdout?.destroy();
+    await until(() => exited(child), 12_000, 'the watcher to exit at its next heartbeat');
+    await expectNothingLeft(watched, 'left running after its output was gone');
+  }, 30_000);
 });

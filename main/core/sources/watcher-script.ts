@@ -1,13 +1,14 @@
 import { NAMES_FN, ODD_NAME, shellQuote, STAT_FN } from './remote-shell';
 
 /**
- * How often an idle watcher says it is alive (ms). The line is what ends a watcher on the host
- * once its link is gone (the write fails); nothing on Loopdeck's side waits for it (the link's
- * keepalive finds a dead link). Every 5 s rather than every second: a fleet of a hundred idle
- * hosts was a hundred SSH packets a second to decrypt (figure 6d), for a watcher that outlives a
- * dropped link by at most this long.
+ * How often an idle watcher says it is alive (ms). A watcher ends when its input ends (sshd closes
+ * it with the channel, or when the connection is gone); the line is the backstop that ends one
+ * whose input stays open once its link is gone (the write fails). Nothing on Loopdeck's side
+ * waits for it (the link's keepalive finds a dead link). Once a minute: every line is an SSH
+ * packet to decrypt, and a fleet of a hundred idle hosts sending one a second, then every 5 s,
+ * was most of its idle CPU (figure 6d).
  */
-export const HEARTBEAT_MS = 5000;
+export const HEARTBEAT_MS = 60_000;
 
 /** How often the watcher lists the folders when `tail -F` cannot wake it (ms). */
 export const FALLBACK_STAT_MS = 50;
@@ -65,7 +66,7 @@ const DIFF_AWK = [
  * - `~<st line>`: a file changed in place beyond what a frame carries: read it by requests;
  * - `changed`: something else changed (a file or folder came or went, was replaced or truncated):
  *   anything may have changed, the poll reads the folders again;
- * - `.`: a heartbeat, every HEARTBEAT_MS.
+ * - `.`: a heartbeat, every `heartbeatMs` (HEARTBEAT_MS).
  *
  * Two parts, both stock tools only (sh, stat, awk, tail, head, base64, tr):
  *
@@ -80,16 +81,17 @@ const DIFF_AWK = [
  *   follow, so the next tail follows the new file. Where `tail -F` cannot run this part alone
  *   remains, every FALLBACK_STAT_MS.
  *
- * The heartbeat is what ends it once the link is gone: writing fails and the loop exits (HUP, INT
- * and TERM end it the same way). On exit it kills the events loop and the current tail by pid,
+ * It ends once the link is gone: its input (the channel's) ends, and a reader of it ends the
+ * watcher at once; a write that fails ends it too (the heartbeat tries one every HEARTBEAT_MS, for
+ * a host whose sshd keeps the input open), and HUP, INT and TERM. On exit it kills the events loop and the current tail by pid,
  * never by a kick a tail may miss. A tail started while it exits finds the `go` file gone and does
  * not start; the events loop also stops once the watcher's pid is gone. Only `kill`, `read` and
  * files: it works where `set -m` needs a terminal (dash) and where there is no `setsid` or `tail
  * --pid` (macOS). Nothing is left running on the host.
  */
-export function watcherScript(dirs: readonly string[], statMs: number): string {
+export function watcherScript(dirs: readonly string[], statMs: number, heartbeatMs = HEARTBEAT_MS): string {
   const each = dirs.map(shellQuote).join(' ');
-  const beats = Math.max(1, Math.round(HEARTBEAT_MS / statMs));
+  const beats = Math.max(1, Math.round(heartbeatMs / statMs));
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
   // The tail's own sh: record its pid, then become the tail unless the watcher is ending.
   const tail = shellQuote('echo $$ >"$0/tp" && [ -e "$0/go" ] && exec tail -n0 -q -F -- "$@"');
@@ -97,7 +99,7 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     STAT_FN,
     NAMES_FN,
     "trap '' PIPE",
-    'me=$$',
+    'me=$$; rpid=',
     'w=$(mktemp -d 2>/dev/null) || { w="${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1',
     'k="$w/kick"; : >"$k"; : >"$w/go"; : >"$w/prev"',
     // Frames need a working base64 (GNU, BSD and busybox have one); without it, `~` lines.
@@ -119,8 +121,13 @@ export function watcherScript(dirs: readonly string[], statMs: number): string {
     'events &',
     'epid=$!',
     // Stop new tails, end the loop, then the tail it may have started (its pid is written first).
-    `trap 'rm -f "$w/go"; kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null; rm -rf "$w"' EXIT`,
+    `trap 'rm -f "$w/go"; kill "$epid" $rpid 2>/dev/null; wait "$epid" 2>/dev/null; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null; rm -rf "$w"' EXIT`,
     "trap 'exit 0' HUP INT TERM",
+    // Its input is the link's (an asynchronous list reads /dev/null, hence fd 3): at its end (the
+    // channel closed, sshd gone) the watcher ends at once, with no heartbeat needed to find out.
+    'exec 3<&0',
+    '{ while IFS= read -r x <&3; do :; done; kill "$me" 2>/dev/null; } &',
+    'rpid=$!',
     'prev=; n=0',
     'while :; do',
     // Woken: list again FALLBACK_STAT_MS later too, for what came while the next tail was starting.
