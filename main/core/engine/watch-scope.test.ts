@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileSource } from '../sources/file-source';
-import { FULL_POLL_EVERY, WatchScope } from './watch-scope';
+import { FULL_POLL_EVERY, FULL_POLL_GAP, WatchScope } from './watch-scope';
 
 /** A source whose watcher is always alive and never reports: only the safety net reads it. */
 const watchingSource = { watching: () => true, watch: () => undefined } as unknown as FileSource;
@@ -25,9 +25,14 @@ describe('the safety net of the watchers (a whole read whatever they said)', () 
     expect(Math.max(...reads.map((r) => r.length))).toBe(1);
   });
 
-  it('past FULL_POLL_EVERY hosts, reads one host whole a timer poll, each in its turn: the cost does not grow with the fleet', () => {
-    const reads = fullReads(100, 200);
-    expect(reads.every((r) => r.length === 1)).toBe(true);
+  it('past a few hosts, reads one host whole every FULL_POLL_GAP timer polls, each in its turn: the cost does not grow with the fleet', () => {
+    const reads = fullReads(100, 200 * FULL_POLL_GAP);
+    expect(reads.every((r) => r.length <= 1)).toBe(true);
+    expect(reads.filter((r) => r.length === 1)).toHaveLength(200);
+    // The turns are evenly spaced: a host every FULL_POLL_GAP polls, never two polls in a row.
+    const first = reads.findIndex((x) => x.length === 1);
+    expect(first).toBeLessThan(FULL_POLL_GAP);
+    reads.forEach((r, i) => expect(r.length, `poll ${i}`).toBe(i >= first && (i - first) % FULL_POLL_GAP === 0 ? 1 : 0));
     const counts = new Map<string, number>();
     for (const r of reads) for (const h of r) counts.set(h, (counts.get(h) ?? 0) + 1);
     expect(counts.size).toBe(100);

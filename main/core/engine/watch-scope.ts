@@ -6,10 +6,18 @@ type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } |
 
 /**
  * Every host is read whole (whatever its watcher said) once in this many timer polls at least
- * (about 10 s): belt and braces for notifications that can be missed. Past this many hosts, one
- * host a timer poll: the net's cost stays a host's read a second however large the fleet.
+ * (about 10 s): belt and braces for notifications that can be missed (the watcher itself lists
+ * its folders on the host every 250 ms).
  */
 export const FULL_POLL_EVERY = 10;
+
+/**
+ * Past a few hosts, the safety net reads one host whole every this many timer polls (about 3 s):
+ * its cost stays a host's read every 3 s however large the fleet, each host's turn coming round
+ * every 3 × hosts polls (5 minutes for a hundred). A host's read whole is some twenty SSH packets
+ * to decrypt; one a second was a third of a hundred idle hosts' CPU (figure 6d).
+ */
+export const FULL_POLL_GAP = 3;
 
 /**
  * The engine's watchers and what they saw: it keeps each host's sources watching the folders the
@@ -86,7 +94,7 @@ export class WatchScope {
    * Start a poll: take what was reported, and answer for each host how much to read. A host that
    * watches every folder it would read is read only where its watcher saw a change (nothing at all
    * on a timer poll nobody woke), except on its turn of the safety net: once every
-   * max(FULL_POLL_EVERY, hosts) timer polls, the hosts' turns spread over them. A poll with no
+   * max(FULL_POLL_EVERY, FULL_POLL_GAP × hosts) timer polls, the hosts' turns spread over them. A poll with no
    * reason (a person, a test) reads everything.
    */
   begin(reason: 'wake' | 'timer' | null): (host: string) => ReadScope {
@@ -94,10 +102,10 @@ export class WatchScope {
     this.reported = new Map();
     const sources = this.sourcesByHost();
     this.turnOf ??= new Map([...sources.keys()].map((h, i) => [h, i]));
-    const period = Math.max(FULL_POLL_EVERY, sources.size);
+    const period = Math.max(FULL_POLL_EVERY, FULL_POLL_GAP * sources.size);
     const tick = reason === 'timer' ? ++this.timerPolls : null;
     const turns = this.turnOf;
-    // A host's turn comes round every `period` timer polls, one host's turn a poll past FULL_POLL_EVERY hosts.
+    // A host's turn comes round every `period` timer polls, one host's turn every FULL_POLL_GAP polls past a few hosts.
     const onTurn = (host: string): boolean => tick !== null && (tick + (turns.get(host) ?? 0) * Math.max(1, Math.floor(period / Math.max(1, sources.size)))) % period === 0;
     return (host) => {
       const dirs = this.watched.get(host);
