@@ -312,6 +312,17 @@ describe('deadmanAt: until when the clock leaves the state as it is', () => {
     expect(after.state).toBe('stalled');
   });
 
+  it('a stalled loop holds until its reason\'s minutes move, not a second', () => {
+    const running = [cycle('2026-11-30', 'running', '2026-11-30T05:00:04Z')];
+    const { first, before, after } = unchangedUntil('2026-12-01T01:30:00Z', running);
+    expect(first.deadman.state).toBe('stalled');
+    expect(first.deadman.reason).toContain('still running after 20h 30m');
+    // 20 h 30 m rounds to the next minute 30 s past 20 h 30 m 04 s.
+    expect(first.until).toBe(Date.parse('2026-11-30T05:00:04Z') + (20 * 60 + 30.5) * 60_000);
+    expect(before).toEqual(first.deadman);
+    expect(after.reason).toContain('still running after 20h 31m');
+  });
+
   it('a finished or missed night holds until the next fire', () => {
     expect(at('2026-11-30T12:00:00Z', [cycle('2026-11-30', 'ok')]).until).toBe(Date.parse('2026-12-01T05:00:00Z'));
     expect(at('2026-11-30T12:00:00Z', []).until).toBe(Date.parse('2026-12-01T05:00:00Z'));

@@ -187,7 +187,7 @@ export function deriveDeadman(input: DeadmanInput): Deadman {
 /**
  * A loop's dead-man state at `now`, and until when (epoch ms) the clock alone leaves it as it is:
  * the next fire, the grace's end, a running cycle's or phase's cap; a stalled loop's reason says
- * for how long, so it holds a second. Only new cycles change it sooner. Throws as deriveDeadman.
+ * for how long in minutes, so it holds until that figure moves. Only new cycles change it sooner. Throws as deriveDeadman.
  */
 export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: number } {
   const { schedule, timezone: tz, graceMs, capMs, cycles, now } = input;
@@ -221,7 +221,10 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
     // A running phase named under `caps` is held to its own cap, from its own start; the cycle
     // as a whole (between phases, or in a phase without its own cap) to the loop's `cap`.
     const own = (name: string): number | null => (input.capsMs && Object.prototype.hasOwnProperty.call(input.capsMs, name) ? (input.capsMs[name] ?? null) : null);
-    const stalled = (reason: string) => result('stalled', reason, nowMs + 1000);
+    // Its reason says for how long in whole minutes (`duration`): it holds until that figure moves,
+    // half a minute past a whole one, not a second (a loop stalled for hours was derived again
+    // every second, and every such loop of a hundred hosts with it).
+    const stalled = (reason: string, from: number) => result('stalled', reason, from + (Math.round((nowMs - from) / MINUTE) + 0.5) * MINUTE);
     const running = cycle.phases.filter((p) => p.status === 'running');
     for (const p of running) {
       const cap = own(p.name);
@@ -229,13 +232,13 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
       const started = Date.parse(p.startedAt ?? '');
       const from = Number.isNaN(started) ? (earliestStart(cycle) ?? last) : started;
       const age = nowMs - from;
-      if (age > cap) return stalled(`cycle ${date} ${p.name} is still running after ${duration(age)} (its cap ${duration(cap)})`);
+      if (age > cap) return stalled(`cycle ${date} ${p.name} is still running after ${duration(age)} (its cap ${duration(cap)})`, from);
       stallsAt = Math.min(stallsAt, from + cap + 1);
     }
     if (running.length === 0 || running.some((p) => own(p.name) === null)) {
       const start = earliestStart(cycle) ?? last;
       const age = nowMs - start;
-      if (age > capMs) return stalled(`cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`);
+      if (age > capMs) return stalled(`cycle ${date} is still running after ${duration(age)} (cap ${duration(capMs)})`, start);
       stallsAt = Math.min(stallsAt, start + capMs + 1);
     }
   }
