@@ -6,7 +6,7 @@ import { SshHost } from '../main/core/ssh/ssh-host';
 import type { Store } from '../main/core/store/store';
 import type { TestSshd } from './sshd';
 
-/** Fast keepalive and backoff, so fault tests finish in seconds (production: 20 s, one unanswered). */
+/** Fast keepalive and backoff, so fault tests finish in seconds (production: 10 s × 3). */
 export const FAST_TUNING = {
   keepaliveIntervalMs: 500,
   keepaliveCountMax: 3,

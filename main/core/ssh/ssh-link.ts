@@ -7,9 +7,14 @@ import { backoffDelay } from '../../../shared/backoff';
 import type { HostConnState } from '../../../shared/domain';
 import { NotConnectedError, type ConnectionStatus, type Fatal, type SshConnectionOptions, type SshEndpoint } from './connection-types';
 
-/** How often an SSH link pings its host (ms), and how many pings may go unanswered (see ssh2). */
-export const KEEPALIVE_MS = 20_000;
-export const KEEPALIVE_COUNT_MAX = 1;
+/**
+ * How often an SSH link pings its host (ms), and how many pings may go unanswered (see ssh2): a
+ * frozen link is dropped within 40 s. 20 s with one unanswered halved the idle pings, but figure
+ * 6d then saw a host with a second connection at once (a reply later than 20 s under load, the
+ * link dropped and opened again): kept at 10 s × 3.
+ */
+export const KEEPALIVE_MS = 10_000;
+export const KEEPALIVE_COUNT_MAX = 3;
 
 /**
  * The life of one SSH link to a host, kept up: keepalive notices a dead link within interval ×
@@ -115,9 +120,6 @@ export class SshLink extends EventEmitter {
       port: ep.port,
       username: ep.user,
       ...(sock ? { sock } : {}),
-      // A ping every 20 s, and the link is dead when the next comes round unanswered: noticed 20–40 s
-      // after it froze (10 s × 3 before: the same 40 s at the worst, twice the packets on every
-      // idle link; figure 6d's hundred hosts).
       keepaliveInterval: this.options.keepaliveIntervalMs ?? KEEPALIVE_MS,
       keepaliveCountMax: this.options.keepaliveCountMax ?? KEEPALIVE_COUNT_MAX,
       readyTimeout: this.options.readyTimeoutMs ?? 20_000,
