@@ -61,8 +61,8 @@ export function simHosts(count: number): SimHost[] {
 
 /**
  * The deterministic fleet: outages (a window of 30 minutes has a 15 % chance of a 1–5 minute
- * outage per host not named steady, then 20 s of loading), demand on a 1-hour wave with noise, a queue once demand
- * exceeds the slots, accounting rows per tick, and the gateway in front of it all.
+ * outage per host not named steady, then 20 s of loading), demand on a 1-hour wave with noise, a
+ * queue once demand exceeds the slots, accounting rows per tick, and the gateway in front of it.
  */
 export class FleetSim {
   readonly hosts: SimHost[];

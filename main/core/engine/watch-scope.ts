@@ -94,8 +94,8 @@ export class WatchScope {
    * Start a poll: take what was reported, and answer for each host how much to read. A host that
    * watches every folder it would read is read only where its watcher saw a change (nothing at all
    * on a timer poll nobody woke), except on its turn of the safety net: once every
-   * max(FULL_POLL_EVERY, FULL_POLL_GAP × hosts) timer polls, the hosts' turns spread over them. A poll with no
-   * reason (a person, a test) reads everything.
+   * max(FULL_POLL_EVERY, FULL_POLL_GAP × hosts) timer polls, the hosts' turns spread over them.
+   * A poll with no reason (a person, a test) reads everything.
    */
   begin(reason: 'wake' | 'timer' | null): (host: string) => ReadScope {
     const reported = this.reported;

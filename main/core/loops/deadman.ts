@@ -187,7 +187,8 @@ export function deriveDeadman(input: DeadmanInput): Deadman {
 /**
  * A loop's dead-man state at `now`, and until when (epoch ms) the clock alone leaves it as it is:
  * the next fire, the grace's end, a running cycle's or phase's cap; a stalled loop's reason says
- * for how long in minutes, so it holds until that figure moves. Only new cycles change it sooner. Throws as deriveDeadman.
+ * for how long in minutes, so it holds until that figure moves. Only new cycles change it sooner.
+ * Throws as deriveDeadman.
  */
 export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: number } {
   const { schedule, timezone: tz, graceMs, capMs, cycles, now } = input;

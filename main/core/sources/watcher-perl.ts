@@ -13,9 +13,9 @@ import { FALLBACK_STAT_MS, FRAME_OVERLAP, HEARTBEAT_MS, MAX_FRAME_BYTES, watcher
  * comes from MIME::Base64 where it is installed, else the bytes go as hex (`h:`).
  *
  * Arguments: the listing interval, the fallback interval, the heartbeat's (ms), the frame cap,
- * the overlap, then the folders. It ends, with its tail, when its input ends (the channel's: closed, or sshd gone),
- * when a write fails (the heartbeat makes sure one is tried every HEARTBEAT_MS) and on HUP, INT
- * and TERM.
+ * the overlap, then the folders. It ends, with its tail, when its input ends (the channel's:
+ * closed, or sshd gone), when a write fails (the heartbeat makes sure one is tried every
+ * `heartbeatMs`) and on HUP, INT and TERM.
  */
 export const PERL_WATCHER = String.raw`
 use strict; use warnings; use POSIX ();

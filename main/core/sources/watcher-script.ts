@@ -83,8 +83,8 @@ const DIFF_AWK = [
  *
  * It ends once the link is gone: its input (the channel's) ends, and a reader of it ends the
  * watcher at once; a write that fails ends it too (the heartbeat tries one every HEARTBEAT_MS, for
- * a host whose sshd keeps the input open), and HUP, INT and TERM. On exit it kills the events loop and the current tail by pid,
- * never by a kick a tail may miss. A tail started while it exits finds the `go` file gone and does
+ * a host whose sshd keeps the input open), and HUP, INT and TERM. On exit it kills the events
+ * loop, the input's reader and the current tail by pid, never by a kick a tail may miss. A tail started while it exits finds the `go` file gone and does
  * not start; the events loop also stops once the watcher's pid is gone. Only `kill`, `read` and
  * files: it works where `set -m` needs a terminal (dash) and where there is no `setsid` or `tail
  * --pid` (macOS). Nothing is left running on the host.

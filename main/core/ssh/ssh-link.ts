@@ -8,15 +8,6 @@ import type { HostConnState } from '../../../shared/domain';
 import { NotConnectedError, type ConnectionStatus, type Fatal, type SshConnectionOptions, type SshEndpoint } from './connection-types';
 
 /**
- * How often an SSH link pings its host (ms), and how many pings may go unanswered (see ssh2): a
- * frozen link is dropped within 40 s. 20 s with one unanswered halved the idle pings, but figure
- * 6d then saw a host with a second connection at once (a reply later than 20 s under load, the
- * link dropped and opened again): kept at 10 s × 3.
- */
-export const KEEPALIVE_MS = 10_000;
-export const KEEPALIVE_COUNT_MAX = 3;
-
-/**
  * The life of one SSH link to a host, kept up: keepalive notices a dead link within interval ×
  * count, and it reconnects with exponential backoff and jitter, a new ssh2 Client each attempt
  * (one per jump host too). An untrusted or changed host key stops it until `retry()` (after the
@@ -120,8 +111,8 @@ export class SshLink extends EventEmitter {
       port: ep.port,
       username: ep.user,
       ...(sock ? { sock } : {}),
-      keepaliveInterval: this.options.keepaliveIntervalMs ?? KEEPALIVE_MS,
-      keepaliveCountMax: this.options.keepaliveCountMax ?? KEEPALIVE_COUNT_MAX,
+      keepaliveInterval: this.options.keepaliveIntervalMs ?? 10_000,
+      keepaliveCountMax: this.options.keepaliveCountMax ?? 3,
       readyTimeout: this.options.readyTimeoutMs ?? 20_000,
       authHandler: this.options.auth(ep) as AuthMethod[],
       hostVerifier: (key: Buffer) => {
