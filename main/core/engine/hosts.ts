@@ -7,6 +7,7 @@ import { SshSource } from '../sources/ssh-source';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import { SshHost, type SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
+import { addressKey, trustedAddresses } from '../store/trusted-keys';
 
 /** A configured host and the ways Loopdeck reaches it. */
 export interface HostEntry {
@@ -42,8 +43,8 @@ export function hostFetch(h: HostEntry): (url: string, timeoutMs: number, maxByt
   return (url, timeoutMs, maxBytes) => httpGet(h.ssh ? h.ssh.connection : null, url, timeoutMs, maxBytes);
 }
 
-/** A host's state as the UI and the snapshot show it. */
-export function hostState(h: HostEntry): HostState {
+/** A host's state as the UI and the snapshot show it; `trusted`: whether Loopdeck holds a key trusted for its address. */
+function hostState(h: HostEntry, trusted: boolean): HostState {
   const base = { name: h.name, since: null, attempt: 0, fingerprint: null, needsPassphrase: null, trustedInLoopdeck: false } as const;
   if (h.error) return { ...base, kind: 'ssh', state: 'unreachable', error: h.error };
   if (!h.ssh) return { ...base, kind: 'local', state: 'connected', error: null };
@@ -57,7 +58,7 @@ export function hostState(h: HostEntry): HostState {
     attempt: s.attempt,
     fingerprint: s.presentedKey?.fingerprint ?? null,
     needsPassphrase: h.ssh.needsPassphrase,
-    trustedInLoopdeck: h.ssh.trustedKeys().length > 0,
+    trustedInLoopdeck: trusted,
   };
 }
 
@@ -68,8 +69,15 @@ export function hostState(h: HostEntry): HostState {
 export class HostTable {
   private readonly byName = new Map<string, HostEntry>();
   private publishedJson = '';
+  /** Each host's last state and what it was made from: made again only when one of those moved. */
+  private readonly made = new Map<string, { readonly status: unknown; readonly locked: string | null; readonly trusted: boolean; readonly state: HostState }>();
 
-  constructor(hosts: Config['hosts'], store: Store, env?: Omit<SshHostEnv, 'store'>, tap?: SourceTap) {
+  constructor(
+    hosts: Config['hosts'],
+    private readonly store: Store,
+    env?: Omit<SshHostEnv, 'store'>,
+    tap?: SourceTap,
+  ) {
     for (const [name, cfg] of Object.entries(hosts)) this.byName.set(name, hostEntry(name, cfg, store, env, tap));
   }
 
@@ -88,12 +96,35 @@ export class HostTable {
 
   /** Every host with its connection state. */
   states(): HostState[] {
-    return [...this.byName.values()].map(hostState);
+    return this.statesNow().states;
+  }
+
+  /**
+   * Every host's state, and whether any was made again. A connection's status is a new object at
+   * each change and a trust or an untrust (here, or by `loopdeck untrust` in another process)
+   * shows in one look at the trusted addresses: a hundred quiet hosts cost one query, no more.
+   */
+  private statesNow(): { states: HostState[]; moved: boolean } {
+    const trusted = trustedAddresses(this.store);
+    let moved = false;
+    const states = [...this.byName.values()].map((h) => {
+      const status = h.ssh?.connection.status ?? null;
+      const locked = h.ssh?.needsPassphrase ?? null;
+      const isTrusted = h.ssh !== null && trusted.has(addressKey(h.ssh.endpoint.host, h.ssh.endpoint.port));
+      const last = this.made.get(h.name);
+      if (last && last.status === status && last.locked === locked && last.trusted === isTrusted) return last.state;
+      moved = true;
+      const state = hostState(h, isTrusted);
+      this.made.set(h.name, { status, locked, trusted: isTrusted, state });
+      return state;
+    });
+    return { states, moved };
   }
 
   /** The states when they changed since they were last returned here (a small slice: compared whole), else null. */
   changed(): HostState[] | null {
-    const states = this.states();
+    const { states, moved } = this.statesNow();
+    if (!moved && this.publishedJson !== '') return null;
     const json = JSON.stringify(states);
     if (json === this.publishedJson) return null;
     this.publishedJson = json;

@@ -46,3 +46,20 @@ describe('the safety net of the watchers (a whole read whatever they said)', () 
     expect(scope.begin('wake')('h0')).toEqual({ quiet: true });
   });
 });
+
+describe('WatchScope.update', () => {
+  it('asks a source about the same list while its folders stay the same, and watches again only when they move', () => {
+    const asked: (readonly string[])[] = [];
+    const watched: (readonly string[])[] = [];
+    const source = { watching: (dirs: readonly string[]) => (asked.push(dirs), true), watch: (dirs: readonly string[]) => void watched.push(dirs) } as unknown as FileSource;
+    const scope = new WatchScope(() => [['h0', source] as const], () => undefined);
+    scope.update(new Map([['h0', new Set(['/runs', '/runs/d1'])]]));
+    expect(watched).toEqual([['/runs', '/runs/d1']]);
+    // The same folders (in a new set each poll, in another order): the list asked about is the one watched.
+    for (let i = 0; i < 3; i++) scope.update(new Map([['h0', new Set(['/runs/d1', '/runs'])]]));
+    expect(watched).toHaveLength(1);
+    expect(asked.slice(-3).every((l) => l === asked.at(-1))).toBe(true);
+    scope.update(new Map([['h0', new Set(['/runs', '/runs/d2'])]]));
+    expect(watched.at(-1)).toEqual(['/runs', '/runs/d2']);
+  });
+});

@@ -31,7 +31,6 @@ export class WatchScope {
   private timerPolls = 0;
   /** Each host's place in the safety net's turn. */
   private turnOf: Map<string, number> | null = null;
-  private watchKey = '';
   /** The folders watched on each host, as the list a source's `watching` is asked about. */
   private watched = new Map<string, readonly string[]>();
   /** Each host's source: fixed for the engine's life, so looked up once. */
@@ -50,17 +49,25 @@ export class WatchScope {
    */
   update(byHost: Map<string, Set<string>>): void {
     const sources = this.sourcesByHost();
-    const key = [...byHost].map(([host, dirs]) => `${host}\u0001${[...dirs].join('\u0001')}`).join('\u0002');
-    const live = [...byHost].every(([host, dirs]) => sources.get(host)?.watching?.([...dirs]) !== false);
-    if (key === this.watchKey && live) return;
-    this.watchKey = key;
+    // Each host's list as it was last time when its folders are the same (nearly every poll): a
+    // source keys the list it is asked about once per list, not on every poll.
+    let same = byHost.size === this.watched.size;
+    const lists = new Map<string, readonly string[]>();
+    for (const [host, dirs] of byHost) {
+      const prev = this.watched.get(host);
+      const kept = prev !== undefined && prev.length === dirs.size && prev.every((d) => dirs.has(d));
+      if (!kept) same = false;
+      lists.set(host, kept ? prev : [...dirs]);
+    }
+    const live = [...lists].every(([host, dirs]) => sources.get(host)?.watching?.(dirs) !== false);
+    if (same && live) return;
     for (const [host, source] of sources) {
-      source?.watch?.([...(byHost.get(host) ?? [])], (hint) => {
+      source?.watch?.([...(lists.get(host) ?? [])], (hint) => {
         this.note(host, hint);
         this.wake(host);
       });
     }
-    this.watched = new Map([...byHost].map(([host, dirs]) => [host, [...dirs]]));
+    this.watched = lists;
   }
 
   private sourcesByHost(): Map<string, FileSource | null> {

@@ -23,6 +23,15 @@ export function trustedKeys(store: Store, host: string, port: number): TrustedKe
     .all(host, port) as TrustedKey[];
 }
 
+/** The `host:port` key of an address, as trustedAddresses holds it. */
+export const addressKey = (host: string, port: number): string => `${host}:${port}`;
+
+/** Every address with a key trusted through Loopdeck (one query, however many hosts). */
+export function trustedAddresses(store: Store): Set<string> {
+  const rows = store.statement('SELECT DISTINCT host, port FROM trusted_keys').all() as { host: string; port: number }[];
+  return new Set(rows.map((r) => addressKey(r.host, r.port)));
+}
+
 /** Remember a host key the operator trusted. */
 export function addTrustedKey(store: Store, key: TrustedKey): void {
   store
