@@ -89,7 +89,7 @@ const Plot = memo(function Plot({ width, lines, frame }: PlotProps) {
   const y = useMemo(() => yAxis(maxValue(lines)), [lines]);
   return (
     <LineChart width={width} height={H} margin={M} accessibilityLayer={false}>
-      <CartesianGrid vertical={false} stroke="#e6e9ee" />
+      <CartesianGrid vertical={false} stroke="var(--chart-grid)" />
       <XAxis
         dataKey="t"
         type="number"
@@ -101,7 +101,7 @@ const Plot = memo(function Plot({ width, lines, frame }: PlotProps) {
         height={X_H}
         tick={{ fontSize: 11, fill: 'var(--muted)' }}
         tickLine={false}
-        stroke="#c5ccd5"
+        stroke="var(--line-strong)"
       />
       <YAxis
         type="number"
