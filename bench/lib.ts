@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { servedUrl } from '../testing/served-url';
 
 /** The repository root (bench/ lives directly under it). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -154,26 +155,9 @@ export interface ServeProcess {
 export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const spawnedAt = Date.now();
   const child = spawnTracked(process.execPath, [LOOPDECK_BIN, 'serve', '--port', '0', ...args], env);
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`loopdeck serve printed no URL within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const m = /serving at (http:\/\/\S+)/.exec(output);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
-  });
+  const { url, output } = await servedUrl(child, { timeoutMs: 60_000 });
   const urlAt = Date.now();
-  // Keep draining output so the pipe never fills.
-  child.stdout?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  child.stderr?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  return { url, pid: child.pid ?? 0, spawnedAt, urlAt, output: () => output, stop: () => stopChild(child) };
+  return { url, pid: child.pid ?? 0, spawnedAt, urlAt, output, stop: () => stopChild(child) };
 }
 
 /** Chromium flags of the issue (the e2e suite's, headless). */

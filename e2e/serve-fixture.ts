@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { servedUrl } from '../testing/served-url';
 
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 
@@ -55,21 +56,7 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`loopdeck serve printed no URL:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const m = /serving at (http:\/\/\S+)/.exec(output);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
-  });
+  const { url } = await servedUrl(child, { name: `loopdeck ${command}` });
   return {
     url,
     origin: new URL(url).origin,

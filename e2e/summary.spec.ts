@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { servedUrl } from '../testing/served-url';
 
 const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
 const run = promisify(execFile);
@@ -17,24 +18,10 @@ interface Demo {
 
 async function startDemo(args: readonly string[] = []): Promise<Demo> {
   const child: ChildProcess = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--speed', '0.0001', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const found = await new Promise<{ url: string; dir: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`loopdeck demo printed no URL:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const url = /serving at (http:\/\/\S+)/.exec(output)?.[1];
-      const dir = /Demo runner folder: (\S+)/.exec(output)?.[1];
-      if (url && dir) {
-        clearTimeout(timer);
-        resolve({ url, dir });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`loopdeck demo exited (${code}):\n${output}`)));
-  });
+  const { url, also } = await servedUrl(child, { name: 'loopdeck demo', also: [/Demo runner folder: (\S+)/] });
   return {
-    ...found,
+    url,
+    dir: also[0] ?? '',
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

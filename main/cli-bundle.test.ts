@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRunnerFixture } from '../testing/runner-fixture';
+import { servedUrl } from '../testing/served-url';
 import { until } from '../testing/until';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -17,18 +18,7 @@ describe('the bundled CLI (what npm start runs)', () => {
     expect(execFileSync(process.execPath, [BUNDLE, 'check', '--config', fx.configPath], { encoding: 'utf8' })).toMatch(/ok|valid/i);
     const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', '0', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no URL within 20 s:\n${out}`)), 20_000);
-        child.stdout.on('data', (c: Buffer) => {
-          out += c.toString();
-          const m = /serving at (http:\/\/\S+)/.exec(out);
-          if (m?.[1]) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-      });
+      const { url } = await servedUrl(child, { timeoutMs: 20_000 });
       const res = await fetch(url);
       const body = await res.text();
       // Built or not, the page comes from <root>/out/renderer: the bundle resolves it like the sources.
@@ -52,9 +42,7 @@ describe('the bundled CLI (what npm start runs)', () => {
     writeFileSync(probe, `process.on('SIGUSR2', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));`);
     const child = spawn(process.execPath, ['--require', probe, BUNDLE, 'serve', '--port', '0', '--config', fx.configPath, '--data', fx.dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      await until(() => /serving at http/.test(output), 20_000, 'serve to print its URL');
+      await servedUrl(child, { timeoutMs: 20_000 });
       // The first read has begun (no saved summary): its file is in the store.
       await until(() => existsSync(join(fx.dataDir, 'loopdeck.db')), 20_000, 'the store');
       child.kill('SIGUSR2');

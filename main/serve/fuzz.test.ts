@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng, httpRequest, pool, throwAt, wsFrame } from '../../testing/fuzz-wire';
 import { rawExchange } from '../../testing/raw-wire';
+import { servedUrl } from '../../testing/served-url';
 import { createRunnerFixture } from '../../testing/runner-fixture';
 import { connectWsBridge } from '../../testing/ws-bridge';
 
@@ -57,7 +58,7 @@ describe('a live serve process under a barrage of generated input', () => {
   let url: string;
   let port: number;
   let token: string;
-  let output = '';
+  let output = (): string => '';
 
   beforeAll(async () => {
     const fixture = createRunnerFixture();
@@ -70,16 +71,7 @@ describe('a live serve process under a barrage of generated input', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, LOOPDECK_RENDERER_DIR: renderer },
     });
-    url = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer): void => {
-        output += chunk.toString();
-        const m = /serving at (http:\/\/\S+)/.exec(output);
-        if (m?.[1]) resolve(m[1]);
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
-    });
+    ({ url, output } = await servedUrl(child, { timeoutMs: 60_000 }));
     const page = new URL(url);
     port = Number(page.port);
     token = page.searchParams.get('token') ?? '';
@@ -94,7 +86,7 @@ describe('a live serve process under a barrage of generated input', () => {
 
   async function answersNormally(): Promise<void> {
     const page = await rawExchange(port, `GET /?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
-    expect(page, output).toMatch(/^HTTP\/1\.1 200/);
+    expect(page, output()).toMatch(/^HTTP\/1\.1 200/);
     const ws = await connectWsBridge(url);
     expect(await ws.invoke('app.info', {})).toMatchObject({ ok: true });
     expect(await ws.invoke('state.snapshot', {})).toMatchObject({ ok: true });
@@ -111,7 +103,7 @@ describe('a live serve process under a barrage of generated input', () => {
 
     await barrage(new Rng(SEED), port, token, 10_000, 10_000);
 
-    expect(child.exitCode, `serve exited during the barrage (seed ${SEED}):\n${output}`).toBeNull();
+    expect(child.exitCode, `serve exited during the barrage (seed ${SEED}):\n${output()}`).toBeNull();
     expect(child.signalCode).toBeNull();
     await answersNormally();
     const after = rssKiB(pid);

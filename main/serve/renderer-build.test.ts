@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOOPDECK_BIN } from '../../testing/cli-run';
 import { createRunnerFixture } from '../../testing/runner-fixture';
+import { servedUrl } from '../../testing/served-url';
 
 describe('serve on a fresh clone', () => {
   it('builds the renderer once when none is built, then serves it', async () => {
@@ -14,25 +15,15 @@ describe('serve on a fresh clone', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, LOOPDECK_RENDERER_DIR: renderer },
     });
-    let output = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const onData = (chunk: Buffer): void => {
-          output += chunk.toString();
-          const m = /serving at (http:\/\/\S+)/.exec(output);
-          if (m?.[1]) resolve(m[1]);
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`loopdeck serve exited (${code}):\n${output}`)));
-      });
-      expect(output).toMatch(/the renderer is not built yet .*building it once/);
+      const { url, output } = await servedUrl(child, { timeoutMs: 110_000 });
+      expect(output()).toMatch(/the renderer is not built yet .*building it once/);
       // Vite's own chatter (its config-loader warning) is not passed on to serve's terminal.
       expect(stderr).toBe('');
       const page = await fetch(url);
-      expect(page.status, output).toBe(200);
+      expect(page.status, output()).toBe(200);
       const html = await page.text();
       const script = /<script type="module"[^>]* src="([^"]*assets\/index-[^"]+\.js)"/.exec(html)?.[1];
       expect(script, html).toBeDefined();
