@@ -66,8 +66,12 @@ export class LedgerFollower {
   private readonly files = new Map<string, LedgerFile>();
   private firstSeenAt: Map<string, string> | null = null;
   private derivedOnce = false;
+  private leftUnread = false;
+
   /** The last poll left a backlog unread (a large ledger is read over several polls). */
-  behind = false;
+  get behind(): boolean {
+    return this.leftUnread;
+  }
 
   constructor(
     readonly loop: string,
@@ -131,10 +135,10 @@ export class LedgerFollower {
     let changed = false;
     let reset = false;
     const appended: LedgerRecord[] = [];
-    this.behind = false;
+    this.leftUnread = false;
     for (const { path } of this.paths()) {
       const out = await followOnce(this.source, this.store, path, ledgerParser, { verifyTail: true });
-      this.behind ||= out.more;
+      this.leftUnread ||= out.more;
       let file = this.files.get(path);
       if (!file) {
         // First sight in this process: what the store holds, then what this poll appended to it.

@@ -125,7 +125,7 @@ export class LoopFollower {
     const known = this.cycleFiles.size > 0 && !this.restored;
     if (options.quiet && known) return this.derive(now, this.dates, []);
     if (options.only && known && !options.only.dirs.has(this.config.runs)) {
-      this.files.behind = false;
+      this.files.beginPoll();
       await this.readChanged(options.only);
       return this.derive(now, this.dates, []);
     }
@@ -137,7 +137,7 @@ export class LoopFollower {
       this.listedDates = names.filter(isCycleFolder).sort().reverse().slice(0, this.config.cycles);
     }
     const dates = this.listedDates;
-    this.files.behind = false;
+    this.files.beginPoll();
     // Hot cycles every poll; a cycle never read (a new one, or all of them on the first poll);
     // and one cold cycle, round robin, so a late edit of an old night still shows. With the same
     // listing as last poll (nearly always) the window stands, cycleFiles holds only its dates, and

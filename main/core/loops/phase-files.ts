@@ -37,13 +37,22 @@ export class PhaseFiles {
   readonly cache = new Map<string, CachedFile>();
   /** Transcripts' signal evidence by path (see TranscriptWatch). */
   readonly watched = new Map<string, TranscriptWatch>();
-  /** A read since the last `behind = false` left a backlog unread (a huge transcript takes several polls). */
-  behind = false;
+  private leftUnread = false;
 
   constructor(
     private readonly source: FileSource,
     private readonly store: Store,
   ) {}
+
+  /** A read since the poll began (`beginPoll`) left a backlog unread (a huge transcript takes several polls). */
+  get behind(): boolean {
+    return this.leftUnread;
+  }
+
+  /** A poll begins: what it reads says anew whether a backlog is left. */
+  beginPoll(): void {
+    this.leftUnread = false;
+  }
 
   /** What the store holds of a file (a restart resumes, it does not re-read). */
   loadStored(path: string): void {
@@ -80,7 +89,7 @@ export class PhaseFiles {
       options = { stat, indexEvery: INDEX_EVERY, marker };
     }
     const out = await followOnce(this.source, this.store, path, PARSERS[file.kind], options);
-    this.behind ||= out.more;
+    this.leftUnread ||= out.more;
     let signalMoved = false;
     if (watch) {
       const atMs = stat?.mtimeMs ?? this.store.file(this.source.host, path).mtimeMs ?? 0;
