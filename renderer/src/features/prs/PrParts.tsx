@@ -2,25 +2,22 @@ import type { PullRequest } from '../../../../shared/domain';
 import { formatAge, formatDateTime } from '../../ui/format';
 import { StatusBadge } from '../../ui/StatusBadge';
 
+/** How a PR that GitHub merged or closed shows: GitHub's word, not the loop's. */
+const GITHUB_ENDS = {
+  merged: { className: 'status-ok', glyph: '⇢' },
+  closed: { className: 'status-pending', glyph: '✕' },
+} as const;
+
 /** A PR's state: the loop's (ready, incomplete, pending), or GitHub's once merged or closed there. */
 export function PrStateBadge({ pr }: { pr: PullRequest }) {
-  if (pr.status === 'merged') {
+  if (pr.status === 'merged' || pr.status === 'closed') {
+    const end = GITHUB_ENDS[pr.status];
     return (
-      <span className="badge status-ok" data-testid="pr-state">
+      <span className={`badge ${end.className}`} data-testid="pr-state">
         <span aria-hidden="true" className="glyph">
-          ⇢
+          {end.glyph}
         </span>
-        merged
-      </span>
-    );
-  }
-  if (pr.status === 'closed') {
-    return (
-      <span className="badge status-pending" data-testid="pr-state">
-        <span aria-hidden="true" className="glyph">
-          ✕
-        </span>
-        closed
+        {pr.status}
       </span>
     );
   }
