@@ -6,6 +6,7 @@ import type { EventName } from '../../shared/contract';
 import type { Snapshot } from '../../shared/domain';
 import { parseConfig } from './config/load-config';
 import { Engine } from './engine';
+import { LoopFollower } from './loops/loop-follower';
 import { LocalSource } from './sources/local-source';
 import { Store } from './store/store';
 import { until } from '../../testing/until';
@@ -63,7 +64,7 @@ function fixture(cycles = 10) {
     '',
   ].join('\n');
   const config = parseConfig(join(dir, 'config.yaml'), text);
-  return { dir, runs, today, audit, log, config };
+  return { dir, runs, today, audit, log, config, text };
 }
 
 type Seen = { event: EventName; payload: unknown }[];
@@ -201,6 +202,50 @@ describe('the engine does work for what changed, and publishes deltas', () => {
       expect(of<{ upserted: unknown[] }>('loop.changed')[0]?.upserted).toHaveLength(1);
     } finally {
       spies.forEach((sp) => sp.mockRestore());
+      await engine.close();
+    }
+  });
+
+  it('an idle poll visits only the loops with something due: none at rest, the loop whose cap or dead-man the clock reaches', async () => {
+    const fx = fixture();
+    // Today's remediate started at 10:00 under a 3-h cap: the clock turns it incomplete at 13:00.
+    const config = parseConfig(join(fx.dir, 'config.yaml'), fx.text.replace('cap: 20h', 'cap: 3h'));
+    let clock = NOW.getTime();
+    const engine = new Engine(config, { store: Store.open(':memory:'), now: () => new Date(clock) });
+    const seen: Seen = [];
+    engine.subscribe((event, payload) => seen.push({ event, payload }));
+    const changes = () => seen.filter((s) => s.event === 'loop.changed').map((s) => s.payload as { upserted: { date: string; phases: { name: string; status: string }[] }[]; deadman?: { state: string } });
+    const spy = vi.spyOn(LoopFollower.prototype, 'poll');
+    // Visits of the loop on its quiet host (the safety net's full reads, every tenth timer poll, aside).
+    const quietVisits = (): number => spy.mock.calls.filter(([, scope]) => scope?.quiet === true).length;
+    try {
+      await engine.poll();
+      // The watchers start after the first poll; a timer poll or two later the host is quiet.
+      for (let i = 0; i < 3; i++) await engine.poll({ reason: 'timer' });
+      spy.mockClear();
+      for (let i = 0; i < 5; i++) await engine.poll({ reason: 'timer' });
+      expect(quietVisits()).toBe(0);
+
+      seen.length = 0;
+      clock = Date.parse('2026-11-30T13:00:01Z');
+      await engine.poll({ reason: 'timer' });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(quietVisits()).toBe(1);
+      const capped = changes()[0]?.upserted.find((c) => c.date === DAYS.at(-1));
+      expect(capped?.phases.find((ph) => ph.name === 'remediate')?.status).toBe('incomplete');
+      spy.mockClear();
+      for (let i = 0; i < 5; i++) await engine.poll({ reason: 'timer' });
+      expect(quietVisits()).toBe(0);
+
+      // Past tonight's fire and its grace with no new cycle: the dead-man moves on the clock alone.
+      seen.length = 0;
+      clock = Date.parse('2026-12-01T06:00:00Z');
+      spy.mockClear();
+      await engine.poll({ reason: 'timer' });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(changes().map((c) => c.deadman?.state)).toEqual(['missed']);
+    } finally {
+      spy.mockRestore();
       await engine.close();
     }
   });

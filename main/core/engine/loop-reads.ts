@@ -43,6 +43,21 @@ export interface LoopReadParts {
 export class LoopReads {
   constructor(private readonly deps: LoopReadParts) {}
 
+  /**
+   * Whether this loop's poll would read nothing and change nothing: its host watches every folder
+   * the loop reads and nothing of it woke (a `quiet` scope), its cycles' clocks, its dead-man and
+   * its older nights hold nothing due at `nowMs`, and no failure of its is recorded for a read to
+   * clear. A poll leaves such loops out, so an idle poll's cost follows what is due, not the fleet.
+   */
+  idle(follower: LoopFollower, hostScope: ReadScope, nowMs: number): boolean {
+    const name = follower.name;
+    if (!hostScope.quiet || !this.deps.hosts.reachable(follower.host) || this.deps.unread.never(name)) return false;
+    if (follower.quietUntil() <= nowMs || !this.deps.loops.deadmanHolds(name, nowMs) || !this.deps.history.caughtUp(name)) return false;
+    if (this.deps.ledgerFollowers.get(name)?.settled === false) return false;
+    const { errors } = this.deps;
+    return !errors.has(name) && !errors.has(`${name} ledgers`) && !errors.has(`${name} history`);
+  }
+
   /** One loop's poll (see Engine.pollAll); true when it read more than files a watcher named. */
   async poll(follower: LoopFollower, hostScope: ReadScope, now: Date, changed: PollChanges): Promise<boolean> {
     const named = hostScope.only !== undefined && hostScope.only.dirs.size === 0;

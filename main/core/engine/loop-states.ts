@@ -72,6 +72,11 @@ export class LoopStates {
     changed.push({ ...state, cycles: upserted });
   }
 
+  /** Whether the loop's dead-man stands at `nowMs`: a read that moves no cycle publishes nothing of it. */
+  deadmanHolds(loop: string, nowMs: number): boolean {
+    return this.deadmen.holds(loop, nowMs);
+  }
+
   /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   refreshDeadman(loop: string, now: Date, changed: LoopState[]): void {
     const before = this.states.get(loop);

@@ -26,6 +26,11 @@ export class SourceErrors {
     this.changes++;
   }
 
+  /** Whether a problem is recorded under the key. */
+  has(key: string): boolean {
+    return this.errors.has(key);
+  }
+
   /** The current problems, in the order they were first recorded. */
   list(): Problem[] {
     return [...this.errors.values()];

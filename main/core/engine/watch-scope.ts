@@ -114,11 +114,18 @@ export class WatchScope {
     const turns = this.turnOf;
     // A host's turn comes round every `period` timer polls, one host's turn every FULL_POLL_GAP polls past a few hosts.
     const onTurn = (host: string): boolean => tick !== null && (tick + (turns.get(host) ?? 0) * Math.max(1, Math.floor(period / Math.max(1, sources.size)))) % period === 0;
-    return (host) => {
+    const scopes = new Map<string, ReadScope>();
+    const scopeOf = (host: string): ReadScope => {
       const dirs = this.watched.get(host);
       const seen = reported.get(host);
       if (reason === null || onTurn(host) || seen === 'all' || dirs === undefined || sources.get(host)?.watching?.(dirs) !== true) return {};
       return seen === undefined ? { quiet: true } : { only: seen };
+    };
+    // Worked out once a host in a poll: asked for each of its loops.
+    return (host) => {
+      let s = scopes.get(host);
+      if (s === undefined) scopes.set(host, (s = scopeOf(host)));
+      return s;
     };
   }
 }

@@ -101,6 +101,11 @@ export class NightHistory {
     return out;
   }
 
+  /** Whether the loop's older nights are all read (or it has none): its backfill has nothing left to do. */
+  caughtUp(loop: string): boolean {
+    return this.backfills.get(loop)?.todo?.length === 0;
+  }
+
   /** Whether some loop still has older nights to read (poll again soon). */
   get pending(): boolean {
     for (const b of this.backfills.values()) if (b.todo === null || b.todo.length > 0) return true;

@@ -21,6 +21,12 @@ export class DeadmanClock {
   /** When each loop's dead-man was derived, and until when it holds (epoch ms). */
   private readonly held = new Map<string, { readonly at: number; readonly until: number }>();
 
+  /** Whether the loop's last dead-man still stands at `nowMs` (derive would return undefined unless its cycles moved). */
+  holds(loop: string, nowMs: number): boolean {
+    const held = this.held.get(loop);
+    return held !== undefined && held.at <= nowMs && nowMs < held.until;
+  }
+
   /** The loop's dead-man as of `now`, or undefined when it was not due (the last one stands). */
   derive(loop: string, cfg: LoopConfig, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
     const nowMs = now.getTime();

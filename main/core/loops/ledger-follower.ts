@@ -68,6 +68,11 @@ export class LedgerFollower {
   private derivedOnce = false;
   private leftUnread = false;
 
+  /** Derived once: a quiet poll (the host watches the ledgers, nothing woke) reads and changes nothing. */
+  get settled(): boolean {
+    return this.derivedOnce;
+  }
+
   /** The last poll left a backlog unread (a large ledger is read over several polls). */
   get behind(): boolean {
     return this.leftUnread;

@@ -117,6 +117,18 @@ export class LoopFollower {
   }
 
   /**
+   * Until when (epoch ms) a `quiet` poll changes nothing: every cycle read is derived and no
+   * cycle's clock (a cap, silence turning a phase hung) comes due before then. -Infinity when a
+   * quiet poll has work now or would read (nothing read yet, or only what the store held).
+   */
+  quietUntil(): number {
+    if (this.cycleFiles.size === 0 || this.restored || this.dirty.size > 0 || this.timesDirty.size > 0 || this.derivedAll !== this.dates) return Number.NEGATIVE_INFINITY;
+    let until = Number.POSITIVE_INFINITY;
+    for (const at of this.clockDue.values()) if (at < until) until = at;
+    return until;
+  }
+
+  /**
    * Read what changed, then derive what it feeds (and what the clock moved) as of `now`. A `quiet`
    * poll — the host watches the hot folders and nothing woke it — reads nothing and only lets the
    * clock move the cycles it can still change.
