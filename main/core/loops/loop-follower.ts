@@ -2,15 +2,14 @@ import { posix } from 'node:path';
 import type { Cycle, FailureCause, Phase } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import { phaseCap, type LoopConfig } from '../config/schema';
-import { refuseFile } from '../follow/line-follower';
 import { derivePhase, deriveCycle } from './phase-status';
 import { phaseEvidence, signalEvidence } from './phase-evidence';
 import { PhaseFiles, type FollowOutcome } from './phase-files';
 import { phaseSignal } from './phase-signal';
-import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
+import { RunsFolder } from './runs-folder';
 
 /** How many of the newest cycles are read on every poll. */
 export const HOT_CYCLES = 2;
@@ -21,11 +20,6 @@ export const HOT_CYCLES = 2;
  * every line, and the end it shows need not move faster than this.
  */
 export const TIMES_ONLY_MS = 5000;
-
-/** A loop's runs folder could not be read; the message names the host and the path. */
-export class RunsFolderError extends Error {
-  override readonly name = 'RunsFolderError';
-}
 
 /**
  * Follows one loop's runs folder: every phase file of its most recent cycles, through the store,
@@ -64,10 +58,8 @@ export class LoopFollower {
    * its cap), by date: such a cycle is derived again then, not on every poll.
    */
   private readonly clockDue = new Map<string, number>();
-  /** Cycle folders refused as problems (cleared when they list again). */
-  private readonly refusedDirs = new Set<string>();
-  /** The problem last recorded for each folder's refused names (null: none), so it is written only when it changes. */
-  private readonly namesJudged = new Map<string, string | null>();
+  /** The runs folder and its cycle folders as listed, with the problems of their names. */
+  private readonly folder: RunsFolder;
   private coldCursor = 0;
   /** A cycle's listing changed since problems were last pruned. */
   private listingChanged = true;
@@ -87,6 +79,7 @@ export class LoopFollower {
     private readonly causeOf?: (phase: Phase, now: Date) => FailureCause,
   ) {
     this.files = new PhaseFiles(source, store);
+    this.folder = new RunsFolder(name, config, source, store);
   }
 
   /** A phase with its cause, when it failed, went incomplete or is running with a signal (hung, spinning, the watchdog). */
@@ -141,7 +134,7 @@ export class LoopFollower {
       await this.readChanged(options.only);
       return this.derive(now, this.dates, []);
     }
-    const names = await this.listRuns();
+    const names = await this.folder.names();
     // A year of cycle folders: filtered and sorted again only when the listing changed.
     const joined = names.join('/');
     if (joined !== this.listedNames) {
@@ -165,7 +158,10 @@ export class LoopFollower {
     if (this.restored) for (const d of dates) this.dirty.add(d);
     this.restored = false;
     const removed = same ? [] : this.moveWindow(dates);
-    if (this.listingChanged) this.pruneProblems(dates);
+    if (this.listingChanged) {
+      this.listingChanged = false;
+      this.folder.pruneProblems(dates, (date) => this.cycleFiles.get(date) ?? []);
+    }
     this.dates = dates;
     return this.derive(now, dates, removed);
   }
@@ -215,7 +211,7 @@ export class LoopFollower {
       this.dirty.delete(date);
       this.timesDirty.delete(date);
       this.derivedAtWall.delete(date);
-      this.namesJudged.delete(posix.join(this.config.runs, date));
+      this.folder.forget(date);
       this.files.forgetUnder(posix.join(this.config.runs, date));
       this.listingChanged = true;
     }
@@ -304,66 +300,11 @@ export class LoopFollower {
     await Promise.all([...gone].filter((d) => !relist.has(d)).map((date) => this.readCycle(date)));
   }
 
-  private async listRuns(): Promise<readonly string[]> {
-    const runs = this.config.runs;
-    const missing = (): RunsFolderError =>
-      new RunsFolderError(`Loop ${this.name}: runs folder ${runs} does not exist on host ${this.source.host} (config key loops.${this.name}.runs).`);
-    if (this.source.dirs) {
-      const listing = await this.source.dirs(runs);
-      if (listing === null) throw missing();
-      this.judgeNames(runs, listing.refused);
-      return listing.entries;
-    }
-    const listing = await this.source.list(runs);
-    if (listing === null) throw missing();
-    this.judgeNames(runs, listing.refused);
-    return listing.entries.filter((e) => e.isDirectory).map((e) => e.name);
-  }
-
-  /**
-   * Names in a folder that Loopdeck does not follow (see file-names.ts) are that folder's problem,
-   * naming them, until they are gone; the rest of the folder is read as if they were not there.
-   */
-  private judgeNames(dir: string, refused: readonly Buffer[]): void {
-    const message = refused.length > 0 ? refusedNamesMessage(this.source.host, dir, refused) : null;
-    if (this.namesJudged.get(dir) === message) return;
-    this.namesJudged.set(dir, message);
-    if (message) this.store.setFileError(this.store.file(this.source.host, dir).id, message);
-    else this.store.clearProblems(this.source.host, dir);
-  }
-
-  /** Files deleted, or of cycles no longer followed, take their problems with them. */
-  private pruneProblems(dates: readonly string[]): void {
-    this.listingChanged = false;
-    const keep = new Set<string>();
-    for (const date of dates) {
-      const dir = posix.join(this.config.runs, date);
-      keep.add(dir);
-      for (const f of this.cycleFiles.get(date) ?? []) keep.add(posix.join(dir, f.name));
-    }
-    const prefix = posix.join(this.config.runs, '/');
-    // Only what lies in cycle folders is this follower's to judge (a deliver record may sit beside them).
-    this.store.pruneProblems(this.source.host, prefix, (path) => keep.has(path) || !isCycleFolder(path.slice(prefix.length).split('/')[0] ?? ''));
-  }
-
+  /** List a cycle folder and follow each of its phase files; a folder that cannot be listed keeps what was read. */
   private async readCycle(date: string): Promise<void> {
     const dir = posix.join(this.config.runs, date);
-    let listing;
-    try {
-      listing = (await this.source.list(dir)) ?? { entries: [], refused: [] };
-    } catch (err) {
-      // A cycle folder that cannot be listed is that cycle's problem: it keeps what was read.
-      if (!(err instanceof FileReadError)) throw err;
-      refuseFile(this.store, this.source.host, dir, err.message);
-      this.refusedDirs.add(dir);
-      return;
-    }
-    if (this.refusedDirs.delete(dir) || this.restored || !this.cycleFiles.has(date)) {
-      this.store.clearProblems(this.source.host, dir);
-      this.namesJudged.delete(dir);
-    }
-    this.judgeNames(dir, listing.refused);
-    const entries = listing.entries.filter((e) => !e.isDirectory);
+    const entries = await this.folder.cycleFiles(date, this.restored || !this.cycleFiles.has(date));
+    if (entries === null) return;
     const stats = new Map(entries.map((e) => [e.name, e.stat]));
     const files = classifyCycleFiles(entries.map((e) => e.name), this.config.phases, this.config.layout);
     // Each file is followed on its own: one that cannot be read is a problem of its phase only.
