@@ -27,8 +27,11 @@ export function servedUrl(child: ChildProcess, options: { readonly timeoutMs?: n
   return new Promise<ServedUrl>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} printed no URL within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer): void => {
-      output = found ? (output + chunk.toString()).slice(-KEEP_CHARS) : output + chunk.toString();
-      if (found) return;
+      if (found) {
+        output = (output + chunk.toString()).slice(-KEEP_CHARS);
+        return;
+      }
+      output += chunk.toString();
       const url = SERVING_AT.exec(output)?.[1];
       const more = also.map((p) => p.exec(output)?.[1]);
       if (!url || more.some((m) => m === undefined)) return;

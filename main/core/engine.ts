@@ -253,7 +253,7 @@ export class Engine {
     // Hosts are read side by side, each host's loops one after another (its requests go through
     // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
     // not the sum of theirs (the requests wait on the hosts, not on this thread).
-    // A loop with nothing due (its host watched and quiet, no clock of its due) is left out.
+    // A loop with nothing due is left out: its host watched and quiet, none of its clocks reached (LoopReads.idle).
     const due = this.followers.filter((f) => !this.reads.idle(f, scope(f.host), now.getTime()));
     const { changed, any } = await pollSideBySide(due, (f) => f.host, (f, part) => this.reads.poll(f, scope(f.host), now, part));
     // Whether a follower read more than the files a watcher named: then the folders to watch may

@@ -15,6 +15,10 @@ import type { PollChanges } from './poll-changes';
 import type { SourceErrors } from './source-errors';
 import type { UnreadLoops } from './unread-loops';
 
+/** The keys a loop's ledgers' and older nights' failures are recorded under (its runs folder's: the loop's name). */
+const ledgersKey = (loop: string): string => `${loop} ledgers`;
+const historyKey = (loop: string): string => `${loop} history`;
+
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -55,7 +59,7 @@ export class LoopReads {
     if (follower.quietUntil() <= nowMs || !this.deps.loops.deadmanHolds(name, nowMs) || !this.deps.history.caughtUp(name)) return false;
     if (this.deps.ledgerFollowers.get(name)?.settled === false) return false;
     const { errors } = this.deps;
-    return !errors.has(name) && !errors.has(`${name} ledgers`) && !errors.has(`${name} history`);
+    return !errors.has(name) && !errors.has(ledgersKey(name)) && !errors.has(historyKey(name));
   }
 
   /** One loop's poll (see Engine.pollAll); true when it read more than files a watcher named. */
@@ -103,13 +107,13 @@ export class LoopReads {
         changed.backlog.push(...read.backlog.upserted);
         changed.tasks.push(...read.tasks.upserted);
       }
-      this.deps.errors.set(`${name} ledgers`, null);
+      this.deps.errors.set(ledgersKey(name), null);
     } catch (err) {
       if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) {
         if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
         return readMore;
       }
-      this.deps.failed(`${name} ledgers`, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+      this.deps.failed(ledgersKey(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
     }
     // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
@@ -122,9 +126,9 @@ export class LoopReads {
   /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */
   private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
     const failed = (err: unknown): void => {
-      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(`${loop} history`, err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(historyKey(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
     };
-    return this.deps.history.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(`${loop} history`, null), failed);
+    return this.deps.history.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(historyKey(loop), null), failed);
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */

@@ -109,13 +109,18 @@ export class LoopFollower {
     return this.cycleList;
   }
 
+  /** Some cycle was read from the host (not only restored from the store): a poll may read only what changed. */
+  private get known(): boolean {
+    return this.cycleFiles.size > 0 && !this.restored;
+  }
+
   /**
    * Until when (epoch ms) a `quiet` poll changes nothing: every cycle read is derived and no
    * cycle's clock (a cap, silence turning a phase hung) comes due before then. -Infinity when a
    * quiet poll has work now or would read (nothing read yet, or only what the store held).
    */
   quietUntil(): number {
-    if (this.cycleFiles.size === 0 || this.restored || this.dirty.size > 0 || this.timesDirty.size > 0 || this.derivedAll !== this.dates) return Number.NEGATIVE_INFINITY;
+    if (!this.known || this.dirty.size > 0 || this.timesDirty.size > 0 || this.derivedAll !== this.dates) return Number.NEGATIVE_INFINITY;
     let until = Number.POSITIVE_INFINITY;
     for (const at of this.clockDue.values()) if (at < until) until = at;
     return until;
@@ -127,9 +132,8 @@ export class LoopFollower {
    * clock move the cycles it can still change.
    */
   async poll(now: Date, options: ReadScope = {}): Promise<LoopPoll> {
-    const known = this.cycleFiles.size > 0 && !this.restored;
-    if (options.quiet && known) return this.derive(now, this.dates, []);
-    if (options.only && known && !options.only.dirs.has(this.config.runs)) {
+    if (options.quiet && this.known) return this.derive(now, this.dates, []);
+    if (options.only && this.known && !options.only.dirs.has(this.config.runs)) {
       this.files.beginPoll();
       await this.readChanged(options.only);
       return this.derive(now, this.dates, []);
