@@ -1,8 +1,10 @@
-import { readFileSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Phase } from '../../shared/domain';
 import { createRunnerFixture, type RunnerFixture } from '../../testing/runner-fixture';
+import { referenceManual } from '../../testing/reference-manual';
 import { parseConfig } from './config/load-config';
 import { Engine } from './engine';
 import { Store } from './store/store';
@@ -173,6 +175,30 @@ describe('phase signals from the transcript', () => {
     r.append('remediate.log', varied(1000, 60), 5);
     await r.pollAt(5);
     expect(r.remediate()?.signal).toBeUndefined();
+    await r.close();
+  });
+
+  it('the loop\'s own manual, read into a running phase\'s transcript, raises no signal, verdict or notice, for the loop it names and another', async () => {
+    // The manual says the agent will `cat` it into its transcript: column-0 example NO-OP lines,
+    // a sentence about a subagent killed by the stream watchdog, a 20 KB line.
+    const other = mkdtempSync(join(tmpdir(), 'loopdeck-other-runs-'));
+    const r = rig(`  testing:\n    host: runner\n    runs: ${JSON.stringify(other)}\n    phases: [audit, remediate, deliver]\n    cap: 20h\n`);
+    const manual = referenceManual();
+    r.write('audit.status', `audit ${DAY}T08:00:00Z STARTED\n`, -60);
+    r.write('audit.log', manual, 0);
+    mkdirSync(join(other, DAY));
+    writeFileSync(join(other, DAY, 'audit.status'), `audit ${DAY}T08:00:00Z STARTED\n`);
+    writeFileSync(join(other, DAY, 'audit.log'), manual);
+    for (const f of ['audit.status', 'audit.log']) utimesSync(join(other, DAY, f), at(0), at(0));
+    await r.pollAt(1);
+    await r.pollAt(5);
+    const audits = r.engine.snapshot().loops.map((l) => [l.name, l.cycles.find((c) => c.date === DAY)?.phases.find((p) => p.name === 'audit')] as const);
+    expect(audits.map(([name]) => name).sort()).toEqual(['reliability', 'testing']);
+    for (const [, audit] of audits) {
+      expect(audit).toMatchObject({ status: 'running', verdict: null });
+      expect(audit?.signal).toBeUndefined();
+    }
+    expect(r.engine.notifier.list()).toEqual([]);
     await r.close();
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../store/migrations';
+import { CAPACITY_KV_MIGRATION } from './schema';
 import { Store } from '../store/store';
 import { CapacityHistory, MINUTE_MS, TEN_MINUTES_MS, type StoredSample } from './history-store';
 import { historyOutput } from './history-query';
@@ -43,7 +44,7 @@ describe('the KV-cache and generated tokens in the capacity history', () => {
 
   it('a database of the previous schema keeps its history, which knows neither', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'loopdeck-kv-')), 'loopdeck.db');
-    const old = Store.open(file, { migrateTo: MIGRATIONS.length - 1 });
+    const old = Store.open(file, { migrateTo: MIGRATIONS.indexOf(CAPACITY_KV_MIGRATION) });
     old.sql
       .prepare('INSERT INTO capacity_samples (proxy, host, resolution_ms, t, n, up_n, inflight_sum, inflight_n, inflight_max) VALUES (?, ?, 0, ?, 1, 1, 2, 1, 2)')
       .run('llama-a', 'llama-a', T0);

@@ -7,8 +7,8 @@ import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
 import { INDEX_EVERY } from '../store/line-index';
-import { transcriptMark } from '../transcripts/transcript-marks';
-import { isWatchdogKill, RepeatTracker } from './phase-signal';
+import { isWatchdogKill, transcriptMark } from '../transcripts/transcript-marks';
+import { RepeatTracker } from './phase-signal';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
 import type { FileSource, FileStat } from '../sources/file-source';
 import type { LineMark, Store } from '../store/store';
@@ -83,7 +83,7 @@ export class PhaseFiles {
       const marker = (text: string, lineNo: number, records: readonly unknown[]): LineMark | null => {
         watch.repeat.feed(text, lineNo);
         const mark = transcriptMark(text, lineNo, records);
-        if (mark?.kind === 'watchdog' && isWatchdogKill(text)) found.kill = mark;
+        if (mark?.kind === 'watchdog') found.kill = mark;
         return mark;
       };
       options = { stat, indexEvery: INDEX_EVERY, marker };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isWatchdogKill, lineHash, phaseSignal, REPEAT_MIN_LINES, RepeatTracker, WATCHDOG_TAIL, type SignalEvidence } from './phase-signal';
+import { lineHash, phaseSignal, REPEAT_MIN_LINES, RepeatTracker, WATCHDOG_TAIL, type SignalEvidence } from './phase-signal';
+import { isWatchdogKill } from '../transcripts/transcript-marks';
 
 const MIN = 60_000;
 const NOW = Date.parse('2026-08-23T10:00:00Z');
@@ -75,6 +76,16 @@ describe('isWatchdogKill', () => {
     expect(isWatchdogKill('- minutes with none lost to the stream watchdog')).toBe(false);
     expect(isWatchdogKill('> the stream watchdog killed it')).toBe(false);
     expect(isWatchdogKill('lost to the stream watchdog. Three cross-walk duplicates')).toBe(false);
+  });
+
+  it('takes the watchdog\'s own tagged line only: a column-0 sentence of the manual that mentions it is prose', () => {
+    // reference/reliability-loop-skill.txt line 381, verbatim and at column 0.
+    expect(isWatchdogKill('libs and hooks) and died to the stream watchdog at 600s with no progress,')).toBe(false);
+    expect(isWatchdogKill('The agent was killed by the stream watchdog')).toBe(false);
+    expect(isWatchdogKill('[stream watchdog] no output for 600s; killing the agent process group')).toBe(true);
+    expect(isWatchdogKill('\x1b[31m[stream watchdog] no output for 600s; killing the agent\x1b[0m')).toBe(true);
+    expect(isWatchdogKill('stream watchdog: healthy, 12 lines in the last minute')).toBe(false);
+    expect(isWatchdogKill(`stream watchdog: killing the agent ${'x'.repeat(500)}`)).toBe(false);
   });
 });
 

@@ -19,18 +19,6 @@ const HASH_CHARS = 256;
 /** A watchdog kill counts while it is among the transcript's last this many lines (the agent died there). */
 export const WATCHDOG_TAIL = 50;
 
-/** The kill wording on a watchdog line ("died to the stream watchdog at 600s with no progress"). */
-const KILL = /\b(?:kill(?:ed|s|ing)?|died|timed? ?out|no progress|terminat(?:ed|ing)|abort(?:ed|ing)?)\b/i;
-
-/**
- * Whether a line the marks call `watchdog` is a kill the agent's run printed: it says kill (or
- * died, timed out, no progress) and starts at column 0, not indented, quoted or a list item —
- * those are prose, like the loop's own manual quoting a subagent's death.
- */
-export function isWatchdogKill(text: string): boolean {
-  return /^[^\s>*\-#|`]/.test(text) && KILL.test(text);
-}
-
 /**
  * FNV-1a over a line's first HASH_CHARS characters, digits left out: a retry printing its attempt
  * number or a clock is still the same line.

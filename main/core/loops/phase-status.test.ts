@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CycleSchema, PhaseSchema } from '../../../shared/domain';
 import type { Phase, PhaseStatus } from '../../../shared/domain';
 import { parseLines } from '../text/lines';
+import { referenceManual } from '../../../testing/reference-manual';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from './transcript';
@@ -25,6 +26,7 @@ const READY = 'NIGHTLY DELIVER READY: loop=reliability prs=1 https://github.com/
 const INCOMPLETE = 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/88';
 
 interface Files {
+  readonly loop?: string;
   readonly phase?: string;
   readonly status?: string;
   readonly log?: string;
@@ -37,7 +39,7 @@ interface Files {
 function ev(f: Files): PhaseEvidence {
   const parse = <S,>(p: Parameters<typeof parseLines<S>>[0], text: string | undefined) => (text === undefined ? [] : parseLines(p, `${text}\n`, 'x').records);
   return {
-    loop: 'reliability',
+    loop: f.loop ?? 'reliability',
     phase: f.phase ?? 'audit',
     statusRecords: parse(statusFileParser, f.status),
     logRecords: parse(transcriptParser, f.log),
@@ -143,18 +145,45 @@ describe('derivePhase: verdicts', () => {
     expect(p.verdict).toBeNull();
   });
 
-  it('says when it ignored verdicts naming another loop', () => {
-    expect(derive({ log: 'NIGHTLY PHASE NO-OP: loop=testing phase=audit nothing' }).reason).toContain('ignored 1 verdict(s)');
+  it('says when the last line is a verdict naming another loop', () => {
+    expect(derive({ log: 'NIGHTLY PHASE NO-OP: loop=testing phase=audit nothing' }).reason).toContain("the transcript's last line is a verdict for loop testing, phase audit, not this phase's; not counted");
   });
 
-  it.each<[string, PhaseStatus, string]>([
+  it.each<[string, PhaseStatus, string | undefined]>([
     [`${READY}\n${INCOMPLETE}`, 'incomplete', 'deliver-incomplete'],
     [`${INCOMPLETE}\n${READY}`, 'ready', 'deliver-ready'],
-    [`${READY}\nNIGHTLY DELIVER INCOMPLETE: loop=testing check=x pr=u`, 'ready', 'deliver-ready'],
-  ])('the last deliver verdict of this loop wins (%#)', (log, status, kind) => {
+    [`${INCOMPLETE}\n${READY}\n\n  \n`, 'ready', 'deliver-ready'],
+    [`${READY}\nNIGHTLY DELIVER INCOMPLETE: loop=testing check=x pr=u`, 'running', undefined],
+    [`${READY}\nwrapper: pushing the branch`, 'running', undefined],
+  ])('only the transcript\'s last non-blank line declares (%#)', (log, status, kind) => {
     const p = derive({ phase: 'deliver', log });
     expect(p.status).toBe(status);
     expect(p.verdict?.kind).toBe(kind);
+  });
+
+  it('a NO-OP with output after it has not declared: the phase is still running, and the reason says why the line did not count', () => {
+    const p = derive({ log: `working\n${NOOP_AUDIT}\ntool_use Bash git log --stat` });
+    expect(p).toMatchObject({ status: 'running', verdict: null });
+    expect(p.reason).toContain('1 verdict-shaped line(s) had output after them (prose, not a declaration)');
+    // Blank lines and a terminal reset after it are not output: it declares.
+    expect(derive({ log: `working\n${NOOP_AUDIT}\n\n\x1b[0m\n` }).status).toBe('no-op');
+  });
+
+  it('a last line in a verdict\'s words but not its shape is said, not counted', () => {
+    const p = derive({ log: 'working\nNIGHTLY PHASE NO-OP: phase=audit nothing to do' });
+    expect(p).toMatchObject({ status: 'running', verdict: null });
+    expect(p.reason).toContain('NIGHTLY PHASE NO-OP: phase=audit nothing to do" has no loop=; not counted');
+  });
+
+  it.each([
+    ['reliability', 'audit'],
+    ['reliability', 'remediate'],
+    ['reliability', 'deliver'],
+    ['testing', 'audit'],
+  ])('the loop\'s own manual as the transcript of a running %s %s declares nothing', (loop, phase) => {
+    const p = derive({ loop, phase, log: referenceManual() });
+    expect(p.status).toBe('running');
+    expect(p.verdict).toBeNull();
   });
 });
 

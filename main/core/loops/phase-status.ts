@@ -90,6 +90,29 @@ function counts(v: Verdict, ev: PhaseEvidence): boolean {
   return v.kind === 'no-op' ? v.phase === ev.phase : ev.phase === 'deliver';
 }
 
+/**
+ * The transcript's declaration: its last verdict-shaped line, if that is its last non-blank line
+ * and counts for this phase; with notes on what was seen and not counted (a verdict for another
+ * loop or phase, a malformed last line, verdict-shaped lines with output after them: prose).
+ */
+function declaration(ev: PhaseEvidence): { readonly verdict: Verdict | null; readonly notes: readonly string[] } {
+  let last: PhaseRecord | undefined;
+  let withdrawn = 0;
+  for (const r of ev.logRecords) {
+    if (r.kind === 'after-verdict') withdrawn += 1;
+    if (r.kind === 'verdict' || r.kind === 'not-verdict' || r.kind === 'after-verdict') last = r;
+  }
+  const notes: string[] = [];
+  if (withdrawn > 0) notes.push(`${withdrawn} verdict-shaped line(s) had output after them (prose, not a declaration)`);
+  if (last?.kind === 'not-verdict') notes.push(`the transcript's last line ${last.text} ${last.why}; not counted`);
+  if (last?.kind !== 'verdict') return { verdict: null, notes };
+  const v = last.verdict;
+  if (counts(v, ev)) return { verdict: v, notes: [] };
+  const names = v.kind === 'no-op' ? `loop ${v.loop}, phase ${v.phase ?? '?'}` : `loop ${v.loop}'s deliver`;
+  notes.push(`the transcript's last line is a verdict for ${names}, not this phase's; not counted`);
+  return { verdict: null, notes };
+}
+
 function verdictStatus(v: Verdict): { status: PhaseStatus; reason: string } {
   if (v.kind === 'no-op') return { status: 'no-op', reason: `NO-OP verdict in the transcript${v.reason ? `: ${v.reason}` : ''}` };
   if (v.kind === 'deliver-ready') {
@@ -152,9 +175,8 @@ export const AGENT_CAUSE: FailureCause = { kind: 'agent', what: null, subject: n
 export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase {
   const stamps = ownStamps(ev.statusRecords, ev.phase);
   const stages = ev.stages.map((s) => deriveStage(s.stage, s.records));
-  const verdicts = ev.logRecords.flatMap((r) => (r.kind === 'verdict' ? [r.verdict] : []));
-  const counting = verdicts.filter((v) => counts(v, ev));
-  const verdict = counting.at(-1) ?? null;
+  const declared = declaration(ev);
+  const verdict = declared.verdict;
   const firstStarted = stamps.find((s) => readStamp(s.status).kind === 'started') ?? null;
   // Continuation rounds: the wrapper stamps STARTED again when it resumes a phase (exit 75).
   const rounds = stamps.filter((s) => readStamp(s.status).kind === 'started').length;
@@ -201,8 +223,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     if (verdict) return { ...verdictStatus(verdict), detail: [], endStamp: null };
     const notes: string[] = [];
     if (last && meaning?.kind === 'unknown') notes.push(`unrecognised wrapper stamp "${last.status}" (not decisive)`);
-    const ignored = verdicts.length - counting.length;
-    if (ignored > 0) notes.push(`ignored ${ignored} verdict(s) naming another loop or phase`);
+    notes.push(...declared.notes);
     const withNotes = (status: PhaseStatus, reason: string): Decision => ({
       status,
       reason: [reason, ...notes].join('; '),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseVerdict, transcriptParser } from './transcript';
+import { EVIDENCE_LINE_MAX, parseVerdict, transcriptParser } from './transcript';
 import { chunkedParse, linesArb } from '../../../testing/chunked-parse';
 import { parseLines } from '../text/lines';
+import { referenceManual } from '../../../testing/reference-manual';
 
 const SRC = 'runs/2026-08-23/deliver.log';
 
@@ -15,8 +16,9 @@ const MANUAL_INLINE = 'dead-man comment); NIGHTLY DELIVER INCOMPLETE: loop=relia
 const READY = 'NIGHTLY DELIVER READY: loop=reliability prs=2 https://github.com/acme/radon/pull/88 https://github.com/acme/radon/pull/89';
 const INCOMPLETE = 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/88';
 
-const verdictsOf = (text: string) =>
-  parseLines(transcriptParser, text, SRC).records.map((r) => (r.kind === 'verdict' ? r.verdict : null));
+const verdictsOf = (text: string) => parseLines(transcriptParser, text, SRC).records.flatMap((r) => (r.kind === 'verdict' ? [r.verdict] : []));
+/** The records that are verdicts (a verdict followed by more output also makes an `after-verdict` record). */
+const verdictRecords = (text: string) => parseLines(transcriptParser, text, SRC).records.filter((r) => r.kind === 'verdict');
 
 describe('transcriptParser', () => {
   it.each([
@@ -38,7 +40,6 @@ describe('transcriptParser', () => {
     [INCOMPLETE, { kind: 'deliver-incomplete', loop: 'reliability', check: 'ci/test', urls: ['https://github.com/acme/radon/pull/88'], prs: null }],
     ['NIGHTLY DELIVER INCOMPLETE: loop=testing', { kind: 'deliver-incomplete', loop: 'testing', check: null, urls: [] }],
     ['NIGHTLY PHASE NO-OP: loop=testing phase=audit', { kind: 'no-op', loop: 'testing', phase: 'audit', reason: null }],
-    [MANUAL_NOOP, { kind: 'no-op', loop: 'reliability', phase: '<audit|remediate>', reason: '<one-line reason>' }],
   ])('reads %j', (line, expected) => {
     const { records, problems } = parseLines(transcriptParser, `${line}\n`, SRC);
     expect(problems).toEqual([]);
@@ -56,7 +57,7 @@ describe('transcriptParser', () => {
     const ready = `NIGHTLY DELIVER READY: loop=reliability prs=2 ${good} ${bad}`;
     const incomplete = `NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci pr=${bad}`;
     const { records, problems } = parseLines(transcriptParser, `${ready}\n${incomplete}\n`, SRC);
-    expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.urls : null))).toEqual([[good], []]);
+    expect(records.flatMap((r) => (r.kind === 'verdict' ? [r.verdict.urls] : []))).toEqual([[good], []]);
     expect(problems).toEqual([
       { source: SRC, line: 1, message: expect.stringContaining('not an https URL') },
       { source: SRC, line: 2, message: expect.stringContaining('not an https URL') },
@@ -71,7 +72,7 @@ describe('transcriptParser', () => {
   });
 
   it('says which line of the transcript the verdict is on, for a link to it', () => {
-    const { records } = parseLines(transcriptParser, `working\n\n${READY}\nmore\n${NOOP_AUDIT}\n`, SRC);
+    const records = verdictRecords(`working\n\n${READY}\nmore\n${NOOP_AUDIT}\n`);
     expect(records.map((r) => (r.kind === 'verdict' ? [r.line, r.verdict.lineNumber] : null))).toEqual([
       [3, 3],
       [5, 5],
@@ -79,7 +80,7 @@ describe('transcriptParser', () => {
   });
 
   it('keeps the line verbatim without its \\r, and strips a BOM on line 1', () => {
-    const { records } = parseLines(transcriptParser, `\uFEFF${NOOP_AUDIT}\r\n${READY}\r\n`, SRC);
+    const records = verdictRecords(`\uFEFF${NOOP_AUDIT}\r\n${READY}\r\n`);
     expect(records.map((r) => (r.kind === 'verdict' ? r.verdict.line : null))).toEqual([NOOP_AUDIT, READY]);
   });
 
@@ -113,7 +114,7 @@ describe('transcriptParser', () => {
     const out = parseLines(transcriptParser, text, SRC);
     expect(out.problems).toEqual([]);
     expect(out.records).toEqual([{ kind: 'verdict', line: 12, verdict: expect.objectContaining({ kind: 'deliver-ready', line: READY }) }]);
-    expect(out.state).toEqual({ fence: null });
+    expect(out.state).toEqual({ fence: null, declared: true });
   });
 
   it('tracks an open fence in plain JSON state; an indented fence (up to 3 spaces) counts', () => {
@@ -123,8 +124,8 @@ describe('transcriptParser', () => {
     expect(verdictsOf('```js `x`\nNIGHTLY DELIVER READY: loop=x prs=1 u\n')).toHaveLength(1); // inline code, not a fence
     expect(verdictsOf('> ```\nNIGHTLY DELIVER READY: loop=x prs=1 u\n')).toHaveLength(1); // quoted fences are not tracked
     const resumed = parseLines(transcriptParser, `${READY}\n\`\`\`\n${READY}\n`, SRC, { state: out.state, firstLine: 2 });
-    expect(resumed.records).toHaveLength(1);
-    expect(resumed.records[0]?.line).toBe(4);
+    expect(resumed.records.filter((r) => r.kind === 'verdict')).toHaveLength(1);
+    expect(resumed.records.find((r) => r.kind === 'verdict')?.line).toBe(4);
   });
 
   it.each([
@@ -133,13 +134,34 @@ describe('transcriptParser', () => {
     ['NIGHTLY PHASE NO-OP: loop=reliability nothing to do', 'no phase='],
     ['NIGHTLY DELIVER READY: prs=1 https://x/pull/1', 'no loop='],
     [MANUAL_READY, 'prs=<n>'],
+    [MANUAL_NOOP, 'phase=<audit|remediate>, not a phase name'],
+    ['NIGHTLY PHASE NO-OP: loop=<loop> phase=audit x', 'loop=<loop>, not a loop name'],
+    ['NIGHTLY DELIVER INCOMPLETE: loop=reliability check=<name> pr=<url>', 'check=<name>, not a check name'],
     ['NIGHTLY DELIVER INCOMPLETE: check=ci pr=https://x/pull/1', 'no loop='],
-  ])('a malformed verdict %j is a problem, not a record', (line, why) => {
+    [`NIGHTLY PHASE NO-OP: loop=reliability phase=audit ${'x'.repeat(EVIDENCE_LINE_MAX)}`, `at most ${EVIDENCE_LINE_MAX}`],
+  ])('a line not in the exact shape %j is no verdict: a not-verdict record (said only if it is the last line), no problem', (line, why) => {
     const { records, problems } = parseLines(transcriptParser, `ok\n${line}\n`, SRC);
-    expect(records).toEqual([]);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ source: SRC, line: 2 });
-    expect(problems[0]?.message).toContain(why);
+    expect(problems).toEqual([]);
+    expect(records).toEqual([{ kind: 'not-verdict', line: 2, why: expect.stringContaining(why) as unknown as string, text: expect.any(String) as unknown as string }]);
+  });
+
+  it('marks the first non-blank line after a verdict-shaped line (its declaration withdrawn), once; blank and escape-only lines do not', () => {
+    const text = [NOOP_AUDIT, '', '   ', '\x1b[0m', 'tool_use Read SKILL.md', 'more prose', READY, '', ''].join('\n');
+    const { records } = parseLines(transcriptParser, text, SRC);
+    expect(records.map((r) => [r.kind, r.line])).toEqual([
+      ['verdict', 1],
+      ['after-verdict', 5],
+      ['verdict', 7],
+    ]);
+    // A fence line and a disk-full line are output too.
+    expect(parseLines(transcriptParser, `${READY}\n\`\`\`\n`, SRC).records.map((r) => r.kind)).toEqual(['verdict', 'after-verdict']);
+    expect(parseLines(transcriptParser, `${READY}\nENOSPC\n`, SRC).records.map((r) => r.kind)).toEqual(['verdict', 'after-verdict', 'disk-full']);
+  });
+
+  it('a disk-full line is evidence only outside prose: not indented, quoted, listed, fenced or huge', () => {
+    for (const prose of ['  OSError: No space left on device', '> ENOSPC', '- a write failed with ENOSPC', '```\nENOSPC\n```', `ENOSPC ${'x'.repeat(EVIDENCE_LINE_MAX)}`]) {
+      expect(parseLines(transcriptParser, `${prose}\n`, SRC).records).toEqual([]);
+    }
   });
 
   it('does not filter by loop or phase', () => {
@@ -160,6 +182,17 @@ describe('transcriptParser', () => {
     const text = prose.repeat(200_000) + `${READY}\n`;
     const out = parseLines(transcriptParser, text, SRC);
     expect(out.records).toHaveLength(1);
+  });
+
+  it('the loop\'s own manual, read into a transcript, leaves no verdict to count: every verdict-shaped line has output after it', () => {
+    const manual = referenceManual();
+    const { records, problems } = parseLines(transcriptParser, manual, SRC);
+    const shaped = records.filter((r) => r.kind === 'verdict' || r.kind === 'not-verdict' || r.kind === 'after-verdict');
+    // The manual's column-0 example declarations are read (it is their exact shape) and withdrawn.
+    expect(records.some((r) => r.kind === 'verdict')).toBe(true);
+    expect(shaped.at(-1)?.kind).toBe('after-verdict');
+    expect(problems).toEqual([]);
+    expect(records.some((r) => r.kind === 'disk-full')).toBe(false);
   });
 
   it('property: any chunking gives the same records as parsing whole', () => {

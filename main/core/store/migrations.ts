@@ -154,6 +154,19 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 16: capacity's KV-cache usage and token deltas (capacity/history-store.ts).
   CAPACITY_KV_MIGRATION,
+  // 17: transcripts read before a verdict had to be the last non-blank line, and a watchdog kill
+  //     the watchdog's own tagged line (issue 40), are read again from 0: their stored verdict
+  //     records count prose (the loop's manual `cat` into its transcript), and their stored
+  //     watchdog marks or disk-full records may be sentences. An inode no file has makes the
+  //     follower take the file as replaced, which drops its records, index and marks and reads
+  //     it anew; the other transcripts keep their place.
+  `
+  UPDATE files SET ino = 'reread-17'
+  WHERE path LIKE '%.log' AND (
+    id IN (SELECT file_id FROM records WHERE data LIKE '%"kind":"verdict"%' OR data LIKE '%"kind":"disk-full"%')
+    OR EXISTS (SELECT 1 FROM line_marks m WHERE m.host = files.host AND m.path = files.path AND m.kind = 'watchdog')
+  );
+  `,
 ];
 
 /** A migration that left more than 1 / FREE_SHARE_TO_VACUUM of the file free is followed by VACUUM. */

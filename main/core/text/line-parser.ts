@@ -11,6 +11,10 @@ export type PhaseRecord =
   | { readonly kind: 'detail'; readonly line: number; readonly text: string }
   /** A column-0 verdict line from `<phase>.log` (FORMATS.md §2.2), not yet filtered by loop/phase. */
   | { readonly kind: 'verdict'; readonly line: number; readonly verdict: Verdict }
+  /** A column-0 `NIGHTLY ` line not in a verdict's exact shape (`why`, and the line quoted): a failed declaration only if it is the transcript's last line. */
+  | { readonly kind: 'not-verdict'; readonly line: number; readonly why: string; readonly text: string }
+  /** The first non-blank line after a verdict-shaped line: that line was not the last thing emitted, so it declares nothing. */
+  | { readonly kind: 'after-verdict'; readonly line: number }
   /** `name_rc=` (rc null: planned, not run) or `name_rc=N` from an rc file (FORMATS.md §2.3). */
   | { readonly kind: 'rc'; readonly line: number; readonly name: string; readonly rc: number | null }
   /** The `DONE` sentinel of an rc file. */
