@@ -15,6 +15,8 @@
 // - Origin: passed unchanged: a browser on the proxy sends `http://127.0.0.1:PORT` (proxy.url).
 // - The identity header: `$remote_user`, the basic-auth user, set by `proxy_set_header`, which
 //   also drops any copy the client sent (any case); with no basic auth, or no user, it is absent.
+//   With `names`, a user listed there is sent under that name instead (any characters but `"`,
+//   `\`, `$` and control characters; basic auth itself allows no colon in a user).
 // - Authorization: the client's (basic credentials) is passed on, as nginx does by default.
 // - X-Forwarded-For, X-Forwarded-Proto (`http`), X-Forwarded-Host (= Host).
 // - WebSocket: Upgrade and `Connection: upgrade` passed (the `$connection_upgrade` map), 1 h
@@ -51,6 +53,11 @@ export interface ReverseProxyOptions {
   /** Send each basic-auth user's groups (comma-separated) in this header; users not in `groups` get it empty. */
   readonly groupsHeader?: string;
   readonly groups?: Readonly<Record<string, string>>;
+  /**
+   * The name sent in `identityHeader` for a basic-auth user, instead of the user itself: a proxy
+   * whose provider lets people choose their name (oauth2-proxy passing `preferred_username`).
+   */
+  readonly names?: Readonly<Record<string, string>>;
 }
 
 /** A running nginx in front of `upstream`. */
@@ -83,6 +90,9 @@ export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): 
     if (value !== undefined && !/^[A-Za-z0-9.-]+$/.test(value)) throw new Error(`${key} ${JSON.stringify(value)}: letters, digits, dots and dashes only`);
   }
   if (o.identityHeader !== undefined && !/^[A-Za-z0-9-]+$/.test(o.identityHeader)) throw new Error(`identityHeader ${JSON.stringify(o.identityHeader)}: letters, digits and dashes only`);
+  for (const name of Object.values(o.names ?? {})) {
+    if (/["\\$]|\p{Cc}/u.test(name)) throw new Error(`names: ${JSON.stringify(name)}: no quote, backslash, dollar or control character`);
+  }
   const auth = o.basicAuthUsers ? [`auth_basic "Loopdeck test proxy";`, `auth_basic_user_file ${join(dir, 'htpasswd')};`] : [];
   const location = [
     ...auth,
@@ -94,7 +104,7 @@ export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): 
     'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
     'proxy_set_header X-Forwarded-Proto $scheme;',
     'proxy_set_header X-Forwarded-Host $http_host;',
-    ...(o.identityHeader ? [`proxy_set_header ${o.identityHeader} $remote_user;`] : []),
+    ...(o.identityHeader ? [`proxy_set_header ${o.identityHeader} ${o.names ? '$loopdeck_user' : '$remote_user'};`] : []),
     ...(o.groupsHeader ? [`proxy_set_header ${o.groupsHeader} $loopdeck_groups;`] : []),
     ...(o.bindFrom ? [`proxy_bind ${o.bindFrom};`] : []),
     'proxy_buffering off;',
@@ -109,6 +119,7 @@ export function nginxConfig(o: ReverseProxyOptions, port: number, dir: string): 
     `  access_log ${join(dir, 'access.log')};`,
     ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, `${t}-temp`)};`),
     "  map $http_upgrade $connection_upgrade { default upgrade; '' close; }",
+    ...(o.names ? ['  map $remote_user $loopdeck_user {', '    default $remote_user;', ...Object.entries(o.names).map(([u, n]) => `    ${JSON.stringify(u)} ${JSON.stringify(n)};`), '  }'] : []),
     ...(o.groupsHeader ? ['  map $remote_user $loopdeck_groups {', `    default "";`, ...Object.entries(o.groups ?? {}).map(([u, g]) => `    ${JSON.stringify(u)} ${JSON.stringify(g)};`), '  }'] : []),
     '  server {',
     `    listen 127.0.0.1:${port};`,

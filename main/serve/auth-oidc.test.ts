@@ -74,13 +74,13 @@ describe('serve with OIDC sign-in (serve.auth.oidc)', () => {
     base = proxy ? proxy.url : `http://127.0.0.1:${port}`;
     op = await startOidcProvider({
       clients: [{ clientId: 'loopdeck', clientSecret: SECRET, redirectUris: [`${base}/auth/callback`], postLogoutRedirectUris: [`${base}/auth/signed-out`] }],
-      users: { alice: { groups: ['ops', 'night'] }, olive: { groups: ['ops'] }, mallory: { groups: ['guests'] }, nobody: { groups: ['ops-readers'] } },
+      users: { alice: { groups: ['ops', 'night'] }, olive: { groups: ['ops'] }, mallory: { groups: ['guests'] }, nobody: { groups: ['ops-readers'] }, 'group:admins': { groups: ['ops-readers'] } },
     });
     const serve = ServeConfigSchema.parse({
       publicUrl: base,
       auth: {
         oidc: { issuer: op.issuer, clientId: 'loopdeck', clientSecret: 'env:TEST_OIDC_SECRET', scopes: ['openid', 'profile', 'groups'], allowed: { groups: ['ops', 'ops-readers'] }, session },
-        roles: { admin: ['alice'], operator: ['group:ops'], viewer: [] },
+        roles: { admin: ['alice', 'group:admins'], operator: ['group:ops'], viewer: [] },
       },
     });
     const dir = mkdtempSync(join(tmpdir(), 'ld-oidc-'));
@@ -142,6 +142,14 @@ describe('serve with OIDC sign-in (serve.auth.oidc)', () => {
       const none = await signInOverHttp(`${base}/auth/login`, 'nobody', { issuer: op.issuer });
       expect(none.final.status).toBe(403);
       expect(await none.final.text()).toContain("nobody (groups: ops-readers) is in none of serve.auth.roles'");
+    });
+
+    it('never reads someone whose preferred_username is group:admins as a member of group admins', async () => {
+      // Allowed in (ops-readers), in no role's group, and named like the admins' group.
+      const named = await signInOverHttp(`${base}/auth/login`, 'group:admins', { issuer: op.issuer });
+      expect(named.final.status).toBe(403);
+      expect(await named.final.text()).toBe('group:admins (groups: ops-readers) is in none of serve.auth.roles\' admin, operator or viewer lists; a user name starting with "group:" cannot be listed by name, so give them a role through one of their groups.\n');
+      expect(named.cookies.get('loopdeck_session')).toBeUndefined();
     });
 
     it('refuses a socket with the sign-in cookie from another origin, or none (cross-site request forgery)', async () => {

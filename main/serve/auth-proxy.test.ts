@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { request, type OutgoingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -15,15 +15,16 @@ import { startServer, type Served } from './server';
 // address serve takes the header from. A client on 127.0.0.1 sending the header itself is refused.
 
 const core = { handlers: fakeHandlers(), subscribe: () => () => undefined };
-const PASSWORDS = { alice: 'a-pw', bob: 'b-pw', carol: 'c-pw', dave: 'd-pw' };
+const PASSWORDS = { alice: 'a-pw', bob: 'b-pw', carol: 'c-pw', dave: 'd-pw', mallory: 'm-pw' };
 
 function basic(user: keyof typeof PASSWORDS): string {
   return `Basic ${Buffer.from(`${user}:${PASSWORDS[user]}`).toString('base64')}`;
 }
 
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** GET `url`; a header given as an array goes on the wire once per value; `localAddress` is where it connects from. */
+function get(url: string, headers: OutgoingHttpHeaders = {}, localAddress?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
+    const req = request(url, { headers, localAddress }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -54,7 +55,7 @@ describe('serve behind a reverse proxy that names the user (serve.auth.proxyHead
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
     // The proxy's port is known only once it runs, and it needs serve's: serve first, with its
     // public URL (the proxy's) written in once the proxy is up.
-    const serve = { publicUrl: 'http://127.0.0.1:1', auth: { proxyHeader: 'X-Forwarded-User', groupsHeader: 'X-Forwarded-Groups', trustedProxies: ['127.0.0.2'], roles: { admin: ['alice'], operator: ['group:ops'], viewer: ['carol'] } } };
+    const serve = { publicUrl: 'http://127.0.0.1:1', auth: { proxyHeader: 'X-Forwarded-User', groupsHeader: 'X-Forwarded-Groups', trustedProxies: ['127.0.0.2'], roles: { admin: ['alice', 'group:admins'], operator: ['group:ops'], viewer: ['carol'] } } };
     served = await startServer({ session: core, rendererDir: dir, serve: ServeConfigSchema.parse(serve) });
     proxy = await startReverseProxy({
       upstream: `http://127.0.0.1:${served.port}`,
@@ -62,6 +63,8 @@ describe('serve behind a reverse proxy that names the user (serve.auth.proxyHead
       identityHeader: 'X-Forwarded-User',
       groupsHeader: 'X-Forwarded-Groups',
       groups: { bob: 'ops,night' },
+      // A provider behind the proxy that lets people choose their name.
+      names: { mallory: 'group:admins' },
       bindFrom: '127.0.0.2',
     });
     await served.close();
@@ -110,6 +113,19 @@ describe('serve behind a reverse proxy that names the user (serve.auth.proxyHead
   it('refuses someone the proxy signed in who is in no role', async () => {
     const r = await get(`${proxy.url}/`, { authorization: basic('dave') });
     expect(r).toEqual({ status: 403, body: "dave (no groups) is in none of serve.auth.roles' admin, operator or viewer lists; ask an admin of this Loopdeck to add them.\n" });
+  });
+
+  it('never reads a user named group:admins as a member of group admins', async () => {
+    const r = await get(`${proxy.url}/`, { authorization: basic('mallory') });
+    expect(r).toEqual({ status: 403, body: 'group:admins (no groups) is in none of serve.auth.roles\' admin, operator or viewer lists; a user name starting with "group:" cannot be listed by name, so give them a role through one of their groups.\n' });
+  });
+
+  it('refuses two user headers, or two groups headers, from the trusted proxy (400 naming the header)', async () => {
+    const direct = `http://127.0.0.1:${served.port}/`;
+    const host = new URL(proxy.url).host;
+    expect(await get(direct, { host, 'x-forwarded-user': ['bob', 'alice'] }, '127.0.0.2')).toEqual({ status: 400, body: 'The request has more than one X-Forwarded-User header.\n' });
+    expect(await get(direct, { host, 'x-forwarded-user': 'dave', 'x-forwarded-groups': ['night', 'ops'] }, '127.0.0.2')).toEqual({ status: 400, body: 'The request has more than one X-Forwarded-Groups header.\n' });
+    expect((await get(direct, { host, 'x-forwarded-user': 'bob', 'x-forwarded-groups': 'ops' }, '127.0.0.2')).status).toBe(200);
   });
 
   it('refuses the header from any address but the trusted proxy', async () => {

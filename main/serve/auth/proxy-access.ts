@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { isIPv4 } from 'node:net';
 import type { ServeAuthConfig } from '../../core/config/serve-config';
 import type { Access } from './access';
@@ -12,11 +13,15 @@ function plainAddress(address: string): string {
   return m?.[1] && isIPv4(m[1]) ? m[1] : address;
 }
 
-/** One header's value, or null when absent; several copies are refused (which one would be the proxy's?). */
-function single(value: string | string[] | undefined): string | null | 'many' {
-  if (value === undefined) return null;
-  if (Array.isArray(value)) return value.length === 1 ? (value[0] ?? null) : 'many';
-  return value;
+/**
+ * One header's value, or null when absent; several copies are refused (which one would be the
+ * proxy's?). Read from `headersDistinct`: `headers` joins copies of most headers into one
+ * `bob, alice` (and keeps only the first of a few), which would hide them.
+ */
+function single(req: IncomingMessage, name: string): string | null | 'many' {
+  const values = req.headersDistinct[name];
+  if (values === undefined || values.length === 0) return null;
+  return values.length === 1 ? (values[0] ?? null) : 'many';
 }
 
 /**
@@ -35,11 +40,11 @@ export function proxyAccess(auth: ServeAuthConfig & { proxyHeader: string }): Ac
       if (!trusted.has(from)) {
         return { status: 403, message: `Loopdeck takes ${auth.proxyHeader} only from serve.auth.trustedProxies (${[...trusted].join(', ')}); this request came from ${from || 'an unknown address'}.` };
       }
-      const user = single(req.headers[header]);
+      const user = single(req, header);
       if (user === 'many') return { status: 400, message: `The request has more than one ${auth.proxyHeader} header.` };
       if (user === null || user.trim() === '') return { status: 401, message: `The proxy in front of Loopdeck did not name a user in ${auth.proxyHeader}: is it signing people in?` };
       if (user.length > MAX_HEADER_CHARS) return { status: 400, message: `${auth.proxyHeader} is longer than ${MAX_HEADER_CHARS} characters.` };
-      const rawGroups = groupsHeader ? single(req.headers[groupsHeader]) : null;
+      const rawGroups = groupsHeader ? single(req, groupsHeader) : null;
       if (rawGroups === 'many') return { status: 400, message: `The request has more than one ${auth.groupsHeader ?? ''} header.` };
       if (rawGroups !== null && rawGroups.length > MAX_HEADER_CHARS) return { status: 400, message: `${auth.groupsHeader ?? ''} is longer than ${MAX_HEADER_CHARS} characters.` };
       const groups = (rawGroups ?? '').split(',').map((g) => g.trim()).filter(Boolean);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { roleOf } from './roles';
+import { noRoleMessage, roleOf } from './roles';
 
 describe('roleOf', () => {
   const roles = { admin: ['alice'], operator: ['group:ops', 'bob'], viewer: ['*'] };
@@ -16,6 +16,25 @@ describe('roleOf', () => {
     expect(roleOf(strict, 'alice', [])).toBeNull();
     expect(roleOf(strict, 'carol', ['ops'])).toBeNull();
     expect(roleOf(strict, 'ops', [])).toBe('admin');
+  });
+
+  it('keeps user names and groups apart: a user named group:admins is not in group admins', () => {
+    const team = { admin: ['group:admins'], operator: ['group:ops'], viewer: [] };
+    expect(roleOf(team, 'group:admins', [])).toBeNull();
+    expect(roleOf(team, 'group:admins', ['ops'])).toBe('operator');
+    expect(roleOf(team, 'group:ops', ['admins'])).toBe('admin');
+    // An entry that is not `group:` or `*` names a user only, exactly.
+    expect(roleOf({ admin: ['group:'], operator: [], viewer: [] }, 'x', [''])).toBeNull();
+    expect(roleOf({ admin: ['Alice'], operator: [], viewer: [] }, 'alice', [])).toBeNull();
+  });
+
+  it('gives a user named * no more than * gives everyone signed in', () => {
+    expect(roleOf({ admin: ['alice'], operator: ['group:*'], viewer: [] }, '*', [])).toBeNull();
+    expect(roleOf({ admin: ['alice'], operator: [], viewer: ['*'] }, '*', [])).toBe('viewer');
+  });
+
+  it('tells how to give a role to a user whose name starts with group:', () => {
+    expect(noRoleMessage('group:admins', [])).toBe('group:admins (no groups) is in none of serve.auth.roles\' admin, operator or viewer lists; a user name starting with "group:" cannot be listed by name, so give them a role through one of their groups.');
   });
 
   it('refuses someone in no list', () => {
