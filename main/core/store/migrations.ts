@@ -180,11 +180,19 @@ export function migrate(db: Database.Database, target: number): void {
       `The database was written by a newer Loopdeck (schema ${current}, this one knows ${MIGRATIONS.length}). Upgrade Loopdeck or use another --data folder.`,
     );
   }
-  for (let v = current; v < target; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v] ?? '');
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+  // Each step reads the version again under the write lock (BEGIN IMMEDIATE): two processes
+  // opening a new data folder at once (two CLI verbs, the app and a verb) would otherwise both run
+  // a migration the other already ran ("duplicate column name"). The second waits (busy_timeout),
+  // then finds the step done.
+  const step = db.transaction((): boolean => {
+    const v = db.pragma('user_version', { simple: true }) as number;
+    if (v >= target) return false;
+    db.exec(MIGRATIONS[v] ?? '');
+    db.pragma(`user_version = ${v + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // One migration a transaction, until the target.
   }
   // A migration that rebuilt a table (11: `records`, most of a database) left the old one's pages
   // free, a 68 MB database 117 MB after it: once, right after, the file is rewritten without them.

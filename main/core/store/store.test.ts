@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,7 +213,7 @@ describe('Store', () => {
     const store = fileURLToPath(new URL('./store.ts', import.meta.url));
     const write = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.prepare('UPDATE files SET offset = 9, line_no = 2').run(); db.close();`;
     const script = `
-      import { execFileSync } from 'node:child_process';
+      import { execFileSync, spawn } from 'node:child_process';
       import { Store } from ${JSON.stringify(store)};
       const a = Store.open(${JSON.stringify(file)});
       const seen = [a.file('h', '/p').offset];
@@ -225,4 +225,32 @@ describe('Store', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
     expect(JSON.parse(out.trim())).toEqual([0, 9, 2]);
   });
+
+  it('four processes opening one new data folder at once all open it, each migration run once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-store-'));
+    const file = join(dir, 'loopdeck.db');
+    const go = join(dir, 'go');
+    const store = fileURLToPath(new URL('./store.ts', import.meta.url));
+    // Each child loads everything, says it is ready, then waits (spinning) for the same instant to open.
+    const script = [
+      `import { existsSync } from 'node:fs';`,
+      `import { Store } from ${JSON.stringify(store)};`,
+      `console.log('ready');`,
+      `while (!existsSync(${JSON.stringify(go)}));`,
+      `try { Store.open(${JSON.stringify(file)}).close(); console.log('opened'); } catch (e) { console.log('failed: ' + e.message); }`,
+    ].join('\n');
+    const children = [0, 1, 2, 3].map(() => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] }));
+    const outputs = children.map((c) => {
+      let text = '';
+      c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+      return { text: () => text, done: new Promise<void>((resolve) => c.on('close', () => resolve())) };
+    });
+    await until(() => outputs.every((o) => o.text().includes('ready')), 30_000, 'four children ready');
+    writeFileSync(go, '');
+    await Promise.all(outputs.map((o) => o.done));
+    expect(outputs.map((o) => o.text().replace('ready\n', '').trim())).toEqual(['opened', 'opened', 'opened', 'opened']);
+    const db = Store.open(file);
+    expect(db.version).toBe(MIGRATIONS.length);
+    db.close();
+  }, 60_000);
 });

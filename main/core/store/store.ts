@@ -110,10 +110,11 @@ export class Store {
     const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
     try {
       // The first read of the file: SQLite finds a truncated or overwritten one here (SQLITE_CORRUPT).
+      // busy_timeout first: another process may be creating or migrating the same file.
+      db.pragma('busy_timeout = 5000');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
       migrate(db, options.migrateTo ?? MIGRATIONS.length);
     } catch (err) {
       // Closed, so that a damaged file can be moved aside (openStore) with nothing holding it.
