@@ -7,13 +7,13 @@ import { localUser } from './rpc/local-caller';
 // `loopdeck drill list` and `loopdeck drill run NAME`: a drill from the config, confirmed by name.
 
 function drillArgs(flags: Flags): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const pair of flags.arg ?? []) {
+  const pairs = (flags.arg ?? []).map((pair) => {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new CliError(`--arg: expected NAME=VALUE, got ${JSON.stringify(pair)}`);
-    args[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return args;
+    return [pair.slice(0, eq), pair.slice(eq + 1)] as const;
+  });
+  // Own keys, each of them: `--arg __proto__=x` assigned would vanish instead of being refused.
+  return Object.fromEntries(pairs);
 }
 
 export async function drill(flags: Flags, words: readonly string[]): Promise<number> {

@@ -75,6 +75,12 @@ describe('loopdeck trends', () => {
     ]);
   });
 
+  it('its help says it takes --now', async () => {
+    const r = await loopdeck('trends', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').find((l) => l.trimStart().startsWith('loopdeck trends'))).toContain('[--now ISO]');
+  });
+
   it('flags a slow phase on its night in the text output, and refuses an unknown loop naming the config', async () => {
     const r = await loopdeck('trends', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW, '--nights', '7');
     expect(r.code).toBe(0);

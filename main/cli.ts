@@ -17,7 +17,7 @@ import { trends } from './cli-trends';
 import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
-import { LogError, logTranscript } from './cli-transcript';
+import { checkLogUsage, LogError, logTranscript } from './cli-transcript';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -32,7 +32,7 @@ Usage:
   loopdeck trust    HOST [--config FILE] [--data DIR] [--yes]
   loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
   loopdeck log      LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]
-  loopdeck trends   [LOOP] [--nights N] [--json]
+  loopdeck trends   [LOOP] [--config FILE] [--data DIR] [--nights N] [--now ISO] [--json]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
   loopdeck preflight [LOOP] [--config FILE] [--data DIR] [--json]
@@ -41,7 +41,7 @@ Usage:
   --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
   --port N       serve on this port (default: a free one)
   --host ADDR    bind address (default 127.0.0.1; anything else exposes the console to the network)
-  --now ISO      pin the clock, so a snapshot is reproducible
+  --now ISO      pin the clock, so a snapshot or trends is reproducible
   --since ISO    the review's window start (default: when last marked reviewed, else 24 h ago)
   --markdown     the review as Markdown to paste (the default; --json prints its model)
   --json         machine-readable output
@@ -85,18 +85,22 @@ function review(flags: Flags): Promise<number> {
 
 /** `loopdeck log`: a phase transcript's lines or grep hits, after the engine caught up (its index makes a jump one seek). */
 async function log_(flags: Flags, words: readonly string[]): Promise<number> {
-  const { engine, store } = await openEngine(flags, 'log');
   try {
-    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
-    await engine.poll();
-    for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-    return await logTranscript(engine, words, flags, (text) => process.stdout.write(text));
+    // A usage mistake needs neither the hosts nor the store.
+    checkLogUsage(words, flags);
+    const { engine, store } = await openEngine(flags, 'log');
+    try {
+      await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+      await engine.poll();
+      for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
+      return await logTranscript(engine, words, flags, (text) => process.stdout.write(text));
+    } finally {
+      await engine.close();
+      store.close();
+    }
   } catch (err) {
     if (err instanceof LogError) throw new CliError(err.message, err.exitCode);
     throw err;
-  } finally {
-    await engine.close();
-    store.close();
   }
 }
 

@@ -43,6 +43,21 @@ export type ConfigStatus = z.infer<typeof ConfigStatusSchema>;
 
 const Empty = z.object({}).strict();
 
+/**
+ * A drill's argument values by name. A `__proto__` key (which JSON.parse makes an own property)
+ * is refused with its name: zod's record would drop it silently, and a drill must run with
+ * exactly the arguments asked for or not at all.
+ */
+const DrillArgsSchema = z
+  .preprocess((v, ctx) => {
+    if (v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')) {
+      ctx.addIssue({ code: 'custom', message: 'no drill argument may be named __proto__' });
+      return z.NEVER;
+    }
+    return v;
+  }, z.record(z.string().max(64), z.string().max(256)))
+  .default({});
+
 /** How much of a renderer error report is kept, in characters: the rest is cut off. */
 export const RENDERER_ERROR_LIMITS = { message: 2000, stack: 8000, source: 500 } as const;
 /** Renderer error reports one client may send a minute; the excess is dropped (and that is logged). */
@@ -140,7 +155,7 @@ export const commands = {
     input: z
       .object({
         name: z.string().min(1).max(100),
-        args: z.record(z.string().max(64), z.string().max(256)).default({}),
+        args: DrillArgsSchema,
         confirm: z.string(),
         overrideRunningPhase: z.boolean().default(false),
       })

@@ -121,10 +121,18 @@ export const LoopConfigSchema = z
 /** When a loop without a `schedule` is expected to fire (the dead-man's default). */
 export const DEFAULT_SCHEDULE = '0 0 * * *';
 
+/**
+ * The entry named `name` of a config record (loops, hosts, proxies, drills, a drill's args...), or
+ * undefined: only the record's own keys count, so a name from input such as `__proto__`,
+ * `constructor` or `toString` is no entry rather than something Object's prototype holds.
+ */
+export function ownEntry<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 /** The cap of one phase of a loop: its own under `caps`, else the loop's `cap`. */
 export function phaseCap(loop: { readonly cap: number; readonly caps?: Readonly<Record<string, number>> }, phase: string): number {
-  const caps = loop.caps ?? {};
-  return Object.prototype.hasOwnProperty.call(caps, phase) ? (caps[phase] ?? loop.cap) : loop.cap;
+  return ownEntry(loop.caps ?? {}, phase) ?? loop.cap;
 }
 
 const Percent = z.number({ error: 'expected a percentage, a number such as 5' }).gt(0, 'expected a percentage above 0').max(100, 'expected a percentage of at most 100');
@@ -307,7 +315,8 @@ export const ConfigSchema = z
     ] as const;
     for (const [name, p] of Object.entries(cfg.proxies)) {
       const fleet = p.incidents?.fleet;
-      if (fleet === undefined || (fleet !== name && Object.prototype.hasOwnProperty.call(cfg.proxies, fleet) && cfg.proxies[fleet]?.kind !== 'gateway')) continue;
+      const target = fleet === undefined ? undefined : ownEntry(cfg.proxies, fleet);
+      if (fleet === undefined || (fleet !== name && target !== undefined && target.kind !== 'gateway')) continue;
       const others = Object.keys(cfg.proxies).filter((n) => n !== name && cfg.proxies[n]?.kind !== 'gateway');
       ctx.addIssue({
         code: 'custom',
@@ -317,7 +326,7 @@ export const ConfigSchema = z
     }
     for (const [name, loop] of Object.entries(cfg.loops)) {
       for (const [i, proxy] of (loop.uses ?? []).entries()) {
-        if (Object.prototype.hasOwnProperty.call(cfg.proxies, proxy)) continue;
+        if (ownEntry(cfg.proxies, proxy) !== undefined) continue;
         const known = Object.keys(cfg.proxies);
         ctx.addIssue({
           code: 'custom',
@@ -330,7 +339,7 @@ export const ConfigSchema = z
       for (const [name, entry] of Object.entries(entries)) {
         // A prometheus proxy without a host is reached directly from this machine.
         if (entry.host === undefined) continue;
-        if (!Object.prototype.hasOwnProperty.call(cfg.hosts, entry.host)) {
+        if (ownEntry(cfg.hosts, entry.host) === undefined) {
           const known = Object.keys(cfg.hosts);
           ctx.addIssue({
             code: 'custom',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { CommandInput } from '../../../shared/contract';
 import type { Drill, DrillRun } from '../../../shared/domain';
-import type { Config } from '../config/schema';
+import { ownEntry, type Config } from '../config/schema';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { log } from '../logging/log';
@@ -106,11 +106,11 @@ export class DrillService {
   /** Check every guard rail, then start the drill detached on its host. */
   /** Run a declared drill for `user` (recorded on the run); its run id. */
   async run(input: CommandInput<'drills.run'>, user: string): Promise<string> {
-    const drill = Object.prototype.hasOwnProperty.call(this.options.drills, input.name) ? this.options.drills[input.name] : undefined;
+    const drill = ownEntry(this.options.drills, input.name);
     if (!drill) throw new DrillRefused(`No drill named ${JSON.stringify(input.name)} is declared under drills in the config.`);
     if (input.confirm !== input.name) throw new DrillRefused(`Type the drill's name (${input.name}) to confirm running it.`);
     for (const [key, value] of Object.entries(input.args)) {
-      const allowed = Object.prototype.hasOwnProperty.call(drill.args, key) ? drill.args[key] : undefined;
+      const allowed = ownEntry(drill.args, key);
       if (!allowed) throw new DrillRefused(`Drill ${input.name} has no argument ${JSON.stringify(key)} (drills.${input.name}.args).`);
       if (!allowed.includes(value)) {
         throw new DrillRefused(`Drill ${input.name}: ${JSON.stringify(value)} is not an allowed value of ${key} (allowed: ${allowed.join(', ')}).`);

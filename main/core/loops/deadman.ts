@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { Cycle, Deadman, DeadmanState } from '../../../shared/domain';
+import { ownEntry } from '../config/schema';
 
 /** What the dead-man needs to know about one loop: its schedule, limits, cycles and the time. */
 export interface DeadmanInput {
@@ -221,7 +222,7 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
   if (cycle.status === 'running') {
     // A running phase named under `caps` is held to its own cap, from its own start; the cycle
     // as a whole (between phases, or in a phase without its own cap) to the loop's `cap`.
-    const own = (name: string): number | null => (input.capsMs && Object.prototype.hasOwnProperty.call(input.capsMs, name) ? (input.capsMs[name] ?? null) : null);
+    const own = (name: string): number | null => (input.capsMs ? (ownEntry(input.capsMs, name) ?? null) : null);
     // Its reason says for how long in whole minutes (`duration`): it holds until that figure moves,
     // half a minute past a whole one, not a second (a loop stalled for hours was derived again
     // every second, and every such loop of a hundred hosts with it).

@@ -1,6 +1,6 @@
 import type { Capacity, Cycle, Drill, DrillRun } from '../../../shared/domain';
 import type { Preflight } from '../../../shared/preflight';
-import type { Config, LoopConfig } from '../config/schema';
+import { ownEntry, type Config, type LoopConfig } from '../config/schema';
 import { isReachable, type HostTable } from '../engine/hosts';
 import { fireTimes } from '../loops/deadman';
 import type { DeliverRecord } from '../prs/pull-requests';
@@ -139,7 +139,7 @@ export class PreflightService {
     const { config, hosts, state } = this.options;
     const now = this.options.now();
     const entries = loops.flatMap((name) => {
-      const loop = config.loops[name];
+      const loop = ownEntry(config.loops, name);
       return loop ? [[name, loop] as const] : [];
     });
     // Each host is asked once for all of its loops' folders, and every host at once.
@@ -169,7 +169,7 @@ export class PreflightService {
         cycles: state.cycles(name),
         deliverRecordPath: loop.deliverRecord ?? null,
         deliverRecord: state.deliverRecord(name),
-        proxies: uses.map((p) => ({ name: p, host: config.proxies[p]?.host ?? null })),
+        proxies: uses.map((p) => ({ name: p, host: ownEntry(config.proxies, p)?.host ?? null })),
         capacity,
         models: loop.models ?? [],
         drills: state.drills(),
