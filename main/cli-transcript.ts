@@ -1,7 +1,8 @@
 import type { EventPayload } from '../shared/contract';
-import { TRANSCRIPT_MAX_ROWS, type TranscriptRef, type TranscriptRow } from '../shared/transcript-domain';
+import { TRANSCRIPT_MAX_ROWS, TranscriptQuerySchema, type TranscriptRef, type TranscriptRow } from '../shared/transcript-domain';
 import { stripEscapes } from '../shared/transcript-text';
 import type { Engine } from './core/engine';
+import { localUser } from './rpc/local-caller';
 
 /** The flags of `loopdeck log`. */
 export interface LogFlags {
@@ -33,13 +34,26 @@ function count(flag: string | undefined, name: string, fallback: number): number
 }
 
 /**
+ * Refuse a usage mistake of `loopdeck log` before anything is opened: the words, --lines, --from,
+ * and a --grep the WebSocket would refuse too (TranscriptQuerySchema: a newline makes grep read two patterns).
+ */
+export function checkLogUsage(words: readonly string[], flags: LogFlags): void {
+  if (words.length < 2 || words.length > 3) throw new LogError('Usage: loopdeck log LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]', 2);
+  count(flags.lines, 'lines', 50);
+  count(flags.from, 'from', 1);
+  if (flags.grep === undefined) return;
+  const query = TranscriptQuerySchema.safeParse(flags.grep);
+  if (!query.success) throw new LogError(`--grep: ${query.error.issues.map((i) => i.message).join('; ')}, got ${JSON.stringify(flags.grep)}`, 2);
+}
+
+/**
  * `loopdeck log LOOP [DATE] PHASE`: lines of a phase transcript (the last --lines N, default 50,
  * or N from --from LINE), or the lines matching --grep RE (grep -E on the host, each with its
  * line number), escape sequences stripped unless --raw; --follow prints lines as they arrive until
  * SIGINT. The engine is started and caught up (its follower keeps the index a jump needs).
  */
 export async function logTranscript(engine: Engine, words: readonly string[], flags: LogFlags, write: (text: string) => void): Promise<number> {
-  if (words.length < 2 || words.length > 3) throw new LogError('Usage: loopdeck log LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]', 2);
+  checkLogUsage(words, flags);
   const [loop = '', second = '', third] = words;
   const phase = third ?? second;
   const wanted = count(flags.lines, 'lines', 50);
@@ -57,7 +71,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
     for (const r of rows) write(`${show(r.text)}${r.cut ? ' [line cut at 1 MiB]' : ''}\n`);
   };
   if (flags.grep !== undefined) {
-    const found = await engine.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }).catch((err: unknown) => {
+    const found = await engine.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }, localUser()).catch((err: unknown) => {
       throw new LogError((err as Error).message, 1);
     });
     for (const h of found.hits) write(`${h.n}:${show(h.text)}\n`);

@@ -89,14 +89,20 @@ export const TranscriptLinesSchema = z.object({
 /** What `transcript.lines` answers. */
 export type TranscriptLines = z.infer<typeof TranscriptLinesSchema>;
 
+/**
+ * What a search looks for, as the host's grep is given it: one line of at most TRANSCRIPT_MAX_QUERY
+ * characters. The rule of `transcript.search` and of `loopdeck log --grep` alike.
+ */
+export const TranscriptQuerySchema = z
+  .string()
+  .min(1, 'a query is not empty')
+  .max(TRANSCRIPT_MAX_QUERY, `a query is at most ${TRANSCRIPT_MAX_QUERY} characters`)
+  // eslint-disable-next-line no-control-regex -- a newline would make grep read two patterns; NUL cannot be passed at all
+  .refine((q) => !/[\n\r\u0000]/.test(q), 'a query is one line, without NUL');
+
 /** A search query: plain text (`grep -F`) or an extended regex (`grep -E`), one line, never shell code. */
 export const TranscriptSearchInputSchema = TranscriptRefSchema.extend({
-  query: z
-    .string()
-    .min(1)
-    .max(TRANSCRIPT_MAX_QUERY)
-    // eslint-disable-next-line no-control-regex -- a newline would make grep read two patterns; NUL cannot be passed at all
-    .refine((q) => !/[\n\r\u0000]/.test(q), 'a query is one line, without NUL'),
+  query: TranscriptQuerySchema,
   regex: z.boolean().default(false),
   ignoreCase: z.boolean().default(false),
   maxHits: z.number().int().min(1).max(TRANSCRIPT_MAX_HITS).default(TRANSCRIPT_MAX_HITS),

@@ -55,7 +55,7 @@ export function sessionCommands(session: CommandSession): Handlers {
     'log.error': (report) => logRendererError(report),
     'transcript.open': (input) => session.engine().transcripts.open(input),
     'transcript.lines': (input) => session.engine().transcripts.lines(input),
-    'transcript.search': (input) => session.engine().transcripts.search(input),
+    'transcript.search': (input, caller) => session.engine().transcripts.search(input, caller.user),
     'demo.start': async () => ({ configPath: await session.startDemo() }),
   };
 }

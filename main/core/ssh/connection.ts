@@ -30,16 +30,28 @@ export class SshConnection extends SshLink {
     return this.sessions.inUse;
   }
 
-  /** Run a command; its stdout is collected as bytes. Fails fast when the link is down. */
-  async exec(command: string, timeoutMs = 30_000): Promise<ExecResult> {
-    return this.withChannel(
+  /**
+   * Run a command; its stdout is collected as bytes. Fails fast when the link is down. `signal`
+   * cancels it: the channel is ended and closed (the command's input ends) and the promise
+   * rejects with the signal's reason at once, even while it waits for a channel.
+   */
+  async exec(command: string, timeoutMs = 30_000, signal?: AbortSignal): Promise<ExecResult> {
+    signal?.throwIfAborted();
+    const run = this.withChannel<ExecResult>(
       (client, done) =>
         client.exec(command, (err, stream) => {
           if (err) return done(err);
-          this.collect(stream, timeoutMs, done);
+          this.collect(stream, timeoutMs, done, signal);
         }),
       timeoutMs,
     );
+    if (!signal) return run;
+    let cancel = (): void => undefined;
+    const cancelled = new Promise<never>((_, reject) => {
+      cancel = () => reject(signal.reason as Error);
+      signal.addEventListener('abort', cancel, { once: true });
+    });
+    return Promise.race([run, cancelled]).finally(() => signal.removeEventListener('abort', cancel));
   }
 
   /**
@@ -161,7 +173,7 @@ export class SshConnection extends SshLink {
     }
   }
 
-  private collect(stream: ClientChannel, timeoutMs: number, done: (err: Error | null, value?: ExecResult) => void): void {
+  private collect(stream: ClientChannel, timeoutMs: number, done: (err: Error | null, value?: ExecResult) => void, signal?: AbortSignal): void {
     const out: Buffer[] = [];
     let err = '';
     let code: number | null = null;
@@ -169,13 +181,23 @@ export class SshConnection extends SshLink {
       stream.close();
       done(new Error(`Host ${this.options.name}: a command did not finish within ${timeoutMs} ms.`));
     }, timeoutMs);
+    // Cancelled: EOF first (sshd then closes the command's input), then the channel.
+    const cancel = (): void => {
+      clearTimeout(timer);
+      stream.end();
+      stream.close();
+      done(signal?.reason as Error);
+    };
     stream.on('data', (c: Buffer) => out.push(c));
     stream.stderr.on('data', (c: Buffer) => (err += c.toString()));
     stream.on('exit', (c: number | null) => (code = c));
     stream.on('close', () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
       done(null, { code, stdout: Buffer.concat(out), stderr: err });
     });
+    if (signal?.aborted) cancel();
+    else signal?.addEventListener('abort', cancel, { once: true });
   }
 
   /** The link dropped: the shell session closes and calls waiting on a channel fail. */

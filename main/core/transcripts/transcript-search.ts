@@ -26,9 +26,13 @@ const UNREADABLE = 5;
  * The host-side search: stock `grep -n` (-F or -E, -i) in the C locale, stopped after
  * `maxHits + 1` hits (so "more than maxHits" is known), each hit cut at HIT_BYTES, the whole
  * output at SEARCH_OUTPUT_BYTES, and grep killed after the timeout by a sleeper that is itself
- * stopped when grep ends (no `timeout` on macOS, no process groups needed). The query and the path
- * are single-quoted words: data, never shell code. grep's status is said on stderr as
- * `loopdeck-rc=N` (143: killed by the timeout).
+ * stopped when grep ends (no `timeout` on macOS, no process groups needed). grep is also killed
+ * once the script's input ends: the channel's, which ends when Loopdeck cancels the search (or the
+ * link drops), so a cancelled search leaves nothing running even while grep finds nothing to write
+ * (a slow regex). The input is read by the shell's own `read` through fd 3 (an asynchronous list
+ * reads /dev/null), so killing that reader leaves no `cat` behind. The query and the path are
+ * single-quoted words: data, never shell code. grep's status is said on stderr as `loopdeck-rc=N`
+ * (143: killed by the timeout or the cancel).
  */
 export function searchScript(path: string, q: SearchQuery, timeoutMs: number): string {
   const flags = ['-n', '-a', q.regex ? '-E' : '-F', ...(q.ignoreCase ? ['-i'] : []), '-m', String(q.maxHits + 1)].join(' ');
@@ -38,9 +42,11 @@ export function searchScript(path: string, q: SearchQuery, timeoutMs: number): s
     'LC_ALL=C; export LC_ALL',
     `[ -e ${f} ] || exit ${MISSING}`,
     `[ -f ${f} ] && [ -r ${f} ] || exit ${UNREADABLE}`,
-    `( grep ${flags} -e ${shellQuote(q.query)} -- ${f} & g=$!; ` +
-      `( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep ${seconds} & s=$!; wait $s; kill $g 2>/dev/null ) </dev/null >/dev/null 2>&1 & k=$!; ` +
-      `wait $g; r=$?; kill $k 2>/dev/null; echo "loopdeck-rc=$r" >&2 ) | cut -b 1-${HIT_BYTES} | head -c ${SEARCH_OUTPUT_BYTES}`,
+    'exec 3<&0',
+    `( grep ${flags} -e ${shellQuote(q.query)} -- ${f} 3<&- & g=$!; ` +
+      `( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep ${seconds} & s=$!; wait $s; kill $g 2>/dev/null ) </dev/null >/dev/null 2>&1 3<&- & k=$!; ` +
+      `( while read -r x <&3; do :; done; kill $g 2>/dev/null ) </dev/null >/dev/null 2>&1 & c=$!; ` +
+      `wait $g; r=$?; kill $k $c 2>/dev/null; echo "loopdeck-rc=$r" >&2 ) | cut -b 1-${HIT_BYTES} | head -c ${SEARCH_OUTPUT_BYTES}`,
   ].join('\n');
 }
 
@@ -49,10 +55,10 @@ export class TranscriptSearchError extends Error {
   override readonly name = 'TranscriptSearchError';
 }
 
-/** Run a search where the file is, through the host's shell. */
-export async function searchOnHost(shell: HostShell, host: string, path: string, q: SearchQuery): Promise<TranscriptSearch> {
+/** Run a search where the file is, through the host's shell; `signal` cancels it (grep ends on the host, the promise rejects with the signal's reason). */
+export async function searchOnHost(shell: HostShell, host: string, path: string, q: SearchQuery, signal?: AbortSignal): Promise<TranscriptSearch> {
   const timeoutMs = q.timeoutMs ?? TRANSCRIPT_SEARCH_MS;
-  const out = await shell.exec(searchScript(path, q, timeoutMs), timeoutMs + 15_000);
+  const out = await shell.exec(searchScript(path, q, timeoutMs), timeoutMs + 15_000, signal);
   if (out.code === MISSING) throw new TranscriptSearchError(`Host ${host}: ${path} does not exist.`);
   if (out.code === UNREADABLE) throw new TranscriptSearchError(`Host ${host}: ${path} is not a readable regular file.`);
   const rc = Number(/loopdeck-rc=(\d+)/.exec(out.stderr)?.[1] ?? NaN);

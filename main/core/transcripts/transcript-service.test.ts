@@ -10,6 +10,7 @@ import { Engine } from '../engine';
 import { sessionCommands, type CommandSession } from '../session/commands';
 import { Store } from '../store/store';
 import { TEST_CALLER } from '../../../testing/callers';
+import { dispatch } from '../../rpc/dispatch';
 
 const DAY = '2026-08-23';
 
@@ -54,6 +55,29 @@ describe('transcript commands through the engine', () => {
     await expect(handlers['transcript.open']({ loop: 'reliability', date: DAY, phase: 'audit' }, TEST_CALLER)).rejects.toThrow(
       `Loop reliability, cycle ${DAY}, phase audit: no transcript at runner:${join(fx.runs, DAY, 'audit.log')} (the file does not exist).`,
     );
+    await engine.close();
+  });
+
+  it("over the dispatch, a loop named like something every object has is no loop, and the answer names the config's loops", async () => {
+    const { engine, handlers } = engineOn();
+    for (const loop of ['__proto__', 'constructor', 'toString']) {
+      const ref = { loop, date: DAY, phase: 'remediate' };
+      const noLoop = new RegExp(`No loop named ${loop} in the config \\(loops: reliability\\)`);
+      for (const [name, input] of [
+        ['transcript.open', ref],
+        ['transcript.lines', { ...ref, at: 'end', count: 5 }],
+        ['transcript.search', { ...ref, query: 'step' }],
+      ] as const) {
+        const r = await dispatch(handlers, name, input, TEST_CALLER);
+        expect(r.ok ? 'answered' : r.error.message, `${name} ${loop}`).toMatch(noLoop);
+      }
+      const drill = await dispatch(handlers, 'drills.run', { name: loop, confirm: loop }, TEST_CALLER);
+      expect(drill.ok ? 'ran' : drill.error.message).toContain(`No drill named ${JSON.stringify(loop)}`);
+    }
+    // An argument named __proto__ (an own key, as JSON.parse makes it off the wire) is refused by
+    // name, not dropped: zod's record would run the drill without it.
+    const proto = await dispatch(handlers, 'drills.run', JSON.parse('{"name":"x","confirm":"x","args":{"__proto__":"y"}}') as unknown, TEST_CALLER);
+    expect(proto.ok ? 'ran' : { code: proto.error.code, issues: proto.error.issues }).toEqual({ code: 'invalid-input', issues: [{ path: 'args', message: 'no drill argument may be named __proto__' }] });
     await engine.close();
   });
 

@@ -9,11 +9,12 @@ import {
   type TranscriptRef,
   type TranscriptSearch,
 } from '../../../shared/transcript-domain';
-import type { Config } from '../config/schema';
+import { ownEntry, type Config } from '../config/schema';
 import { isReachable, type HostTable } from '../engine/hosts';
 import { isCycleFolder } from '../loops/cycle-layout';
 import type { Store } from '../store/store';
 import { TranscriptReader, type TranscriptFile } from './transcript-reader';
+import { SearchSlots } from './search-slots';
 import { searchOnHost, type SearchQuery } from './transcript-search';
 
 /** A transcript that was asked for and is not there (or cannot be reached); the message names loop, cycle, phase, host and file. */
@@ -49,17 +50,19 @@ const KINDS = new Set<string>(TranscriptMarkKindSchema.options);
 export class TranscriptService {
   private readonly reader: TranscriptReader;
   private readonly interest = new Map<string, Interest>();
+  private readonly searches: SearchSlots;
   private readonly now: () => number;
 
   constructor(private readonly options: TranscriptServiceOptions) {
     this.reader = new TranscriptReader(options.store);
     this.now = options.now ?? Date.now;
+    this.searches = new SearchSlots();
   }
 
   /** The host, path and source of a transcript, or an error naming what is missing. */
   resolve(ref: TranscriptRef): TranscriptFile & { shell: NonNullable<ReturnType<HostTable['get']>>['shell'] } {
     const { config, hosts } = this.options;
-    const loop = config.loops[ref.loop];
+    const loop = ownEntry(config.loops, ref.loop);
     if (!loop) throw new TranscriptNotFoundError(`No loop named ${ref.loop} in the config (loops: ${Object.keys(config.loops).join(', ') || 'none'}).`);
     if (!loop.phases.includes(ref.phase)) throw new TranscriptNotFoundError(`Loop ${ref.loop} has no phase ${ref.phase} (phases: ${loop.phases.join(', ')}; config key loops.${ref.loop}.phases).`);
     if (!isCycleFolder(ref.date)) throw new TranscriptNotFoundError(`Loop ${ref.loop}: ${ref.date} is not a cycle date (YYYY-MM-DD).`);
@@ -73,7 +76,7 @@ export class TranscriptService {
 
   /** The newest cycle of a loop holding this phase's transcript (else the newest cycle), for `loopdeck log` without a date. */
   async newestDate(loopName: string, phase: string): Promise<string> {
-    const loop = this.options.config.loops[loopName];
+    const loop = ownEntry(this.options.config.loops, loopName);
     const probe = this.resolve({ loop: loopName, date: '2000-01-01', phase });
     const runs = loop?.runs ?? '';
     const listing = probe.source.dirs ? await probe.source.dirs(runs) : await probe.source.list(runs).then((l) => l && { entries: l.entries.filter((e) => e.isDirectory).map((e) => e.name) });
@@ -123,13 +126,19 @@ export class TranscriptService {
     return out;
   }
 
-  /** Search a transcript on its host. */
-  async search(ref: TranscriptRef & SearchQuery): Promise<TranscriptSearch> {
+  /**
+   * Search a transcript on its host for `user` (the caller's name): one search a user, a new one
+   * cancelling the old, and at most SEARCHES_PER_HOST on a host (see SearchSlots).
+   */
+  async search(ref: TranscriptRef & SearchQuery, user: string): Promise<TranscriptSearch> {
     const file = this.resolve(ref);
-    if (!file.shell) throw new TranscriptNotFoundError(`Host ${file.host} has no shell to search ${file.path} with.`);
-    const stat = await file.source.stat(file.path);
-    if (stat === null) throw this.missing(ref, file);
-    return searchOnHost(file.shell, file.host, file.path, ref);
+    const shell = file.shell;
+    if (!shell) throw new TranscriptNotFoundError(`Host ${file.host} has no shell to search ${file.path} with.`);
+    return this.searches.run(user, file.host, file.path, async (signal) => {
+      const stat = await file.source.stat(file.path);
+      if (stat === null) throw this.missing(ref, file);
+      return searchOnHost(shell, file.host, file.path, ref, signal);
+    });
   }
 
   /**
