@@ -142,13 +142,23 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
     [lines, visible, viewportPx],
   );
 
-  // Where it opens: the asked line (a few rows of context above it), else the last screen.
-  const opened = useRef(false);
+  // Where it is placed: the asked line (a few rows of context above it, selected), else the last
+  // screen, followed. On opening, and again whenever the route's line changes while this
+  // transcript is shown (a second link followed or pasted, Back after a jump): the view is keyed
+  // by the transcript, so it is not mounted again, and only rows not yet held are fetched.
+  const placed = useRef<{ readonly line: number | null } | null>(null);
   useLayoutEffect(() => {
-    if (!info || opened.current) return;
-    opened.current = true;
-    if (line !== null) scrollTo(line - 3);
-    else scrollTo(lastTop(info.lines, visible));
+    if (!info || (placed.current !== null && placed.current.line === line)) return;
+    placed.current = { line };
+    if (line !== null) {
+      setFollow(false);
+      setSelected({ from: line, to: line });
+      scrollTo(line - 3);
+    } else {
+      setFollow(true);
+      setSelected(null);
+      scrollTo(lastTop(info.lines, visible));
+    }
   }, [info, line, scrollTo, visible]);
 
   // Follow: pinned to the end while the phase runs, unless scrolled up.
