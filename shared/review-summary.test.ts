@@ -339,6 +339,29 @@ describe('the review summary', () => {
     expect(md.split('\n').some((l) => l.startsWith('- not an item'))).toBe(false);
   });
 
+  it('neutralises @-mentions and bidi controls in a ledger note and a PR Next section, and leaves its own words and e-mail addresses alone', () => {
+    const backlog = [item('REL-051', [outcome('2026-08-23', 'BLOCKED', 'root cause: ask @acme/oncall (\u202eevil\u202c), mail ops@acme.com', 12, '2026-08-23T14:00:00.000Z')])];
+    const github = { state: 'open', mergedBy: null, mergedAt: null, closedAt: null, checks: 'passing', checkNames: [], next: ['@acme/oncall run the install-copy \u202ebefore\u202c merge'], answeredAt: null, problem: null } as const;
+    const md = reviewMarkdown({ ...state, backlog, prs: [{ ...pr(89, 'ready'), github }] }, { now: NOW });
+    const lines = md.split('\n');
+    expect(lines).toContain(
+      '- **blocked** reliability `REL-051` — Unblock REL-051: the loop gave up after three attempts; root cause: ask `@acme/oncall` (\\\\u202eevil\\\\u202c), mail ops@acme.com (waiting since 2026-08-23T14:00:00.000Z)',
+    );
+    expect(lines).toContain('  - before the merge: `@acme/oncall` run the install-copy \\\\u202ebefore\\\\u202c merge');
+    expect(md).not.toMatch(/(^|[^`])@acme\/oncall/m);
+    expect(md).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    // Loopdeck's own words around them are as they were.
+    expect(lines).toContain('- **ready to merge** testing `89` — Merge \\#89: CI is green on testing/2026-08-24; first do what the loop asked for below (waiting since 2026-08-24T05:00:00.000Z)');
+    expect(md).toContain('## Waiting on you\n');
+  });
+
+  it('puts a mention in a code span only at a word start, and shows unsafe characters in code spans and URLs', () => {
+    expect(escapeMarkdown('@acme/oncall, (@bob) a@b.com x_@c \\@d')).toBe('`@acme/oncall`, (`@bob`) a@b.com x\\_@c \\\\`@d`');
+    expect(escapeMarkdown('tab\there \x1b[31m')).toBe('tab here \\\\x1b\\[31m');
+    expect(codeSpan('R-1\u202e')).toBe('`R-1\\u202e`');
+    expect(markdownUrl('https://x/a\u202eb')).toBe('https://x/a%E2%80%AEb');
+  });
+
   it('escapes helpers: text, code spans and URLs', () => {
     expect(escapeMarkdown('a\r\n  b')).toBe('a b');
     expect(codeSpan('plain')).toBe('`plain`');

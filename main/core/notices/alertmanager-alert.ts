@@ -1,4 +1,5 @@
 import type { Finding, LoopState, Notice, PhaseStatus } from '../../../shared/domain';
+import { noticeLine } from './notice-text';
 import type { RuleName } from './notify-config';
 
 /** An alert as Alertmanager's `POST /api/v2/alerts` takes it. */
@@ -129,9 +130,9 @@ export interface ConditionScope {
   readonly prs?: boolean;
 }
 
-/** The `finding:<loop>:<id>` key a finding's notice has. */
+/** The `finding:<loop>:<id>` key a finding's notice has (escaped as makeDraft escapes it, so an odd id still matches). */
 export function findingKey(f: Pick<Finding, 'loop' | 'id'>): string {
-  return `finding:${f.loop}:${f.id}`;
+  return noticeLine(`finding:${f.loop}:${f.id}`);
 }
 
 /**

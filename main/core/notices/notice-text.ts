@@ -1,7 +1,29 @@
+import { escapeUnsafe } from '../../../shared/unsafe-text';
+
 /** Pushover's message limit, which a notice's message also keeps to. */
 export const MESSAGE_MAX = 1024;
 /** Titles stay short: they are what a lock screen shows. */
 export const TITLE_MAX = 100;
+
+/**
+ * A one-line field of a notice (title, key, source, link) as every sink gets it: each unsafe
+ * character (shared/unsafe-text: ESC, BEL, C1, bidi marks and overrides …) shown as text (`\x1b`,
+ * `\u202e`). A notice's text comes from the runner's files (a `.status` detail line, a ledger
+ * cell), and receivers print it: a raw OSC 52 would write a terminal's clipboard, a U+202E reorder
+ * what the operator reads. Escaped, not dropped, so the operator sees something odd was there.
+ */
+export function noticeLine(text: string): string {
+  return escapeUnsafe(text);
+}
+
+/**
+ * A notice's message, as noticeLine but with its line breaks kept (Pushover, a desktop
+ * notification and a webhook show a multi-line message as such), each as LF: a lone CR would let
+ * a terminal printing it overwrite the line.
+ */
+export function noticeBody(text: string): string {
+  return escapeUnsafe(text.replace(/\r\n?/g, '\n'), { keepBreaks: true });
+}
 
 /** `text` cut to `max` characters, ending with an ellipsis when cut (never splitting a surrogate pair). */
 export function truncate(text: string, max: number): string {

@@ -11,7 +11,7 @@ import { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { NoticeService } from './notice-service';
 import type { NotifyConfig } from './notify-config';
-import type { DeliveryRow } from './webhook-schema';
+import { WEBHOOKS_MIGRATION, type DeliveryRow } from './webhook-schema';
 import { retryAfterMs, WebhookSink, type WebhookSinkOptions } from './webhook-sink';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -224,7 +224,7 @@ describe('WebhookSink across restarts (a real SQLite file)', () => {
   it('upgrades a schema-13 database with its notices to one with webhook_deliveries', () => {
     store.close();
     const old = join(mkdtempSync(join(tmpdir(), 'ld-webhook-')), 'loopdeck.db');
-    Store.open(old, { migrateTo: MIGRATIONS.length - 1 }).close();
+    Store.open(old, { migrateTo: MIGRATIONS.indexOf(WEBHOOKS_MIGRATION) }).close();
     const raw = new Database(old);
     raw.prepare("INSERT INTO notices (key, priority, source, title, message, created_at) VALUES ('k', 0, 's', 't', '', '2026-11-30T00:00:00.000Z')").run();
     raw.close();
