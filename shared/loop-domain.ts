@@ -79,23 +79,28 @@ export const PhaseSignalSchema = z
 /** What a running phase's transcript tells. */
 export type PhaseSignal = z.infer<typeof PhaseSignalSchema>;
 
-/** Who a phase that failed, went incomplete or hung is put down to (issue 30, item 1). */
-export const FailureCauseKindSchema = z.enum(['fleet', 'runner', 'agent']);
+/**
+ * Who a phase that failed, went incomplete or hung is put down to (issue 30, item 1); `unknown`
+ * when Loopdeck did not watch the runner or has no fleet history for part of its window and what
+ * it did see shows no fault (issue 40, item 3): then nothing is claimed.
+ */
+export const FailureCauseKindSchema = z.enum(['fleet', 'runner', 'agent', 'unknown']);
 /** Who a bad phase is put down to. */
 export type FailureCauseKind = z.infer<typeof FailureCauseKindSchema>;
 
 /**
  * Why a `failed`, `incomplete` or hung phase went wrong: the inference fleet it uses (a host down,
  * saturated or shedding, or the proxy's server errors above the burst threshold, during the
- * phase's window), the runner (its SSH host unreachable, its disk full, the phase's cap hit), or
- * the agent (none of those). See main/core/loops/attribution.ts.
+ * phase's window), the runner (its SSH host unreachable, its disk full, the phase's cap hit), the
+ * agent (none of those, over a window Loopdeck watched whole), or unknown (part of the window was
+ * not watched: the detail names what and when). See main/core/loops/attribution.ts.
  */
 export const FailureCauseSchema = z
   .object({
     kind: FailureCauseKindSchema,
-    /** What it was: `down`, `saturated`, `shedding`, `error-burst` (fleet); `unreachable`, `disk-full`, `cap` (runner); null (agent). */
+    /** What it was: `down`, `saturated`, `shedding`, `error-burst` (fleet); `unreachable`, `disk-full`, `cap` (runner); `fleet-unwatched`, `runner-unwatched`, `unwatched` (both; unknown); null (agent). */
     what: z.string().nullable(),
-    /** The fleet host (`proxy/host`) or runner host it names; null for the agent. */
+    /** The fleet host (`proxy/host`) or runner host it names; null for the agent and unknown. */
     subject: z.string().nullable(),
     /** When it started and ended inside the phase's window (ISO); null when not known. */
     since: z.string().nullable(),

@@ -1,7 +1,8 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type FailureCause, type Finding, type Phase, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import type { CapacityService } from './capacity/capacity-service';
-import type { Config } from './config/schema';
+import { ownEntry, type Config } from './config/schema';
+import { AGENT_CAUSE } from './loops/phase-status';
 import type { DrillService } from './drills/drill-service';
 import { HostTable } from './engine/hosts';
 import { pollSideBySide } from './engine/poll-changes';
@@ -12,6 +13,7 @@ import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
 import { HostOutages, phaseCause } from './engine/host-outages';
+import { WatchedTime } from './engine/watched-time';
 import { LoopFollower } from './loops/loop-follower';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
@@ -79,6 +81,8 @@ export class Engine {
   readonly hosts: HostTable;
   /** When each host could not be reached: what a bad phase's window is laid against. */
   private readonly outages: HostOutages;
+  /** What Loopdeck watched of the runner hosts (their outages, and when it ran at all): a cause claims only that. */
+  private readonly seen: { readonly outages: HostOutages; readonly watched: WatchedTime };
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
   /** The inference fleet's capacity, polled through the hosts. */
@@ -100,14 +104,25 @@ export class Engine {
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
     this.outages = new HostOutages(this.store);
+    this.seen = { outages: this.outages, watched: new WatchedTime(this.store) };
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
-      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => phaseCause(loop, phase, now, this.outages, (uses, from, to) => this.capacity.troubleIn(uses, from, to))));
+      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causeOf(loop, phase, now)));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
-    this.history = new NightHistory({ store: this.store, config, now: this.now, backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [] });
+    this.history = new NightHistory({
+      store: this.store,
+      config,
+      now: this.now,
+      backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
+      causeOf: (name, phase, now) => {
+        const loop = ownEntry(config.loops, name);
+        return loop ? this.causeOf(loop, phase, now) : (phase.cause ?? AGENT_CAUSE);
+      },
+      causesSettled: () => this.capacity.windowsSettled(),
+    });
     this.loops = new LoopStates({
       config,
       unread: this.unread,
@@ -137,7 +152,16 @@ export class Engine {
         emit: (event, payload) => this.emit(event, payload),
         wake: () => this.wake(),
         setProblem: (key, problem) => this.setProblem(key, problem),
+        onWindowRead: () => {
+          for (const f of this.followers) f.reattribute();
+          this.wake();
+        },
       }));
+  }
+
+  /** Who a bad phase of `loop` is put down to, from what Loopdeck watched of its window (engine/host-outages.ts). */
+  private causeOf(loop: Config['loops'][string], phase: Phase, now: Date): FailureCause {
+    return phaseCause(loop, phase, now, this.seen, (uses, from, to) => this.capacity.fleetIn(uses, from, to));
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -249,6 +273,7 @@ export class Engine {
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
+    this.seen.watched.tick(now.getTime());
     const scope = this.watches.begin(reason);
     // Hosts are read side by side, each host's loops one after another (its requests go through
     // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
@@ -296,6 +321,9 @@ export class Engine {
     for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
     // A loop that entered its lead before its fire (only once `run`: a snapshot makes no pre-flight).
     this.preflight.look();
+    // A poll asked for directly (a one-shot verb, not the scheduler) waits for the fleet's history
+    // of the bad phases' windows it asked Prometheus for: the next poll then puts them down.
+    if (reason === null && this.capacity.windowsPending) await this.capacity.windowsSettled();
   }
 
   /**
@@ -317,7 +345,7 @@ export class Engine {
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */
   behind(): boolean {
     const due = (f: LoopFollower): boolean => f.behind || this.unread.pending(f.name, this.hosts.get(f.host));
-    return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind);
+    return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind) || this.capacity.windowsPending || this.followers.some((f) => f.reattributing);
   }
 
   /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */

@@ -8,8 +8,8 @@ import type { Store } from '../store/store';
 import { pollCrossbar } from './crossbar';
 import { gatewayAdapter } from './gateway';
 import { ErrorWindow } from './error-window';
-import { CapacityHistory, MINUTE_MS, RETENTION_MS, TEN_MINUTES_MS, type StoredSample } from './history-store';
-import { troubleEpisodes, type TroubleEpisode } from '../loops/attribution';
+import { CapacityHistory, type StoredSample } from './history-store';
+import { FleetWindows, type FleetWindow } from './fleet-windows';
 import { historyOutput, RANGE_MS } from './history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
 import { pollLlamaServer } from './llama-server';
@@ -55,6 +55,8 @@ export interface CapacityServiceOptions {
   readonly onChange: (capacity: Capacity[]) => void;
   /** How often to prune the history, ms (default hourly; also on start). */
   readonly pruneEveryMs?: number;
+  /** Prometheus's history of a bad phase's window was read: its cause may now be known. */
+  readonly onWindowRead?: () => void;
 }
 
 interface CounterState {
@@ -102,6 +104,8 @@ function usageDeltas(rows: readonly UsageRow[], host: string): { requests: numbe
 export class CapacityService {
   private readonly now: () => Date;
   private readonly hist: CapacityHistory;
+  /** The fleet over bad phases' windows: stored rollups, or Prometheus's own history. */
+  private readonly windows: FleetWindows;
   private readonly latest = new Map<string, Capacity>();
   private readonly counters = new Map<string, CounterState>();
   /** The generated-token counter of each (proxy, host), for tokens a second and the stored deltas. */
@@ -117,6 +121,16 @@ export class CapacityService {
   constructor(private readonly opts: CapacityServiceOptions) {
     this.now = opts.now ?? (() => new Date());
     this.hist = new CapacityHistory(opts.store.sql);
+    this.windows = new FleetWindows({
+      history: this.hist,
+      now: this.now,
+      promGetter: (name) => {
+        const cfg = this.opts.proxies[name];
+        return cfg ? this.promGetter(name, cfg, Math.max(cfg.timeoutMs ?? 10_000, 10_000)) : null;
+      },
+      onRead: () => this.opts.onWindowRead?.(),
+      readRows: (what, fn) => this.write(what, fn),
+    });
     this.errorWindow = new ErrorWindow((proxy, host, from, to) => this.write('reading the fleet\'s recent error counts', () => this.hist.counterRows(proxy, host, from, to)) ?? []);
   }
 
@@ -179,26 +193,26 @@ export class CapacityService {
   }
 
   /**
-   * Trouble on the hosts of the named proxies (all when null) between `from` and `to` (ms), from
-   * the minute rollups (ten-minute ones past their week): what a bad phase's window is laid
-   * against (main/core/loops/attribution.ts). One query per proxy over the window only.
+   * The fleet of the named proxies (all when null) between `from` and `to` (ms): its trouble and
+   * the stretches Loopdeck has no history of it for — what a bad phase's window is laid against
+   * (main/core/loops/attribution.ts). Polled proxies from the stored rollups (one query each over
+   * the window); prometheus proxies from one range query each, asked once and kept.
    */
-  troubleIn(proxies: readonly string[] | null, from: number, to: number): TroubleEpisode[] {
-    const resolution = from >= this.now().getTime() - RETENTION_MS[MINUTE_MS]! ? MINUTE_MS : TEN_MINUTES_MS;
-    const out: TroubleEpisode[] = [];
-    for (const [name, cfg] of Object.entries(this.opts.proxies)) {
-      if (proxies !== null && !proxies.includes(name)) continue;
-      const rows = this.write('reading the fleet\'s history over a phase', () => this.hist.rows(resolution, from - resolution, to, name)) ?? [];
-      const { limits } = limitsFor(cfg);
-      let start = 0;
-      for (let i = 1; i <= rows.length; i++) {
-        // Rows come by host, then time: one host's run at a time.
-        if (i < rows.length && rows[i]?.host === rows[start]?.host) continue;
-        out.push(...troubleEpisodes(rows.slice(start, i), resolution, limits));
-        start = i;
-      }
-    }
-    return out;
+  fleetIn(proxies: readonly string[] | null, from: number, to: number): FleetWindow {
+    const used = Object.entries(this.opts.proxies)
+      .filter(([name]) => proxies === null || proxies.includes(name))
+      .map(([name, cfg]) => ({ name, kind: cfg.kind, url: cfg.url, ...(cfg.selector !== undefined ? { selector: cfg.selector } : {}), limits: limitsFor(cfg).limits }));
+    return this.windows.window(used, from, to);
+  }
+
+  /** Prometheus's history of a bad phase's window is being read. */
+  get windowsPending(): boolean {
+    return this.windows.pending;
+  }
+
+  /** Resolves when the windows being read now are read. */
+  windowsSettled(): Promise<void> {
+    return this.windows.settled();
   }
 
   /** Drop history past its retention at `now`. */

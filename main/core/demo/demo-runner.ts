@@ -2,7 +2,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFleetServer } from './fleet-server';
-import { seedFleetHistory, seedServerHistory } from './seed-history';
+import { seedFleetHistory, seedGatewayHistory, seedServerHistory } from './seed-history';
+import { WatchedTime } from '../engine/watched-time';
 import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
@@ -225,6 +226,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
     // The servers polled directly, with their KV-cache and tokens a second.
     seedServerHistory(store, 'gpu-a', 'gpu-a', fleet.sim, 30, new Date());
     seedServerHistory(store, 'vllm-c', 'gpu-c', fleet.sim, 30, new Date());
+    seedGatewayHistory(store, 'gateway', fleet.sim, 30, new Date());
+    // The demo's Loopdeck ran all month, as its fleet history says: its nights are put down to a
+    // cause it watched, not `unknown`.
+    new WatchedTime(store).add({ since: Date.now() - 30 * DAY, until: Date.now() });
   } finally {
     store.close();
   }

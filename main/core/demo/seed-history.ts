@@ -82,3 +82,21 @@ export function seedServerHistory(store: Store, proxy: string, backend: string, 
   new CapacityHistory(store.sql).record(samples);
   return samples.length;
 }
+
+/**
+ * Fill a store with `days` of the API gateway `proxy`'s history in front of the simulated fleet:
+ * up, with the fleet's requests in flight, at the rollups' resolutions. The demo's Loopdeck has
+ * watched every proxy its loop uses all month, so its nights are put down to what it saw.
+ */
+export function seedGatewayHistory(store: Store, proxy: string, sim: FleetSim, days: number, now: Date): number {
+  const end = now.getTime();
+  const week = 7 * 86_400_000;
+  const samples: StoredSample[] = [];
+  for (let t = end - days * 86_400_000; t < end - 60_000; t += t < end - week ? 600_000 : 60_000) {
+    const tick = Math.floor(t / 5000);
+    const inflight = sim.hosts.reduce((a, h) => a + sim.hostState(h, tick).models.reduce((b, m) => b + m.inflight, 0), 0);
+    samples.push({ proxy, host: proxy, t, up: true, slotsTotal: null, slotsBusy: null, inflight, queued: null, spanMs: 0, requests: null, errors: null });
+  }
+  new CapacityHistory(store.sql).record(samples);
+  return samples.length;
+}

@@ -21,6 +21,8 @@ import { hostFetch, isReachable, type HostTable } from './hosts';
 
 /** What the services are given of the engine. */
 export interface EngineWiring {
+  /** Prometheus's history of a bad phase's window was read: the phases put down to `unknown` are derived again. */
+  readonly onWindowRead: () => void;
   readonly config: Config;
   readonly store: Store;
   readonly now: () => Date;
@@ -68,6 +70,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       capacityNow = next;
       w.emit('capacity.changed', { capacity: next });
     },
+    onWindowRead: () => w.onWindowRead(),
   });
   const github = config.github
     ? new GithubPrs({

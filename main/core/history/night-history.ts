@@ -1,5 +1,5 @@
 import type { KeyedDelta } from '../../../shared/deltas';
-import type { BacklogItem, Cycle, Finding } from '../../../shared/domain';
+import type { BacklogItem, Cycle, FailureCause, Finding, Phase } from '../../../shared/domain';
 import { markHollow } from '../../../shared/hollow';
 import { summarizeCycle, type NightSummary } from '../../../shared/night-summary';
 import { addDays } from '../../../shared/trends';
@@ -17,6 +17,10 @@ export const HISTORY_CHUNK = 8;
 
 /** What the history needs of the engine. */
 export interface NightHistoryOptions {
+  /** Who a bad phase of an old night is put down to, as a followed one is (attribution.ts); without it, what its files tell. */
+  readonly causeOf?: (loop: string, phase: Phase, now: Date) => FailureCause;
+  /** Resolves once the fleet's history the causes asked for is read (Prometheus's, for a night Loopdeck slept through). */
+  readonly causesSettled?: () => Promise<void>;
   readonly store: Store;
   readonly config: Config;
   readonly now: () => Date;
@@ -46,6 +50,13 @@ export class NightHistory {
 
   constructor(private readonly options: NightHistoryOptions) {
     this.rows = new NightRows(options.store);
+  }
+
+  /** Old nights' bad phases put down as a followed night's are (their files' own cause is the fallback). */
+  private attributed(loop: string, cycles: readonly Cycle[], now: Date): Cycle[] {
+    const causeOf = this.options.causeOf;
+    if (!causeOf) return [...cycles];
+    return cycles.map((c) => ({ ...c, phases: c.phases.map((p) => (p.cause ? { ...p, cause: causeOf(loop, p, now) } : p)) }));
   }
 
   /** A loop's cycles that changed (as published: hollow marked): keep their nights. */
@@ -126,7 +137,13 @@ export class NightHistory {
     if (b.todo.length === 0) return;
     const now = this.options.now();
     const chunk = b.todo.splice(0, HISTORY_CHUNK);
-    const cycles = (await Promise.all(chunk.map((d) => readOldNight(source, loop, config, d, now)))).filter((c): c is Cycle => c !== null);
+    const read = (await Promise.all(chunk.map((d) => readOldNight(source, loop, config, d, now)))).filter((c): c is Cycle => c !== null);
+    let cycles = this.attributed(loop, read, now);
+    // A cause not known yet may be once the fleet's history it asked for is read: a kept night is written once.
+    if (this.options.causesSettled && cycles.some((c) => c.phases.some((p) => p.cause?.kind === 'unknown'))) {
+      await this.options.causesSettled();
+      cycles = this.attributed(loop, read, now);
+    }
     this.oldNightsRead += cycles.length;
     this.note(loop, markHollow(cycles, this.options.backlogOf(loop)));
   }

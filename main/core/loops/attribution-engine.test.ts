@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState, type Phase } from '../../../shared/domain';
 import { CapacityHistory, type StoredSample } from '../capacity/history-store';
 import { HostOutages } from '../engine/host-outages';
+import { WatchedTime } from '../engine/watched-time';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { loopdeck } from '../../../testing/cli-run';
@@ -63,6 +64,8 @@ describe('failure attribution', () => {
     fx.write('2026-08-22', 'remediate.log', 'running the gate\nOSError: [Errno 28] No space left on device: \'/srv/runs/tmp\'\nOSError: [Errno 28] No space left on device\n');
     // Runner: its host unreachable 02:40–03:00 (and gpu-a down too, for less time).
     fx.write('2026-08-23', 'remediate.status', stamps('2026-08-23', '04:00', 'FAILED 2'));
+    // Unknown: a night Loopdeck did not run (a laptop closed), with no fleet history of it.
+    fx.write('2026-08-19', 'remediate.status', 'remediate 2026-08-19T07:11:00+00:00 STARTED\nremediate 2026-08-19T08:15:00+00:00 INCOMPLETE\n');
 
     const store = Store.open(databasePath(fx.dataDir));
     try {
@@ -72,7 +75,11 @@ describe('failure attribution', () => {
         ...stretch('gpu-a', at('2026-08-21', '01:00'), at('2026-08-21', '06:00'), [[at('2026-08-21', '05:00'), at('2026-08-21', '05:40')]]),
         ...stretch('gpu-a', at('2026-08-22', '01:00'), at('2026-08-22', '06:00')),
         ...stretch('gpu-a', at('2026-08-23', '01:00'), at('2026-08-23', '06:00'), [[at('2026-08-23', '03:30'), at('2026-08-23', '03:40')]]),
+        // The gateway (the testing loop's only proxy), up every night Loopdeck watched.
+        ...['2026-08-20', '2026-08-21', '2026-08-22', '2026-08-23'].flatMap((d) => stretch('gw', at(d, '01:00'), at(d, '06:00')).map((s) => ({ ...s, proxy: 'gw' }))),
       ]);
+      // Loopdeck ran from the 20th to the 24th, not the night of the 19th.
+      new WatchedTime(store).add({ since: at('2026-08-20', '00:00'), until: at('2026-08-24', '08:00') });
       const outages = new HostOutages(store);
       outages.note([hostState('reconnecting', '2026-08-23T02:40:00Z')], at('2026-08-23', '02:40'));
       outages.note([hostState('connected', '2026-08-23T03:00:00Z')], at('2026-08-23', '03:00'));
@@ -96,6 +103,16 @@ describe('failure attribution', () => {
     expect(remediate('reliability', '2026-08-21')?.cause?.kind).toBe('agent');
     expect(remediate('reliability', '2026-08-22')?.cause).toMatchObject({ kind: 'runner', what: 'disk-full', detail: expect.stringContaining('line 2 of remediate.log says "OSError: [Errno 28] No space left on device') as unknown });
     expect(remediate('reliability', '2026-08-23')?.cause).toMatchObject({ kind: 'runner', what: 'unreachable', subject: 'runner', detail: 'the runner runner could not be reached for 20m (02:40–03:00 UTC) during the phase' });
+    // The night Loopdeck slept through: nothing observed, nothing claimed.
+    expect(remediate('reliability', '2026-08-19')?.cause).toEqual({
+      kind: 'unknown',
+      what: 'unwatched',
+      subject: null,
+      since: '2026-08-19T07:11:00.000Z',
+      until: '2026-08-19T08:15:00.000Z',
+      detail:
+        'Loopdeck has no fleet history for 07:11–08:15 UTC, and it was not watching the runner runner for 07:11–08:15 UTC: what it saw shows no fault, so whether the runner, the fleet or the agent stopped the phase is not known',
+    });
     // A phase that ended well carries no cause.
     expect(snap.loops.flatMap((l) => l.cycles.flatMap((c) => c.phases)).filter((p) => p.cause && p.status !== 'failed' && p.status !== 'incomplete')).toEqual([]);
   }, 60_000);

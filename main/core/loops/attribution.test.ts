@@ -69,7 +69,7 @@ describe('troubleEpisodes', () => {
 });
 
 describe('attribute', () => {
-  const base: AttributionInput = { start: T0, end: T0 + 120 * MIN, local: AGENT_CAUSE, runner: 'runner', outages: [], fleet: [] };
+  const base: AttributionInput = { start: T0, end: T0 + 120 * MIN, local: AGENT_CAUSE, runner: 'runner', outages: [], fleet: [], runnerUnwatched: [], fleetUnwatched: [] };
   const down = (from: number, to: number, what: 'down' | 'saturated' | 'error-burst' | 'shedding' = 'down') => ({ proxy: 'crossbar', host: 'gpu-a', what, since: T0 + from * MIN, until: T0 + to * MIN });
   const cause = (over: Partial<AttributionInput>): FailureCause => attribute({ ...base, ...over });
 
@@ -113,5 +113,44 @@ describe('attribute', () => {
     // An outage still open runs to the phase's end; one outside the window does not count.
     expect(cause({ outages: [{ since: T0 + 100 * MIN, until: null }] }).what).toBe('unreachable');
     expect(cause({ outages: [{ since: T0 - 100 * MIN, until: T0 - 50 * MIN }] })).toEqual(AGENT_CAUSE);
+  });
+
+  describe('what Loopdeck did not watch', () => {
+    const span = (from: number, to: number) => ({ since: T0 + from * MIN, until: T0 + to * MIN });
+
+    it('is unknown, not the agent, when the fleet has no history for part of the window, naming when', () => {
+      expect(cause({ fleetUnwatched: [span(0, 120)] })).toEqual({
+        kind: 'unknown',
+        what: 'fleet-unwatched',
+        subject: null,
+        since: '2026-08-23T02:00:00.000Z',
+        until: '2026-08-23T04:00:00.000Z',
+        detail: 'Loopdeck has no fleet history for 02:00–04:00 UTC: what it saw shows no fault, so whether the fleet or the agent stopped the phase is not known',
+      });
+    });
+
+    it('is unknown when Loopdeck was not watching the runner (a laptop closed overnight), and says both when neither was watched', () => {
+      expect(cause({ runnerUnwatched: [span(11, 75)] })).toMatchObject({
+        kind: 'unknown',
+        what: 'runner-unwatched',
+        detail: 'Loopdeck was not watching the runner runner for 02:11–03:15 UTC: what it saw shows no fault, so whether the runner or the agent stopped the phase is not known',
+      });
+      expect(cause({ runnerUnwatched: [span(0, 120)], fleetUnwatched: [span(0, 30), span(60, 90)] })).toMatchObject({
+        what: 'unwatched',
+        detail: expect.stringContaining('Loopdeck has no fleet history for 02:00–02:30 and 03:00–03:30 UTC, and it was not watching the runner runner for 02:00–04:00 UTC') as unknown,
+      });
+    });
+
+    it('still claims what it did observe: an outage, a full disk, the fleet in trouble, the cap', () => {
+      const all = { runnerUnwatched: [span(0, 60)], fleetUnwatched: [span(0, 60)] };
+      const cap: FailureCause = { kind: 'runner', what: 'cap', subject: null, since: null, until: null, detail: 'cap' };
+      expect(cause({ ...all, fleet: [down(70, 110)] }).kind).toBe('fleet');
+      expect(cause({ ...all, outages: [{ since: T0 + 70 * MIN, until: T0 + 80 * MIN }] }).what).toBe('unreachable');
+      expect(cause({ ...all, local: cap })).toBe(cap);
+    });
+
+    it('a gap shorter than the shortest outage that counts hides nothing: the agent', () => {
+      expect(cause({ runnerUnwatched: [span(30, 30.5)], fleetUnwatched: [span(60, 60.9)] })).toEqual(AGENT_CAUSE);
+    });
   });
 });

@@ -2,12 +2,15 @@ import type { FailureCause } from '../../../shared/domain';
 import { serverFailures } from '../../../shared/fleet-incidents';
 import { formatDuration } from '../config/duration';
 import type { HistoryRow } from '../capacity/history-store';
+import { mergeSpans, spanTotal, type Span } from './watched-spans';
 
 // Failure attribution (issue 30, item 1): was it the fleet, the runner or the agent? A bad phase's
 // own files may already say the runner (a full disk, its cap: phase-status.ts); here its window
 // is laid against what Loopdeck recorded meanwhile — the runner host's outages and the fleet's
 // history — and the strongest cause wins: the runner unreachable, its disk full, the fleet in
-// trouble, the cap, else the agent.
+// trouble, the cap. Only then the agent, and only when Loopdeck watched the runner and has the
+// fleet's history for the whole window (issue 40, item 3): a laptop closed overnight saw nothing,
+// so a cause it did not observe is `unknown`, and says which stretch it did not see.
 
 /** What the fleet's history can show going wrong on a host. */
 export type TroubleKind = 'down' | 'shedding' | 'error-burst' | 'saturated';
@@ -115,13 +118,59 @@ export interface AttributionInput {
   readonly outages: readonly Outage[];
   /** Trouble on the fleet hosts the loop uses (`uses`). */
   readonly fleet: readonly TroubleEpisode[];
+  /** The parts of the window Loopdeck was not watching the runner host (not running, or the host in a state that shows nothing). */
+  readonly runnerUnwatched: readonly Span[];
+  /** The parts of the window for which Loopdeck has no history of the fleet the loop uses (none when it uses no fleet). */
+  readonly fleetUnwatched: readonly Span[];
 }
+
+/**
+ * An unwatched stretch shorter than this cannot hide a cause: it is the shortest runner outage
+ * that counts (MIN_OUTAGE_MS), and polls a few seconds late leave gaps far shorter.
+ */
+export const MIN_UNWATCHED_MS = MIN_OUTAGE_MS;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const clock = (ms: number): string => iso(ms).slice(11, 16);
 const overlap = (since: number, until: number, a: AttributionInput): number => Math.min(until, a.end) - Math.max(since, a.start);
 
-/** The cause of a bad phase: the runner unreachable > its disk full > the fleet in trouble > the cap > the agent. */
+/** `07:11–08:15 UTC`, or `07:11–07:30 and 07:50–08:15 UTC`, or the first and last of more. */
+function stretches(spans: readonly Span[]): string {
+  const said = spans.map((s) => `${clock(s.since)}–${clock(s.until)}`);
+  if (said.length <= 2) return `${said.join(' and ')} UTC`;
+  return `${said[0] ?? ''}, … and ${said.at(-1) ?? ''} UTC (${said.length} stretches)`;
+}
+
+/**
+ * The cause when what Loopdeck saw of the window shows no fault but it did not see all of it:
+ * `unknown`, naming what it did not watch and when; null when it watched the whole window.
+ */
+function unwatched(a: AttributionInput): FailureCause | null {
+  const runner = mergeSpans(a.runnerUnwatched);
+  const fleet = mergeSpans(a.fleetUnwatched);
+  const runnerBlind = spanTotal(runner) >= MIN_UNWATCHED_MS;
+  const fleetBlind = spanTotal(fleet) >= MIN_UNWATCHED_MS;
+  if (!runnerBlind && !fleetBlind) return null;
+  const parts: string[] = [];
+  if (fleetBlind) parts.push(`Loopdeck has no fleet history for ${stretches(fleet)}`);
+  if (runnerBlind) parts.push(`${fleetBlind ? 'it' : 'Loopdeck'} was not watching the runner ${a.runner} for ${stretches(runner)}`);
+  const all = mergeSpans([...(runnerBlind ? runner : []), ...(fleetBlind ? fleet : [])]);
+  const first = all[0];
+  const last = all.at(-1);
+  return {
+    kind: 'unknown',
+    what: runnerBlind && fleetBlind ? 'unwatched' : runnerBlind ? 'runner-unwatched' : 'fleet-unwatched',
+    subject: null,
+    since: first ? iso(first.since) : null,
+    until: last ? iso(last.until) : null,
+    detail: `${parts.join(', and ')}: what it saw shows no fault, so whether the ${runnerBlind && fleetBlind ? 'runner, the fleet' : runnerBlind ? 'runner' : 'fleet'} or the agent stopped the phase is not known`,
+  };
+}
+
+/**
+ * The cause of a bad phase: the runner unreachable > its disk full > the fleet in trouble > the
+ * cap > unknown (part of the window not watched) > the agent.
+ */
 export function attribute(a: AttributionInput): FailureCause {
   let down: { since: number; until: number; ms: number } | null = null;
   for (const o of a.outages) {
@@ -159,5 +208,6 @@ export function attribute(a: AttributionInput): FailureCause {
       detail: `${e.host} (via ${e.proxy}) was ${LABEL[e.what]} for ${formatDuration(ms)} (${clock(since)}–${clock(until)} UTC) during the phase`,
     };
   }
-  return a.local;
+  if (a.local.kind !== 'agent') return a.local;
+  return unwatched(a) ?? a.local;
 }

@@ -89,6 +89,19 @@ export class LoopFollower {
     return { ...phase, cause: this.causeOf(phase, now) };
   }
 
+  /**
+   * The fleet's history of some window was read: the cycles with a phase put down to `unknown`
+   * are derived again at the next poll (their cause may now be known).
+   */
+  reattribute(): void {
+    for (const [date, cycle] of this.derived) if (cycle.phases.some((p) => p.cause?.kind === 'unknown')) this.dirty.add(date);
+  }
+
+  /** Some cycle waits to be derived again for its cause (reattribute). */
+  get reattributing(): boolean {
+    return this.dirty.size > 0 && this.known;
+  }
+
   /** The folders where news appears: the runs folder and the hot cycles (watched between polls). */
   hotDirs(): readonly string[] {
     if (this.hot?.dates !== this.dates) this.hot = { dates: this.dates, dirs: [this.config.runs, ...this.dates.slice(0, HOT_CYCLES).map((d) => posix.join(this.config.runs, d))] };

@@ -167,9 +167,10 @@ describe('the /metrics exporter', () => {
     expect(remediate).toHaveLength(7);
     expect(remediate.filter((l) => l.endsWith(' 1'))).toHaveLength(1);
 
-    // The failed remediate's cause, as a state set too (no fleet or runner trouble in the fixture: the agent); none for phases that went well.
+    // The failed remediate's cause, as a state set too (the fixture's night is one this Loopdeck did
+    // not watch: unknown, nothing claimed); none for phases that went well.
     const cause = (p: string, c: string): number | undefined => sample(body, `loopdeck_phase_cause{loop="reliability",phase="${p}",cause="${c}"}`);
-    expect([cause('remediate', 'agent'), cause('remediate', 'fleet'), cause('remediate', 'runner')]).toEqual([1, 0, 0]);
+    expect([cause('remediate', 'unknown'), cause('remediate', 'agent'), cause('remediate', 'fleet'), cause('remediate', 'runner')]).toEqual([1, 0, 0, 0]);
     expect(body).not.toContain('loopdeck_phase_cause{loop="reliability",phase="audit"');
 
     expect(sample(body, 'loopdeck_deadman_state{loop="reliability",state="ok"}')).toBe(1);

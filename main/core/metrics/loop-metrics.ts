@@ -39,7 +39,7 @@ export function loopMetricsRegistry(state: () => LiveState): Registry {
 
   new Gauge({
     name: 'loopdeck_phase_cause',
-    help: "Who each failed, incomplete or hung phase of the loop's newest cycle is put down to (fleet, runner, agent): 1 for its cause, 0 for the others; no series for a phase that went well.",
+    help: "Who each failed, incomplete or hung phase of the loop's newest cycle is put down to (fleet, runner, agent, unknown): 1 for its cause, 0 for the others; no series for a phase that went well.",
     labelNames: ['loop', 'phase', 'cause'] as const,
     registers,
     collect() {

@@ -52,12 +52,12 @@ describe('the sparse line index and marks kept while following a transcript', ()
     writeFileSync(
       path,
       [
-        'working',
+        'working: a subagent died to the stream watchdog at 600s with no progress, last week',
         'Traceback (most recent call last):',
         '  File "x.py", line 3',
         'ValueError: bad input',
         'tests: 3 FAILED, 200 passed',
-        'the agent died to the stream watchdog at 600s with no progress',
+        '[stream watchdog] no output for 600s; killing the agent process group',
         'Permission to use Bash has been denied',
         '\x1b[31mError:\x1b[0m connection refused',
         'make: *** [gate] exit code 2',
