@@ -217,11 +217,13 @@ test.describe('line links: from a notice, the review and the verdict', () => {
   const VERDICT_AT = 120;
   test.beforeAll(async () => {
     const runner = createRunner();
-    // Yesterday's deliver ended INCOMPLETE with its verdict on line 120 of 400.
+    // Yesterday's deliver ended INCOMPLETE with its verdict on line 120 of 400: its last non-blank
+    // line (a verdict with output after it is prose), the 280 lines after it blank, so the link
+    // must move the view off the last screen to reach it.
     const t = (hoursAgo: number): string => stamp(new Date(Date.now() - hoursAgo * HOUR));
     runner.write(yesterday, 'deliver.status', `deliver ${t(6)} STARTED\ndeliver ${t(5)} INCOMPLETE\n`);
     const deliver = Array.from({ length: 400 }, (_, i) =>
-      i + 1 === VERDICT_AT ? 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/87' : `deliver step ${i + 1}`,
+      i + 1 === VERDICT_AT ? 'NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/test pr=https://github.com/acme/radon/pull/87' : i + 1 < VERDICT_AT ? `deliver step ${i + 1}` : '',
     );
     runner.write(yesterday, 'deliver.log', `${deliver.join('\n')}\n`);
     runner.write(date, 'audit.status', `audit ${stamp(new Date(Date.now() - 2 * HOUR))} STARTED\n`);
