@@ -111,7 +111,7 @@ describe('failure attribution', () => {
       since: '2026-08-19T07:11:00.000Z',
       until: '2026-08-19T08:15:00.000Z',
       detail:
-        'Loopdeck has no fleet history for 07:11–08:15 UTC, and it was not watching the runner runner for 07:11–08:15 UTC: what it saw shows no fault, so whether the runner, the fleet or the agent stopped the phase is not known',
+        'Loopdeck has no fleet history for 07:11–08:15 UTC, and it was not watching the runner (host runner) for 07:11–08:15 UTC: what it saw shows no fault, so whether the runner, the fleet or the agent stopped the phase is not known',
     });
     // A phase that ended well carries no cause.
     expect(snap.loops.flatMap((l) => l.cycles.flatMap((c) => c.phases)).filter((p) => p.cause && p.status !== 'failed' && p.status !== 'incomplete')).toEqual([]);

@@ -76,7 +76,7 @@ describe('attribution of a night Loopdeck did not watch', () => {
       what: 'unwatched',
       since: `${DAY}T07:11:00.000Z`,
       until: `${DAY}T08:15:00.000Z`,
-      detail: expect.stringContaining('Loopdeck has no fleet history for 07:11–08:15 UTC, and it was not watching the runner runner for 07:11–08:15 UTC') as unknown,
+      detail: expect.stringContaining('Loopdeck has no fleet history for 07:11–08:15 UTC, and it was not watching the runner (host runner) for 07:11–08:15 UTC') as unknown,
     });
   }, 60_000);
 });

@@ -133,11 +133,11 @@ describe('attribute', () => {
       expect(cause({ runnerUnwatched: [span(11, 75)] })).toMatchObject({
         kind: 'unknown',
         what: 'runner-unwatched',
-        detail: 'Loopdeck was not watching the runner runner for 02:11–03:15 UTC: what it saw shows no fault, so whether the runner or the agent stopped the phase is not known',
+        detail: 'Loopdeck was not watching the runner (host runner) for 02:11–03:15 UTC: what it saw shows no fault, so whether the runner or the agent stopped the phase is not known',
       });
       expect(cause({ runnerUnwatched: [span(0, 120)], fleetUnwatched: [span(0, 30), span(60, 90)] })).toMatchObject({
         what: 'unwatched',
-        detail: expect.stringContaining('Loopdeck has no fleet history for 02:00–02:30 and 03:00–03:30 UTC, and it was not watching the runner runner for 02:00–04:00 UTC') as unknown,
+        detail: expect.stringContaining('Loopdeck has no fleet history for 02:00–02:30 and 03:00–03:30 UTC, and it was not watching the runner (host runner) for 02:00–04:00 UTC') as unknown,
       });
     });
 

@@ -153,7 +153,7 @@ function unwatched(a: AttributionInput): FailureCause | null {
   if (!runnerBlind && !fleetBlind) return null;
   const parts: string[] = [];
   if (fleetBlind) parts.push(`Loopdeck has no fleet history for ${stretches(fleet)}`);
-  if (runnerBlind) parts.push(`${fleetBlind ? 'it' : 'Loopdeck'} was not watching the runner ${a.runner} for ${stretches(runner)}`);
+  if (runnerBlind) parts.push(`${fleetBlind ? 'it' : 'Loopdeck'} was not watching the runner (host ${a.runner}) for ${stretches(runner)}`);
   const all = mergeSpans([...(runnerBlind ? runner : []), ...(fleetBlind ? fleet : [])]);
   const first = all[0];
   const last = all.at(-1);
