@@ -1,8 +1,7 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type FailureCause, type Finding, type Phase, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import type { CapacityService } from './capacity/capacity-service';
-import { ownEntry, type Config } from './config/schema';
-import { AGENT_CAUSE } from './loops/phase-status';
+import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
 import { HostTable } from './engine/hosts';
 import { pollSideBySide } from './engine/poll-changes';
@@ -12,8 +11,7 @@ import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
-import { HostOutages, phaseCause } from './engine/host-outages';
-import { WatchedTime } from './engine/watched-time';
+import { PhaseCauses } from './engine/phase-causes';
 import { LoopFollower } from './loops/loop-follower';
 import { SourceErrors } from './engine/source-errors';
 import { WatchScope } from './engine/watch-scope';
@@ -79,10 +77,8 @@ export class Engine {
   private started = false;
   /** The configured hosts: how each is reached, and its state. */
   readonly hosts: HostTable;
-  /** When each host could not be reached: what a bad phase's window is laid against. */
-  private readonly outages: HostOutages;
-  /** What Loopdeck watched of the runner hosts (their outages, and when it ran at all): a cause claims only that. */
-  private readonly seen: { readonly outages: HostOutages; readonly watched: WatchedTime };
+  /** Who bad phases are put down to, from what Loopdeck watched (a cause claims only that). */
+  private readonly causes: PhaseCauses;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
   /** The inference fleet's capacity, polled through the hosts. */
@@ -103,12 +99,11 @@ export class Engine {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
-    this.outages = new HostOutages(this.store);
-    this.seen = { outages: this.outages, watched: new WatchedTime(this.store) };
+    this.causes = new PhaseCauses(this.store, config, (uses, from, to) => this.capacity.fleetIn(uses, from, to));
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
-      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causeOf(loop, phase, now)));
+      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causes.of(loop, phase, now)));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
@@ -117,10 +112,7 @@ export class Engine {
       config,
       now: this.now,
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
-      causeOf: (name, phase, now) => {
-        const loop = ownEntry(config.loops, name);
-        return loop ? this.causeOf(loop, phase, now) : (phase.cause ?? AGENT_CAUSE);
-      },
+      causeOf: (name, phase, now) => this.causes.ofLoop(name, phase, now),
       causesSettled: () => this.capacity.windowsSettled(),
     });
     this.loops = new LoopStates({
@@ -157,11 +149,6 @@ export class Engine {
           this.wake();
         },
       }));
-  }
-
-  /** Who a bad phase of `loop` is put down to, from what Loopdeck watched of its window (engine/host-outages.ts). */
-  private causeOf(loop: Config['loops'][string], phase: Phase, now: Date): FailureCause {
-    return phaseCause(loop, phase, now, this.seen, (uses, from, to) => this.capacity.fleetIn(uses, from, to));
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
@@ -273,7 +260,7 @@ export class Engine {
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
-    this.seen.watched.tick(now.getTime());
+    this.causes.tick(now.getTime());
     const scope = this.watches.begin(reason);
     // Hosts are read side by side, each host's loops one after another (its requests go through
     // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
@@ -362,7 +349,7 @@ export class Engine {
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */
   private publishHosts(): boolean {
     const hosts = this.hosts.changed();
-    if (hosts) this.outages.note(hosts, this.now().getTime());
+    if (hosts) this.causes.noteHosts(hosts, this.now().getTime());
     if (hosts) this.emit('hosts.changed', { hosts });
     return hosts !== null;
   }
