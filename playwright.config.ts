@@ -9,7 +9,10 @@ export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
   outputDir: 'test-results',
-  workers: 1,
+  // Each spec serves its own `loopdeck serve` on a port of its own: two at a time.
+  workers: 2,
+  // The CLI the specs serve, bundled once from the sources (testing/test-cli.ts).
+  globalSetup: './testing/test-cli.ts',
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],

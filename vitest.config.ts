@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,5 +8,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The slow files wait on sshd, child processes and timers, not on the CPU (each has its own
+    // ports, folders and sshd): twice as many at once as there are cores, 4 to 8.
+    maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
+    // The CLI the tests start, bundled once from the sources (testing/test-cli.ts).
+    globalSetup: ['testing/test-cli.ts'],
   },
 });

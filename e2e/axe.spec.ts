@@ -55,6 +55,8 @@ const SCREENS: readonly Screen[] = [
 ];
 
 test.describe('accessibility (axe-core) on every view in both themes', () => {
+  // Each test only looks at the demo: they spread over the workers (each worker serves its own demo).
+  test.describe.configure({ mode: 'parallel' });
   let served: Served;
 
   test.beforeAll(async () => {

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { servedUrl } from '../testing/served-url';
+import { TEST_CLI } from '../testing/test-cli';
 
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+const BIN = TEST_CLI;
 
 /** A runner folder on this machine and a config that follows it. */
 export interface Runner {

@@ -2,11 +2,11 @@ import { expect, test } from '@playwright/test';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { servedUrl } from '../testing/served-url';
+import { TEST_CLI } from '../testing/test-cli';
 
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+const BIN = TEST_CLI;
 const run = promisify(execFile);
 
 /** `loopdeck demo`, holding still (its live cycle barely advances), with the runner folder it printed. */

@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../shared/domain';
 import { createRunnerFixture } from '../testing/runner-fixture';
+import { LOOPDECK_BIN } from '../testing/cli-run';
 
 const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+const BIN = LOOPDECK_BIN;
 
 describe('the CLI and the log file', () => {
   it('snapshot --json prints the snapshot alone on stdout, and logs to the data folder', async () => {

@@ -2,15 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type TestSshd } from '../testing/sshd';
 import { databasePath } from './core/config/paths';
 import { Store } from './core/store/store';
 import { sshHostYaml } from '../testing/ssh-fixture';
 import { trustedKeys } from './core/store/trusted-keys';
+import { LOOPDECK_BIN } from '../testing/cli-run';
 
-const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+const BIN = LOOPDECK_BIN;
 
 /** Run the CLI with `input` on stdin (then closed), a home of its own and no agent. */
 function loopdeck(home: string, input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

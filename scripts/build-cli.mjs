@@ -11,18 +11,22 @@
 // The bundle sits two folders below the root like main/serve/server.ts does, so paths that
 // module resolves against import.meta.url (out/renderer) are the same from both.
 import { build } from 'esbuild';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(root, 'out', 'cli', 'loopdeck.mjs');
+// `--out FILE` bundles elsewhere (the tests' own copy, out/test-cli/, built once per test run);
+// it must sit two folders below the root too.
+const outAt = process.argv.indexOf('--out');
+const outfile = outAt > 0 && process.argv[outAt + 1] ? resolve(process.argv[outAt + 1]) : CLI_BUNDLE;
 
 /** Packages the bundle imports at run time instead of containing. */
 const EXTERNAL = ['better-sqlite3', 'ssh2', 'cpu-features', 'electron'];
 
 await build({
   entryPoints: [join(root, 'main', 'cli.ts')],
-  outfile: CLI_BUNDLE,
+  outfile,
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { TEST_CLI } from './test-cli';
 
 const run = promisify(execFile);
 
-/** The CLI as `npm start` installs it. */
-export const LOOPDECK_BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+/** The CLI as `npm start` runs it: the sources bundled at the start of the test run (test-cli.ts). */
+export const LOOPDECK_BIN = TEST_CLI;
 
 /** Run `loopdeck ARGS` in a child process (30 s at most): its exit code and output, never a throw. */
 export async function loopdeck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -2,15 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng, httpRequest, pool, throwAt, wsFrame } from '../../testing/fuzz-wire';
 import { rawExchange } from '../../testing/raw-wire';
 import { servedUrl } from '../../testing/served-url';
 import { createRunnerFixture } from '../../testing/runner-fixture';
 import { connectWsBridge } from '../../testing/ws-bridge';
+import { LOOPDECK_BIN } from '../../testing/cli-run';
 
-const BIN = fileURLToPath(new URL('../../bin/loopdeck.mjs', import.meta.url));
+const BIN = LOOPDECK_BIN;
 const SEED = Number(process.env.LOOPDECK_FUZZ_SEED ?? 20261129);
 const WIDTH = 20;
 

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Capacity } from '../../../shared/domain';
 import { dispatch } from '../../rpc/dispatch';
@@ -17,6 +16,7 @@ import { CapacityService } from './capacity-service';
 import { prometheusQueries } from './prometheus-queries';
 import { stepFor } from './prometheus-source';
 import { TEST_CALLER } from '../../../testing/callers';
+import { LOOPDECK_BIN } from '../../../testing/cli-run';
 
 const DAY = 86_400_000;
 
@@ -211,7 +211,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-cli-'));
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, `proxies:\n  fleet: { kind: prometheus, url: "${prom.url}" }\n`);
-    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const bin = LOOPDECK_BIN;
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(process.execPath, [bin, 'snapshot', '--json', '--config', configPath, '--data', join(dir, 'data')], { timeout: 60_000 }, (err, out, errText) => {
         if (err) reject(new Error(`${err.message}\n${errText}`, { cause: err }));
@@ -231,7 +231,7 @@ describe('a real Prometheus scraping llama.cpp-shaped servers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopdeck-prom-now-'));
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, `proxies:\n  fleet: { kind: prometheus, url: "${prom.url}", selector: '{job="llama"}' }\n`);
-    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const bin = LOOPDECK_BIN;
     const snapshotAt = (now: string) =>
       new Promise<{ capacity: Capacity[] }>((resolve, reject) => {
         execFile(process.execPath, [bin, 'snapshot', '--json', '--now', now, '--config', configPath, '--data', join(dir, `data-${now}`)], { timeout: 60_000 }, (err, out, errText) => {

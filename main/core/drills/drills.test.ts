@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +10,7 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { createSession, type Session } from '../session/session';
 import { until } from '../../../testing/until';
 import { TEST_CALLER } from '../../../testing/callers';
+import { LOOPDECK_BIN } from '../../../testing/cli-run';
 
 interface Setup {
   readonly dir: string;
@@ -168,7 +168,7 @@ describe('drills over a real sshd', () => {
   }, 60_000);
 
   it('runs from the CLI: output as it arrives, then one JSON record, exiting with the drill\'s rc', async () => {
-    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const bin = LOOPDECK_BIN;
     const home = mkdtempSync(join(tmpdir(), 'loopdeck-home-'));
     const env = { ...process.env, HOME: home, SSH_AUTH_SOCK: '' };
     const args = ['--config', s.configPath, '--data', join(s.dir, 'cli-data')];

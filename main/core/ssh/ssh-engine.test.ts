@@ -4,7 +4,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState } from '../../../shared/domain';
@@ -15,6 +14,7 @@ import { Store } from '../store/store';
 import { httpGet } from './http-over-ssh';
 import { until } from '../../../testing/until';
 import { TEST_CALLER } from '../../../testing/callers';
+import { LOOPDECK_BIN } from '../../../testing/cli-run';
 
 const DAY = '2026-11-29';
 const NOW = () => new Date('2026-11-29T12:00:00Z');
@@ -204,7 +204,7 @@ describe('SSH hosts in the engine, against a real sshd', () => {
 
   it('snapshot exits non-zero naming a host that is not connected', async () => {
     const s = setup(sshd, false);
-    const bin = fileURLToPath(new URL('../../../bin/loopdeck.mjs', import.meta.url));
+    const bin = LOOPDECK_BIN;
     const home = mkdtempSync(join(tmpdir(), 'loopdeck-home-'));
     const r = await promisify(execFile)(process.execPath, [bin, 'snapshot', '--config', s.configPath, '--data', s.dataDir, '--json'], {
       env: { ...process.env, HOME: home, SSH_AUTH_SOCK: '' },

@@ -1,21 +1,18 @@
+/** The leftover-process checks of host-leftovers-*.test.ts: launch the app, kill it, look at `ps`. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSshd, type TestSshd } from '../../testing/sshd';
-import { sshHostYaml } from '../../testing/ssh-fixture';
-import { holdsWithin, until } from '../../testing/until';
+import { expect } from 'vitest';
+import { holdsWithin, until } from './until';
 
-const BIN = fileURLToPath(new URL('../../bin/loopdeck.mjs', import.meta.url));
-const DRIVER = fileURLToPath(new URL('../../testing/watch-driver.ts', import.meta.url));
-const ROUNDS = 20;
-const SERVE_ROUNDS = 4;
-const AT_ONCE = 4;
+const BIN = fileURLToPath(new URL('../bin/loopdeck.mjs', import.meta.url));
+/** The stand-in that holds only an SSH link and its watcher (starts in a fraction of the app's time). */
+export const DRIVER = fileURLToPath(new URL('./watch-driver.ts', import.meta.url));
 
 /** A process as `ps` shows it. */
-interface Proc {
+export interface Proc {
   readonly pid: number;
   readonly pgid: number;
   readonly state: string;
@@ -23,7 +20,7 @@ interface Proc {
 }
 
 /** Every live process (zombies run nothing, they only wait for a parent to reap them). */
-function processes(): Proc[] {
+export function processes(): Proc[] {
   const out = execFileSync('ps', ['-ww', '-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
@@ -34,12 +31,12 @@ function processes(): Proc[] {
 }
 
 /** What is still running of a round: anything naming its folder, or in the app's process group. */
-function leftovers(marker: string, app: number): Proc[] {
+export function leftovers(marker: string, app: number): Proc[] {
   return processes().filter((p) => p.args.includes(marker) || p.pgid === app);
 }
 
 /** A runner folder with one started cycle, and a config that reads it through `hostYaml`. */
-function runner(hostYaml: string): { dir: string; runs: string; cycle: string; args: string[]; env: NodeJS.ProcessEnv } {
+export function runner(hostYaml: string): { dir: string; runs: string; cycle: string; args: string[]; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(join(tmpdir(), 'loopdeck-leftover-'));
   const runs = join(dir, 'runs');
   const day = new Date().toISOString().slice(0, 10);
@@ -59,7 +56,9 @@ function runner(hostYaml: string): { dir: string; runs: string; cycle: string; a
 
 /** Every app a test launched: whatever a failed test left running is killed after it. */
 const launched = new Set<ChildProcess>();
-afterEach(() => {
+
+/** Kill every app launched since the last call that is still running (for `afterEach`). */
+export function killLaunched(): void {
   for (const app of launched) {
     try {
       if (app.pid && app.exitCode === null && app.signalCode === null) process.kill(-app.pid, 'SIGKILL');
@@ -68,13 +67,13 @@ afterEach(() => {
     }
   }
   launched.clear();
-});
+}
 
 /**
  * A child process in a process group of its own; resolves once it printed `ready` (with `ready`
  * empty: after `afterMs`, started or not).
  */
-async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, afterMs = 0): Promise<{ app: ChildProcess; exited: Promise<void> }> {
+export async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, afterMs = 0): Promise<{ app: ChildProcess; exited: Promise<void> }> {
   const app = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   launched.add(app);
   let out = '';
@@ -93,12 +92,12 @@ async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, aft
 }
 
 /** Run `round` `n` times, `atOnce` at a time. */
-async function inBatches(n: number, atOnce: number, round: (i: number) => Promise<void>): Promise<void> {
+export async function inBatches(n: number, atOnce: number, round: (i: number) => Promise<void>): Promise<void> {
   for (let i = 0; i < n; i += atOnce) await Promise.all(Array.from({ length: Math.min(atOnce, n - i) }, (_, j) => round(i + j)));
 }
 
 /** Kill the app, then wait (bounded) until nothing of the round runs; fail listing what is left. */
-async function killAndExpectNothingLeft(app: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals, marker: string): Promise<void> {
+export async function killAndExpectNothingLeft(app: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals, marker: string): Promise<void> {
   const pid = app.pid ?? 0;
   process.kill(pid, signal);
   await exited;
@@ -115,57 +114,3 @@ async function killAndExpectNothingLeft(app: ChildProcess, exited: Promise<void>
   }
 }
 
-describe('nothing Loopdeck starts on a host outlives the app', () => {
-  let sshd: TestSshd;
-  beforeAll(async () => {
-    sshd = await startSshd({ maxSessions: 50 });
-  }, 30_000);
-  afterAll(async () => {
-    await sshd?.stop();
-  });
-
-  // The first rounds run the real `loopdeck serve`; the rest a stand-in holding only the link
-  // and its watcher (watch-driver.ts), which starts in a fraction of the time.
-  it.each(['SIGTERM', 'SIGKILL'] as const)(
-    `over SSH: after ${ROUNDS} rounds of %s of the app (${SERVE_ROUNDS} of \`loopdeck serve\`), no watcher, tail or shell is left on the host`,
-    async (signal) => {
-      await inBatches(ROUNDS, AT_ONCE, async (i) => {
-        const r = runner(sshHostYaml(sshd));
-        const driver = [
-          '--import',
-          'tsx',
-          DRIVER,
-          JSON.stringify({ port: sshd.port, user: sshd.user, key: sshd.clientKey, knownHosts: sshd.knownHosts, dirs: [r.runs, r.cycle] }),
-        ];
-        const { app, exited } = i < SERVE_ROUNDS ? await launch(r.args, r.env, 'Loopdeck is serving at') : await launch(driver, r.env, 'connected');
-        const onHost = (): Proc[] => processes().filter((p) => p.args.includes(r.dir) && p.pid !== app.pid);
-        // The watcher (Perl here, the shell one where there is no perl) and its tail both name the
-        // runs folder on their command lines.
-        await until(
-          () => {
-            const ps = onHost();
-            return ps.some((p) => /^((ba|da)?sh -c |perl -e )/.test(p.args)) && ps.some((p) => p.args.startsWith('tail -n0 -q -F -- '));
-          },
-          20_000,
-          `the watcher and its tail on the host (${r.dir})`,
-        );
-        await killAndExpectNothingLeft(app, exited, signal, r.dir);
-      });
-    },
-    180_000,
-  );
-
-  // Most rounds kill the app while it is still starting (whatever it runs then, tsx's esbuild
-  // included, must end with it); every fourth once it serves.
-  it.each(['SIGTERM', 'SIGKILL'] as const)(
-    `on a local host: after ${ROUNDS} rounds of %s of \`loopdeck serve\`, no process it started is left`,
-    async (signal) => {
-      await inBatches(ROUNDS, 5, async (i) => {
-        const r = runner('{ local: true }');
-        const { app, exited } = await launch(r.args, r.env, i % 4 === 0 ? 'Loopdeck is serving at' : '', (i * 397) % 1500);
-        await killAndExpectNothingLeft(app, exited, signal, r.dir);
-      });
-    },
-    180_000,
-  );
-});
