@@ -13,7 +13,8 @@ export default defineConfig({
   workers: 2,
   // The CLI the specs serve, bundled once from the sources (testing/test-cli.ts).
   globalSetup: './testing/test-cli.ts',
-  timeout: 60_000,
+  // A test, and each beforeAll (which may start a demo: serve-fixture.ts's SERVE_TIMEOUT_MS).
+  timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
   use: {

@@ -7,6 +7,9 @@ import { TEST_CLI } from '../testing/test-cli';
 
 const BIN = TEST_CLI;
 
+/** How long a `serve` or `demo` may take to print its URL (within a hook's 90 s, playwright.config.ts). */
+export const SERVE_TIMEOUT_MS = 75_000;
+
 /** A runner folder on this machine and a config that follows it. */
 export interface Runner {
   readonly dir: string;
@@ -56,7 +59,8 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  const { url } = await servedUrl(child, { name: `loopdeck ${command}` });
+  // The demo seeds a month of history first: ~6 s of CPU, several times that on a busy machine.
+  const { url } = await servedUrl(child, { name: `loopdeck ${command}`, timeoutMs: SERVE_TIMEOUT_MS });
   return {
     url,
     origin: new URL(url).origin,

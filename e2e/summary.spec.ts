@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { servedUrl } from '../testing/served-url';
 import { TEST_CLI } from '../testing/test-cli';
+import { SERVE_TIMEOUT_MS } from './serve-fixture';
 
 const BIN = TEST_CLI;
 const run = promisify(execFile);
@@ -18,7 +19,7 @@ interface Demo {
 
 async function startDemo(args: readonly string[] = []): Promise<Demo> {
   const child: ChildProcess = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--speed', '0.0001', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const { url, also } = await servedUrl(child, { name: 'loopdeck demo', also: [/Demo runner folder: (\S+)/] });
+  const { url, also } = await servedUrl(child, { name: 'loopdeck demo', timeoutMs: SERVE_TIMEOUT_MS, also: [/Demo runner folder: (\S+)/] });
   return {
     url,
     dir: also[0] ?? '',
