@@ -9,7 +9,9 @@ import { serve, type Served } from './serve-fixture';
 test.describe('why it stopped: fleet, runner or agent, on the demo', () => {
   let served: Served;
   test.beforeAll(async () => {
-    served = await serve([], {}, 'demo');
+    // The live cycle slowed to a standstill (its next step hours away): it is running whenever the
+    // pre-flight is looked at, not finished or stopped because a slow run got there minutes later.
+    served = await serve(['--speed', '0.001'], {}, 'demo');
   });
   test.afterAll(async () => {
     await served?.stop();

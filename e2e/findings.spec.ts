@@ -61,6 +61,7 @@ test.describe('findings and pull requests', () => {
     await expect(page.getByTestId('finding-row-R-00997')).toBeVisible();
     // The virtualized table renders only what is on screen, even unfiltered.
     await page.getByTestId('findings-filter-text').fill('');
+    await expect(count).toContainText('20,000 of 20,000'); // counted once the rows are the unfiltered ones
     expect(await page.locator('[data-testid^="finding-row-"]').count()).toBeLessThan(200);
 
     await context.route('https://github.com/**', (route) => route.fulfill({ status: 200, body: 'intercepted' }));

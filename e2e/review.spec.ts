@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunner, serve, stamp, type Served } from './serve-fixture';
 
@@ -111,11 +111,19 @@ test.describe('the morning review', () => {
     served = await serve(['--config', runner.configPath, '--data', runner.dataDir]);
     await page.goto(`${served.url}#/notices`);
     await expect(page.getByTestId(`notice-finding:reliability:R-201`)).toBeVisible();
-    await page.waitForTimeout(1500); // several polls
+    // Polls after the restart, seen rather than waited for: a new P0 the ledger gains raises its
+    // notice, and the one after it is read by a later poll (polls run one at a time), so once both
+    // show, every notice an earlier poll raised has reached the page.
+    const barriers = ['R-203', 'R-204'];
+    for (const id of barriers) {
+      appendFileSync(join(clone, 'RELIABILITY_AUDIT.md'), `| ${id} | P0 | safety | scripts/barrier.py:1 | a finding added after the restart |\n`);
+      await expect(page.getByTestId(`notice-finding:reliability:${id}`)).toHaveAttribute('data-priority', '2');
+    }
     const after = await notices(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')).sort());
-    expect(after).toEqual(before);
+    expect(after).toEqual([...before, ...barriers.map((id) => `notice-finding:reliability:${id}`)].sort());
 
     await page.goto(served.url);
+    await expect(page.getByTestId('review-finding-R-201')).toBeVisible(); // so that its absence below says the mark hid it
     await page.getByTestId('review-mark').click();
     await expect(page.getByTestId('review-finding-R-201')).toHaveCount(0);
   });

@@ -77,7 +77,9 @@ test.describe('waiting on you, on the demo', () => {
     await expect(waiting.locator('[data-testid^="waiting-drill-due-"]')).toHaveCount(1);
     for (const kind of ['blocked', 'operator-only', 'stopped', 'uncovered', 'pr', 'drill-due']) {
       await page.goto(`${served.url}#/review`);
-      const item = waiting.locator(`[data-testid^="waiting-${kind}-"]`).first();
+      // Pinned by its id: the demo's live cycle may put another of its kind first meanwhile.
+      const id = (await waiting.locator(`[data-testid^="waiting-${kind}-"]`).first().getAttribute('data-testid')) ?? '';
+      const item = page.getByTestId(id);
       const href = (await item.getAttribute('href')) ?? '';
       await item.click();
       await expect(page).toHaveURL(new RegExp(`${href.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));

@@ -49,7 +49,10 @@ export interface GithubServer {
   readonly arrived: () => number;
   /** The token it accepts (anything else is 401). */
   token: string;
-  /** While set, every request gets 403 with `x-ratelimit-remaining: 0` and this reset (epoch seconds). */
+  /**
+   * Until this time (epoch seconds), every request gets 403 with `x-ratelimit-remaining: 0` and
+   * this reset; from then on it answers again, as GitHub does once the limit resets.
+   */
   rateLimitedUntil: number | null;
   close(): Promise<void>;
 }
@@ -84,7 +87,7 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
       json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
       return 401;
     }
-    if (state.rateLimitedUntil !== null) {
+    if (state.rateLimitedUntil !== null && Date.now() < state.rateLimitedUntil * 1000) {
       json(res, 403, { message: 'API rate limit exceeded for user ID 1.', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' }, {
         'x-ratelimit-limit': '5000',
         'x-ratelimit-remaining': '0',

@@ -1,79 +1,104 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENGINE_WAKE_GAPS, PollScheduler, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, SUSTAINED_STREAK, SUSTAINED_WAKE_GAP_MS } from './poll-scheduler';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The scheduler's clock and timers, faked: the gaps are the subject, and a busy machine must not
+ * move them. Immediates stay real (a fake one set while the clock runs is put off by a millisecond).
+ */
+const fakeClock = (): void => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+};
+
+/** Let the immediates queued so far run (a woken poll whose gap has passed), the fake clock standing still. */
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('PollScheduler', () => {
   const schedulers: PollScheduler[] = [];
-  afterEach(() => {
-    for (const s of schedulers.splice(0)) void s.stop();
+  afterEach(async () => {
+    const stopping = schedulers.splice(0).map((s) => s.stop());
+    // A poll in flight on the fake clock ends only when the clock runs.
+    if (vi.isFakeTimers()) await vi.runOnlyPendingTimersAsync();
+    vi.useRealTimers();
+    await Promise.all(stopping);
   });
+  /** A scheduler whose polls each take `pollMs` on the fake clock; `polls` holds when each began. */
   const make = (pollMs: number, intervalMs: number, minWakeGapMs: number) => {
+    fakeClock();
     const polls: number[] = [];
     const s = new PollScheduler({
       intervalMs,
       minWakeGapMs,
       poll: async () => {
         polls.push(performance.now());
-        await sleep(pollMs);
+        await new Promise((r) => setTimeout(r, pollMs));
       },
     });
     schedulers.push(s);
-    return { s, polls };
+    return { s, polls, t: performance.now() };
   };
 
   it('polls at once, then every interval when nothing wakes it', async () => {
-    const { s, polls } = make(1, 60_000, 50);
+    const { s, polls, t } = make(1, 1000, 50);
     s.start();
-    await sleep(100);
-    expect(polls).toHaveLength(1);
+    expect(polls).toEqual([t]);
+    // The interval runs from the end of the poll before (1 ms long).
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(polls).toEqual([t]);
+    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(1001);
+    expect(polls.map((p) => p - t)).toEqual([0, 1001, 2002]);
   });
 
-  it('runs a woken poll whose gap has passed in the same turn of the event loop as the wake, not in a timer\'s later turn', async () => {
-    const { s, polls } = make(0, 60_000, 50);
-    s.start();
-    await sleep(80); // the first poll is done and its gap has passed
+  it("runs a woken poll whose gap has passed in the same turn of the event loop as the wake, not in a timer's later turn", async () => {
+    // Real timers: the subject is which turn of Node's event loop runs the poll.
+    const polls: number[] = [];
+    const s = new PollScheduler({ intervalMs: 60_000, minWakeGapMs: 50, poll: () => (polls.push(performance.now()), Promise.resolve()) });
+    schedulers.push(s);
+    s.start(); // a timer's poll, not a woken one: the wake gap has passed already
+    // In a timer's turn, once the first poll (already resolved) is done.
+    await new Promise((r) => setTimeout(r, 0));
     expect(polls).toHaveLength(1);
     s.wake();
-    // An immediate queued after the wake runs after the poll's (a timer of 0 ms would run only in the next turn).
+    // An immediate queued after the wake runs after the poll's, in this turn's check phase; a timer
+    // of 0 ms set by the wake would run only in the next turn's timer phase, after it.
     await new Promise((r) => setImmediate(r));
     expect(polls).toHaveLength(2);
   });
 
   it('polls soon after a wake, and keeps a wake that came during a poll', async () => {
-    const { s, polls } = make(100, 60_000, 0);
+    const { s, polls, t } = make(100, 60_000, 0);
     s.start(); // a 100 ms poll is in flight
-    await sleep(20);
-    s.wake(); // during it: kept
-    await sleep(300);
+    await vi.advanceTimersByTimeAsync(20);
+    s.wake(); // during it: kept, not run beside it
+    await vi.advanceTimersByTimeAsync(79);
+    expect(polls).toEqual([t]);
+    await vi.advanceTimersByTimeAsync(1); // the first poll ends: the kept wake's poll begins then
+    await settle();
+    expect(polls.map((p) => p - t)).toEqual([0, 100]);
+    await vi.advanceTimersByTimeAsync(300);
     expect(polls).toHaveLength(2);
-    expect((polls[1] ?? 0) - (polls[0] ?? 0)).toBeLessThan(250);
-    const before = polls.length;
     const t0 = performance.now();
     s.wake(); // after a quiet spell: at once
-    await sleep(150);
-    expect(polls.length).toBe(before + 1);
-    expect((polls[before] ?? Infinity) - t0).toBeLessThan(100);
+    await settle();
+    expect(polls.map((p) => p - t)).toEqual([0, 100, t0 - t]);
   });
 
   it('coalesces a burst of wakes into a poll per gap', async () => {
     const { s, polls } = make(1, 60_000, 200);
     s.start();
-    await sleep(50);
+    await vi.advanceTimersByTimeAsync(50);
     const t0 = performance.now();
     for (let i = 0; i < 40; i++) {
       s.wake();
-      await sleep(10); // 40 wakes over ~400 ms+
+      await vi.advanceTimersByTimeAsync(10); // 40 wakes over 400 ms
     }
-    await sleep(250);
-    const woken = polls.filter((t) => t >= t0);
-    // One poll at once, then at most one per 200 ms: never one per wake.
-    expect(woken.length).toBeGreaterThanOrEqual(2);
-    expect(woken.length).toBeLessThanOrEqual(5);
-    for (let i = 1; i < woken.length; i++) expect((woken[i] ?? 0) - (woken[i - 1] ?? 0)).toBeGreaterThanOrEqual(195);
+    await vi.advanceTimersByTimeAsync(250);
+    // One poll at once, then one per 200 ms, the last taking the last wakes: never one per wake.
+    expect(polls.filter((p) => p >= t0).map((p) => p - t0)).toEqual([0, 200, 400]);
   });
 
   it('stops polling when stopped, and reports a failed poll without stopping', async () => {
+    fakeClock();
     const errors: unknown[] = [];
     let n = 0;
     const s = new PollScheduler({
@@ -87,13 +112,15 @@ describe('PollScheduler', () => {
     });
     schedulers.push(s);
     s.start();
-    await sleep(100);
+    await vi.advanceTimersByTimeAsync(100);
     expect(errors).toHaveLength(1);
-    expect(n).toBeGreaterThan(2);
+    expect(n).toBe(6); // at 0, 20, ... 100
     await s.stop();
-    const after = n;
-    await sleep(100);
-    expect(n).toBe(after);
+    s.wake();
+    // Nothing is left to run it: no timer is set, and none fires however long the clock runs.
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(n).toBe(6);
   });
 
   it('keeps its idle timer through woken polls: no timer set or cleared per woken poll, and the idle poll an interval after the last', async () => {

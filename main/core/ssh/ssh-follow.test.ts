@@ -95,7 +95,11 @@ describe('following files over a real OpenSSH sshd', () => {
     for (let i = 0; i < 3000; i++) {
       expected.push(`k-${i}`);
       appendFileSync(path, `k-${i}\n`);
-      if (i === 1000) sshd.kill();
+      if (i === 1000) {
+        sshd.kill();
+        // The follow loop meets the dead link before sshd is back, however slow the machine.
+        await until(() => loop.errors.length > 0, 20_000, 'the follow loop to fail on the dead link');
+      }
       if (i === 1800) await sshd.restart();
       if (i % 100 === 0) await new Promise((r) => setTimeout(r, 5));
     }

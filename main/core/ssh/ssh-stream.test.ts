@@ -162,7 +162,11 @@ describe('appended bytes through the SSH watcher\'s stream, against a real sshd'
       for (let i = 0; i < 2000; i++) {
         expected.push(`k-${i}`);
         appendFileSync(path, `k-${i}\n`);
-        if (i === 700) sshd.kill();
+        if (i === 700) {
+          sshd.kill();
+          // The loop meets the dead link before sshd is back, however slow the machine.
+          await until(() => errors.length > 0, 20_000, 'the follow loop to fail on the dead link');
+        }
         if (i === 1300) await sshd.restart();
         if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5));
       }
