@@ -64,11 +64,6 @@ export function finalOutcome(outcome: string): 'done' | 'blocked' | 'operator-on
   return null;
 }
 
-/** Whether a log row is a DEFERRED outcome. */
-export function isDeferred(outcome: string): boolean {
-  return /^deferred\b/i.test(outcome.replace(/^[^A-Za-z]+/, ''));
-}
-
 const clean = (s: string | null | undefined): string | null => (s && s.trim() && s.trim() !== '?' && s.trim() !== '—' ? s.trim() : null);
 
 /**

@@ -41,12 +41,6 @@ export const UsageRowSchema = z.looseObject({
 /** A usage answer: an array, `{rows: [...]}`, or `null` (old crossbars, meaning none yet). Rows are checked one by one. */
 export const UsageAnswer = z.union([z.null(), z.array(z.unknown()), z.looseObject({ rows: z.array(z.unknown()) })]);
 
-/** Parse a time as ISO text or epoch seconds/ms; null when it is neither. */
-export function parseTime(v: unknown): number | null {
-  const parsed = UsageTime.safeParse(v);
-  return parsed.success ? parsed.data : null;
-}
-
 const text = (v: string | null | undefined, max?: number): string | null => (v == null ? null : clip(v, max));
 
 /**
