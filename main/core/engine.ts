@@ -13,7 +13,7 @@ import { LedgerBook } from './ledgers/ledger-book';
 import { LedgerFollower } from './loops/ledger-follower';
 import { PhaseCauses } from './engine/phase-causes';
 import { LoopFollower } from './loops/loop-follower';
-import { SourceErrors } from './engine/source-errors';
+import { ProblemBoard } from './engine/problem-board';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
 import type { GithubPrs } from './prs/github/github-prs';
@@ -54,7 +54,6 @@ export class Engine {
   private readonly unread: UnreadLoops;
   /** The hosts' watchers, and how much of each host a poll reads. */
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
-  private problemsPublished = '';
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
   private tickTimer: NodeJS.Timeout | null = null;
@@ -67,7 +66,7 @@ export class Engine {
   /** One loop's read in a poll. */
   private readonly reads: LoopReads;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
-  private readonly errors = new SourceErrors();
+  private readonly board: ProblemBoard;
   private readonly listeners = new Set<EventListener>();
   /** Phase transcripts: ranges, search, and which open ones changed. */
   readonly transcripts: TranscriptService;
@@ -97,6 +96,7 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.store = options.store;
+    this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
     this.causes = new PhaseCauses(this.store, config, (uses, from, to) => this.capacity.fleetIn(uses, from, to));
@@ -126,8 +126,8 @@ export class Engine {
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
-    const { hosts, unread, errors, loops, ledgerFollowers, ledgers, prTracker, history } = this;
-    this.reads = new LoopReads({ config, hosts, unread, errors, loops, ledgerFollowers, ledgers, prTracker, history, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => this.failed(k, e, p) });
+    const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, history, board } = this;
+    this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, history, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
       engineServices({
         config,
@@ -172,12 +172,12 @@ export class Engine {
       void this.notifier
         .tick()
         .then(
-          () => this.errors.set('notice tick', null),
-          (err: unknown) => this.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
+          () => this.board.errors.set('notice tick', null),
+          (err: unknown) => this.board.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
         )
         .finally(() => {
           if (!this.started) return;
-          this.publishProblems();
+          this.board.publishIfChanged();
           this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
         });
     };
@@ -282,8 +282,8 @@ export class Engine {
     // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
     await this.drills.poll().then(
-      () => this.errors.set('drills', null),
-      (err: unknown) => this.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
+      () => this.board.errors.set('drills', null),
+      (err: unknown) => this.board.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     for (const f of this.followers) if (f.behind) this.watches.readAgain(f.host);
@@ -295,15 +295,15 @@ export class Engine {
       const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list() };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
-        this.errors.set('notices', null);
+        this.board.errors.set('notices', null);
       } catch (err) {
         // Nothing of it is lost: the notifier derives the whole state again at its next update.
-        this.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
+        this.board.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
       }
     }
     // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
     this.store.probeRoom();
-    this.publishProblems();
+    this.board.publishIfChanged();
     // The open transcripts that moved: one event each per poll, however many lines it read.
     for (const c of this.transcripts.changed()) this.emit('transcript.changed', c);
     // A loop that entered its lead before its fire (only once `run`: a snapshot makes no pre-flight).
@@ -311,22 +311,6 @@ export class Engine {
     // A poll asked for directly (a one-shot verb, not the scheduler) waits for the fleet's history
     // of the bad phases' windows it asked Prometheus for: the next poll then puts them down.
     if (reason === null && this.capacity.windowsPending) await this.capacity.windowsSettled();
-  }
-
-  /**
-   * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
-   * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
-   */
-  private failed(key: string, err: unknown, problem: () => Problem): void {
-    if (this.store.noteFailure(err, key) === null) this.errors.set(key, problem());
-  }
-
-  /** Problems are published when one was added or removed (the store counts its own). */
-  private publishProblems(): void {
-    const revision = `${this.errors.revision}/${this.store.problemsRevision}/${this.store.healthRevision}`;
-    if (revision === this.problemsPublished) return;
-    this.problemsPublished = revision;
-    this.emit('problems.changed', { problems: this.problems() });
   }
 
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */
@@ -361,20 +345,20 @@ export class Engine {
       findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
       prs: this.prTracker.prs,
       hosts: this.hosts.states(),
-      sourceErrors: this.errors.list().length,
+      sourceErrors: this.board.errors.list().length,
       notices: () => this.notifier.list(),
     };
   }
 
   /** Record (or clear, with null) a problem of a part beside the engine, e.g. the /metrics exporter's port. */
   setProblem(key: string, problem: Problem | null): void {
-    this.errors.set(key, problem);
-    this.publishProblems();
+    this.board.errors.set(key, problem);
+    this.board.publishIfChanged();
   }
 
   /** What could not be read: malformed lines (file, line) and sources that failed. */
   problems(): Problem[] {
-    return [...this.store.healthProblems(), ...this.errors.list(), ...this.notifier.problems(), ...this.store.problems()];
+    return this.board.list();
   }
 
   /**
@@ -382,7 +366,7 @@ export class Engine {
    * loop whose runs folder could not be read. `snapshot` exits non-zero when there are any.
    */
   failures(): string[] {
-    return [...this.hosts.failures(), ...this.errors.list().map((p) => p.message)];
+    return [...this.hosts.failures(), ...this.board.errors.list().map((p) => p.message)];
   }
 
   /** The whole state, as `snapshot --json` prints it. */
