@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { TRANSCRIPT_BEING_READ, type TranscriptInfo, type TranscriptSearch } from '../../../../shared/transcript-domain';
+import { TRANSCRIPT_BEING_READ, type TranscriptInfo } from '../../../../shared/transcript-domain';
 import { stripEscapes } from '../../../../shared/transcript-text';
 import { transcriptKey, useDeck } from '../../store';
 import { navigate } from '../../ui/react-hooks';
@@ -7,6 +7,7 @@ import { RowCache, type TranscriptRow } from './row-cache';
 import { lastTop, markFraction, ROW_PX, rowsIn, scrollTopFor, spacerPx, topLineAt } from './scroll-map';
 import { MARK_LABEL, MarkList, TranscriptHeader } from './TranscriptParts';
 import { TranscriptText } from './TranscriptText';
+import { useTranscriptSearch } from './use-transcript-search';
 import './transcript.css';
 
 // A phase's transcript, readable at any size: only the rows on screen exist in the DOM and only
@@ -32,7 +33,6 @@ const MAX_COPY_LINES = 20_000;
 export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps) {
   const open = useDeck((s) => s.transcriptOpen);
   const fetchLines = useDeck((s) => s.transcriptLines);
-  const search = useDeck((s) => s.transcriptSearch);
   const ref = useMemo(() => ({ loop, date, phase }), [loop, date, phase]);
   const tail = useDeck((s) => s.transcriptTails[transcriptKey(ref)]);
 
@@ -204,38 +204,9 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
     navigate({ view: 'log', loop, date, phase, line: n });
   };
 
-  // Search, where the file is.
-  const [query, setQuery] = useState('');
-  const [regex, setRegex] = useState(false);
-  const [ignoreCase, setIgnoreCase] = useState(true);
-  const [found, setFound] = useState<TranscriptSearch | null>(null);
-  const [hit, setHit] = useState(0);
-  const [searching, setSearching] = useState(false);
-  const [searchError, setSearchError] = useState<string | null>(null);
-  const runSearch = async () => {
-    if (!query) return;
-    setSearching(true);
-    setSearchError(null);
-    try {
-      const answer = await search({ ...ref, query, regex, ignoreCase, maxHits: 1000 });
-      setFound(answer);
-      setHit(0);
-      const first = answer.hits[0];
-      if (first) jump(first.n);
-    } catch (err) {
-      setFound(null);
-      setSearchError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setSearching(false);
-    }
-  };
-  const step = (by: number) => {
-    if (!found || found.hits.length === 0) return;
-    const i = (hit + by + found.hits.length) % found.hits.length;
-    setHit(i);
-    const h = found.hits[i];
-    if (h) jump(h.n);
-  };
+  const {
+    query, regex, ignoreCase, found, hit, searching, error: searchError, setQuery, setRegex, setIgnoreCase, run: runSearch, step,
+  } = useTranscriptSearch(ref, jump);
 
   const select = (n: number, extend: boolean) => {
     setSelected((s) => (extend && s ? { from: Math.min(s.from, n), to: Math.max(s.to, n) } : { from: n, to: n }));
@@ -296,16 +267,13 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
             placeholder={regex ? 'Search (extended regex)…' : 'Search…'}
             value={query}
             data-testid="transcript-search"
-            onChange={(e) => {
-              setQuery(e.target.value);
-              setFound(null);
-            }}
+            onChange={(e) => setQuery(e.target.value)}
           />
           <label className="toggle-chip" title="Match case">
-            <input type="checkbox" checked={!ignoreCase} onChange={(e) => (setIgnoreCase(!e.target.checked), setFound(null))} data-testid="transcript-case" /> Aa
+            <input type="checkbox" checked={!ignoreCase} onChange={(e) => setIgnoreCase(!e.target.checked)} data-testid="transcript-case" /> Aa
           </label>
           <label className="toggle-chip" title="Extended regular expression (grep -E)">
-            <input type="checkbox" checked={regex} onChange={(e) => (setRegex(e.target.checked), setFound(null))} data-testid="transcript-regex" /> .*
+            <input type="checkbox" checked={regex} onChange={(e) => setRegex(e.target.checked)} data-testid="transcript-regex" /> .*
           </label>
           <button type="submit" disabled={!query || searching}>
             {searching ? 'Searching…' : found ? 'Next' : 'Search'}
