@@ -128,8 +128,10 @@ function heldBy(port: number): number {
   let held = 0;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (local?.endsWith(`:${hex}`) && (state === '01' || state === '08')) held++;
+      // A connection still in the listen backlog has no inode (no process holds it yet): the
+      // kernel's, not the server's, however many a flood leaves there at the instant of reading.
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      if (local?.endsWith(`:${hex}`) && (state === '01' || state === '08') && inode !== '0') held++;
     }
   }
   return held;
