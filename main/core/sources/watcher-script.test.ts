@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,29 @@ function processes(): { pid: number; pgid: number; args: string }[] {
 /** Live processes whose command line names `marker`. */
 function running(marker: string): { pid: number; args: string }[] {
   return processes().filter((p) => p.args.includes(marker));
+}
+
+/**
+ * The tails naming `marker` that follow their files: a tail is listed by ps before it has opened
+ * them, and an append in that gap is at its start (`-n0`), seen only by the next listing. GNU tail
+ * makes its inotify descriptor after the files are open and at their end, and reads what came
+ * since once its watches are set: from then on no append is missed.
+ */
+function following(marker: string): number {
+  return running(marker).filter((p) => {
+    if (!p.args.startsWith('tail -n0 -q -F -- ')) return false;
+    try {
+      return readdirSync(`/proc/${p.pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${p.pid}/fd/${fd}`) === 'anon_inode:inotify';
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false;
+    }
+  }).length;
 }
 
 /** Wait until nothing names `marker`; else kill what is left (by pid) and fail listing it. */
@@ -112,7 +135,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     writeFileSync(join(watched, '-odd name.log'), '');
     const { child, wakes } = run(mode, [watched], 5000);
     children.push(child);
-    await until(() => wakes.length > 0 && running('-odd name.log').some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
+    await until(() => wakes.length > 0 && following('-odd name.log') > 0, 10_000, 'the first listing and its tail');
     const t0 = Date.now();
     appendFileSync(join(watched, '-odd name.log'), 'x\n');
     await until(() => wakes.some((t) => t >= t0), 2000, 'a wake after the append'); // tail -F, not the 5 s listing
@@ -135,11 +158,12 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     const { child, wakes } = run(mode, [watched], 5000);
     children.push(child);
     const tails = (): number => running(watched).filter((p) => p.args.startsWith('tail -n0 -q -F -- ')).length;
-    await until(() => wakes.length > 0 && tails() === 1, 10_000, 'the watcher and its tail');
+    await until(() => wakes.length > 0 && tails() === 1 && following(watched) === 1, 10_000, 'the watcher and its tail');
     for (let i = 1; i <= 5; i++) {
       const before = wakes.length;
       appendFileSync(join(watched, 'a.log'), 'x\n');
-      await until(() => wakes.length > before && tails() === 1, 5000, `wake ${i} with one tail running`);
+      // The next append only once the tail started after this wake follows the file.
+      await until(() => wakes.length > before && tails() === 1 && following(watched) === 1, 5000, `wake ${i} with one tail running`);
     }
     // No more writes: a tail left over from a wake would stay, so exactly one follows the folder.
     expect(await holdsWithin(() => tails() > 1, 500)).toBe(false);
@@ -189,7 +213,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     writeFileSync(file, '');
     const big = run(mode, [watched], 5000);
     children.push(big.child);
-    await until(() => big.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the watcher');
+    await until(() => big.lines.includes('changed') && following(watched) > 0, 10_000, 'the watcher');
     appendFileSync(file, 'x'.repeat(MAX_FRAME_BYTES + 1));
     await until(() => big.lines.some((l) => l.startsWith('~')), 5000, 'a `~` line');
     expect(parseWatchLine(big.lines.find((l) => l.startsWith('~')) ?? '')).toMatchObject({ kind: 'touched', path: file, stat: { size: MAX_FRAME_BYTES + 1 } });
@@ -205,7 +229,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     chmodSync(join(lib, 'base64'), 0o755);
     const none = run(mode, [watched], 5000, { ...process.env, PATH: `${lib}:${process.env.PATH ?? ''}`, PERL5LIB: lib });
     children.push(none.child);
-    await until(() => none.lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the second watcher');
+    await until(() => none.lines.includes('changed') && following(watched) > 0, 10_000, 'the second watcher');
     const size = MAX_FRAME_BYTES + 1;
     appendFileSync(file, 'small\n');
     await until(() => none.lines.some((l) => l.startsWith(mode === 'sh' ? '~' : '+')), 5000, 'a line after the append without base64');

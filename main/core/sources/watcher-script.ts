@@ -153,7 +153,9 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
     '  [ -e "$w/wake" ] && continue',
     '  if [ -e "$k.off" ] || [ $woke = 1 ]; then sleep "$fast" & else sleep "$short" & fi',
-    '  echo $! >"$w/sp"; wait $! 2>/dev/null; rm -f "$w/sp"',
+    // A wake between the check above and this pid's file found no sleep to cut short: look again
+    // once the file is there (a wake after this look reads it and ends the sleep itself).
+    '  echo $! >"$w/sp"; [ -e "$w/wake" ] && kill $! 2>/dev/null; wait $! 2>/dev/null; rm -f "$w/sp"',
     'done',
   ].join('\n');
 }
