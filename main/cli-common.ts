@@ -122,7 +122,7 @@ export async function withState(
       await engine.capacity.pollOnce();
       await engine.poll();
     }
-    for (let i = 0; (engine.behind() || (options.history === true && engine.history.pending)) && i < 1000; i++) await engine.poll();
+    for (let i = 0; (engine.behind() || (options.history === true && engine.nights.pending)) && i < 1000; i++) await engine.poll();
     // With a `github:` section, one round of asking GitHub about the PRs just read.
     await engine.github?.pollOnce();
     print(engine.snapshot(), engine);

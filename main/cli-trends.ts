@@ -55,7 +55,7 @@ export function trends(flags: Flags, words: readonly string[]): Promise<number> 
         loops: loop === undefined ? snap.loops : snap.loops.filter((l) => l.name === loop),
         findings: pick(snap.findings),
         backlog: pick(snap.backlog),
-        history: engine.history.list(loop),
+        history: engine.nights.list(loop),
         days,
         now: snap.takenAt,
       });

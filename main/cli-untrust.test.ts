@@ -7,7 +7,7 @@ import { startSshd, type TestSshd } from '../testing/sshd';
 import { databasePath } from './core/config/paths';
 import { Store } from './core/store/store';
 import { sshHostYaml } from '../testing/ssh-fixture';
-import { trustedKeys } from './core/store/trusted-keys';
+import { trustedKeys } from './core/ssh/trusted-keys';
 import { LOOPDECK_BIN } from '../testing/cli-run';
 
 const BIN = LOOPDECK_BIN;

@@ -1,5 +1,5 @@
 import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from '../shared/domain';
-import type { NoticeInput } from '../main/core/notices/rules';
+import type { NoticeInput } from '../main/core/notices/rules/rules';
 import type { NoticeDraft } from '../main/core/notices/notice-draft';
 
 // Realistic loop and fleet states for the notice tests (a nightly reliability loop on `mac`,

@@ -27,7 +27,7 @@ import { ReviewMark } from './notices/review-mark';
 import type { TranscriptService } from './transcripts/transcript-service';
 import type { PreflightService } from './preflight/preflight-service';
 import { engineServices } from './engine/engine-services';
-import { NightHistory } from './history/night-history';
+import { TrendNights } from './nights/trend-nights';
 
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
@@ -89,7 +89,7 @@ export class Engine {
   /** Pre-flight before each fire: what tonight's cycle needs, checked at the loop's lead. */
   readonly preflight: PreflightService;
   /** Each loop's nights kept for Trends, past the followed window and across restarts. */
-  readonly history: NightHistory;
+  readonly nights: TrendNights;
 
   constructor(
     private readonly config: Config,
@@ -107,7 +107,7 @@ export class Engine {
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
-    this.history = new NightHistory({
+    this.nights = new TrendNights({
       store: this.store,
       config,
       now: this.now,
@@ -120,14 +120,14 @@ export class Engine {
       unread: this.unread,
       onChanged: (payload) => {
         this.emit('loop.changed', payload);
-        this.history.note(payload.loop, payload.upserted);
+        this.nights.note(payload.loop, payload.upserted);
       },
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
-    const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, history, board } = this;
-    this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, history, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
+    const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, nights, board } = this;
+    this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
       engineServices({
         config,
@@ -271,9 +271,9 @@ export class Engine {
     // Whether a follower read more than the files a watcher named: then the folders to watch may
     // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
     const readMore = reason !== 'wake' || any;
-    const nights = this.history.takeWritten();
+    const nights = this.nights.takeWritten();
     if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
-    if (this.history.pending) this.wake();
+    if (this.nights.pending) this.wake();
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (readMore) this.updateWatches();

@@ -7,7 +7,7 @@ import { app, dialog, ipcMain, session, type BrowserWindow, type Tray } from 'el
 import { createSession, defaultConfigPath, type Session } from '../core/session/session';
 import { DataFolderError } from '../core/config/data-folder';
 import { log, startLogging } from '../core/logging/log';
-import { watchTrayState } from '../core/notices/tray-watch';
+import { watchTrayState } from '../core/notices/tray/tray-watch';
 import type { EventPayload } from '../../shared/contract';
 import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
 import { showDesktopNotice } from './notifications';

@@ -12,7 +12,7 @@ export const SHELL_ICON_FILES = {
   window: 'window.png',
 } as const;
 
-/** The tray's levels (main/core/notices/tray-state.ts), named here so this file stays free of the core. */
+/** The tray's levels (main/core/notices/tray/tray-state.ts), named here so this file stays free of the core. */
 export type TrayIconLevel = 'ok' | 'attention' | 'failing';
 
 const TRAY_BY_LEVEL: Readonly<Record<TrayIconLevel, string>> = {

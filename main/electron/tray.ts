@@ -2,7 +2,7 @@
 import { app, Menu, nativeImage, Tray, type NativeImage } from 'electron';
 import { shellIconsDir, trayIconFile, windowIconFile, type TrayIconLevel } from './shell-icons';
 import { log } from '../core/logging/log';
-import type { TrayState } from '../core/notices/tray-state';
+import type { TrayState } from '../core/notices/tray/tray-state';
 
 function iconsDir(): string {
   return shellIconsDir({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });

@@ -5,9 +5,9 @@ import type { Capacity } from '../../../shared/domain';
 import { httpGet, MAX_JSON_BODY, MAX_METRICS_BODY } from '../ssh/http-over-ssh';
 import { Store } from '../store/store';
 import { CapacityService, type ProxyConfig } from './capacity-service';
-import { CapacityHistory } from './history-store';
+import { CapacityHistory } from './history/history-store';
 import { jsonDepthExceeds, MAX_ERROR_STATUSES, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, MAX_SLOTS_PER_HOST, MAX_USAGE_ROWS_PER_POLL } from './limits';
-import { excerpt } from './poll-types';
+import { excerpt } from './sources/poll-types';
 
 const NOW = Date.parse('2026-09-25T03:00:00Z');
 

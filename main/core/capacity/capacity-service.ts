@@ -5,19 +5,19 @@ import { pinnedAt } from '../clock';
 import { log } from '../logging/log';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import type { Store } from '../store/store';
-import { pollCrossbar } from './crossbar';
-import { gatewayAdapter } from './gateway';
-import { ErrorWindow } from './error-window';
-import { CapacityHistory, type StoredSample } from './history-store';
-import { FleetWindows, type FleetWindow } from './fleet-windows';
-import { historyOutput, RANGE_MS } from './history-query';
+import { pollCrossbar } from './sources/crossbar';
+import { gatewayAdapter } from './sources/gateway';
+import { ErrorWindow } from './history/error-window';
+import { CapacityHistory, type StoredSample } from './history/history-store';
+import { FleetWindows, type FleetWindow } from './history/fleet-windows';
+import { historyOutput, RANGE_MS } from './history/history-query';
 import { boundErrors, MAX_HOSTS_PER_PROXY, MAX_USAGE_ROWS_PER_POLL } from './limits';
-import { pollLlamaServer } from './llama-server';
-import { pollPrometheus, prometheusHistory, type PromGetter } from './prometheus-source';
-import { TokenCounters } from './token-rate';
-import { pollVllm } from './vllm';
-import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './poll-types';
-import { isErrorStatus } from './usage-rows';
+import { pollLlamaServer } from './sources/llama-server';
+import { pollPrometheus, prometheusHistory, type PromGetter } from './sources/prometheus-source';
+import { TokenCounters } from './sources/token-rate';
+import { pollVllm } from './sources/vllm';
+import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './sources/poll-types';
+import { isErrorStatus } from './sources/usage-rows';
 
 /** One proxy to poll, from the config. */
 export interface ProxyConfig {

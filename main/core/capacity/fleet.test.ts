@@ -7,7 +7,7 @@ import { httpGet } from '../ssh/http-over-ssh';
 import { Store } from '../store/store';
 import { CapacityService, type HostFetch, type ProxyConfig } from './capacity-service';
 import { startFleetServer, type FleetServer } from '../demo/fleet-server';
-import { parsePrometheus } from './prometheus';
+import { parsePrometheus } from './sources/prometheus';
 
 const T0 = Date.parse('2026-09-25T01:00:00Z');
 

@@ -221,14 +221,14 @@ const httpsOrLoopback = (what: string, examples: string, secret: string) =>
     });
   });
 
-/** The payload shapes a webhook can take (see notices/webhook-payload.ts). */
+/** The payload shapes a webhook can take (see notices/sinks/webhook-payload.ts). */
 export const WEBHOOK_FORMATS = ['standard', 'cloudevents', 'alertmanager'] as const;
 
 /**
  * One `notify.webhooks` entry: every notice is POSTed there. The secret (`env:NAME`, or the
  * value itself, as `github.token`) signs the body with the Standard Webhooks headers; `standard`
  * needs one, the other formats are signed when one is given. Whether the variable is set, and the
- * secret is base64, is checked when the notifier starts (notices/webhook-target.ts).
+ * secret is base64, is checked when the notifier starts (notices/sinks/webhook-target.ts).
  */
 export const WebhookConfigSchema = z
   .object({

@@ -1,7 +1,7 @@
 import type { Store } from '../store/store';
 import type { FleetSim } from './fleet-sim';
 import { kvShare } from './vllm-text';
-import { CapacityHistory, type StoredSample } from '../capacity/history-store';
+import { CapacityHistory, type StoredSample } from '../capacity/history/history-store';
 
 /**
  * Fill a store with `days` of the simulated fleet `sim`'s history behind the crossbar proxy `proxy`:

@@ -1,5 +1,5 @@
 import type { FailureCause, HostState, Phase } from '../../../shared/domain';
-import type { FleetWindow } from '../capacity/fleet-windows';
+import type { FleetWindow } from '../capacity/history/fleet-windows';
 import { attribute, type Outage } from '../loops/attribution';
 import { AGENT_CAUSE } from '../loops/phase-status';
 import type { Span } from '../loops/watched-spans';

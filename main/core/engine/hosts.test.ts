@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
-import { addTrustedKey, removeTrustedKeys } from '../store/trusted-keys';
+import { addTrustedKey, removeTrustedKeys } from '../ssh/trusted-keys';
 import { HostTable } from './hosts';
 
 // The hosts' states are published when one moved: a connection's status, a passphrase asked for,

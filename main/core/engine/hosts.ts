@@ -7,7 +7,7 @@ import { SshSource } from '../sources/ssh-source';
 import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import { SshHost, type SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
-import { addressKey, trustedAddresses } from '../store/trusted-keys';
+import { addressKey, trustedAddresses } from '../ssh/trusted-keys';
 
 /** A configured host and the ways Loopdeck reaches it. */
 export interface HostEntry {

@@ -2,7 +2,7 @@ import { isEmptyDelta } from '../../../shared/deltas';
 import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Problem } from '../../../shared/domain';
 import type { Config } from '../config/schema';
-import type { NightHistory } from '../history/night-history';
+import type { TrendNights } from '../nights/trend-nights';
 import type { LedgerBook } from '../ledgers/ledger-book';
 import type { LedgerFollower, LedgerPoll } from '../loops/ledger-follower';
 import type { LoopFollower } from '../loops/loop-follower';
@@ -17,7 +17,7 @@ import type { UnreadLoops } from './unread-loops';
 
 /** The keys a loop's ledgers' and older nights' failures are recorded under (its runs folder's: the loop's name). */
 const ledgersKey = (loop: string): string => `${loop} ledgers`;
-const historyKey = (loop: string): string => `${loop} history`;
+const nightsKey = (loop: string): string => `${loop} history`;
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -32,7 +32,7 @@ export interface LoopReadParts {
   readonly ledgerFollowers: ReadonlyMap<string, LedgerFollower>;
   readonly ledgers: LedgerBook;
   readonly prTracker: PrTracker;
-  readonly history: NightHistory;
+  readonly nights: TrendNights;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** A failure the store or the source under `key` is to report (Engine.failed). */
   readonly failed: (key: string, err: unknown, problem: () => Problem) => void;
@@ -56,10 +56,10 @@ export class LoopReads {
   idle(follower: LoopFollower, hostScope: ReadScope, nowMs: number): boolean {
     const name = follower.name;
     if (!hostScope.quiet || !this.deps.hosts.reachable(follower.host) || this.deps.unread.never(name)) return false;
-    if (follower.quietUntil() <= nowMs || !this.deps.loops.deadmanHolds(name, nowMs) || !this.deps.history.caughtUp(name)) return false;
+    if (follower.quietUntil() <= nowMs || !this.deps.loops.deadmanHolds(name, nowMs) || !this.deps.nights.caughtUp(name)) return false;
     if (this.deps.ledgerFollowers.get(name)?.settled === false) return false;
     const { errors } = this.deps;
-    return !errors.has(name) && !errors.has(ledgersKey(name)) && !errors.has(historyKey(name));
+    return !errors.has(name) && !errors.has(ledgersKey(name)) && !errors.has(nightsKey(name));
   }
 
   /** One loop's poll (see Engine.pollAll); true when it read more than files a watcher named. */
@@ -123,12 +123,12 @@ export class LoopReads {
     return readMore;
   }
 
-  /** A chunk of a loop's older nights for Trends (a first start; see NightHistory). */
+  /** A chunk of a loop's older nights for Trends (a first start; see TrendNights). */
   private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
     const failed = (err: unknown): void => {
-      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(historyKey(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(nightsKey(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
     };
-    return this.deps.history.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(historyKey(loop), null), failed);
+    return this.deps.nights.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(nightsKey(loop), null), failed);
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */
@@ -146,7 +146,7 @@ export class LoopReads {
     if (read.deliverChanged) this.deps.prTracker.noteDeliverRecord(loop);
     const published = this.deps.ledgers.take(loop, follower.ledgers, read);
     if (published) this.deps.emit(published.event, published.payload);
-    this.deps.history.ledgers(loop, read.findings);
+    this.deps.nights.ledgers(loop, read.findings);
     return published !== null;
   }
 }

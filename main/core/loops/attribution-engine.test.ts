@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState, type Phase } from '../../../shared/domain';
-import { CapacityHistory, type StoredSample } from '../capacity/history-store';
+import { CapacityHistory, type StoredSample } from '../capacity/history/history-store';
 import { HostOutages } from '../engine/host-outages';
 import { WatchedTime } from '../engine/watched-time';
 import { databasePath } from '../config/paths';

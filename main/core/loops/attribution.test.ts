@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureCause } from '../../../shared/domain';
-import type { HistoryRow } from '../capacity/history-store';
+import type { HistoryRow } from '../capacity/history/history-store';
 import { attribute, troubleEpisodes, type AttributionInput } from './attribution';
 import { AGENT_CAUSE } from './phase-status';
 

@@ -1,7 +1,7 @@
 import type { FailureCause } from '../../../shared/domain';
 import { serverFailures } from '../../../shared/fleet-incidents';
 import { formatDuration } from '../config/duration';
-import type { HistoryRow } from '../capacity/history-store';
+import type { HistoryRow } from '../capacity/history/history-store';
 import { mergeSpans, spanTotal, type Span } from './watched-spans';
 
 // Failure attribution (issue 30, item 1): was it the fleet, the runner or the agent? A bad phase's

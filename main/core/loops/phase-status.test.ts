@@ -5,7 +5,7 @@ import { parseLines } from '../text/lines';
 import { referenceManual } from '../../../testing/reference-manual';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
-import { transcriptParser } from './transcript';
+import { transcriptParser } from '../transcripts/transcript-parser';
 import { deriveCycle, derivePhase, deriveStage, readStamp } from './phase-status';
 import type { PhaseEvidence } from './phase-status';
 

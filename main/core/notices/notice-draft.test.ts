@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { findingKey } from './alertmanager-alert';
+import { findingKey } from './sinks/alertmanager-alert';
 import { makeDraft } from './notice-draft';
 import { MESSAGE_MAX, TITLE_MAX } from './notice-text';
-import { deriveNotices } from './rules';
+import { deriveNotices } from './rules/rules';
 import { CYCLE_29, emptyInput, finding, phase, reliabilityLoop } from '../../../testing/notice-fixtures';
 
 const NOW = new Date('2026-11-30T07:00:00.000Z');

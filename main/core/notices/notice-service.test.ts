@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Notice } from '../../../shared/domain';
 import { Store } from '../store/store';
-import { trackDownSince } from './host-rules';
+import { trackDownSince } from './rules/host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import type { NoticeDraft } from './notice-draft';
 import { inQuietHours, type NotifyConfig } from './notify-config';
-import { deriveNotices } from './rules';
+import { deriveNotices } from './rules/rules';
 import { emptyInput, finding, host, pr, reliabilityLoop } from '../../../testing/notice-fixtures';
 
 /** A sink that records what it was handed. */

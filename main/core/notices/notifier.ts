@@ -1,15 +1,15 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Notice, Problem, PullRequest } from '../../../shared/domain';
 import type { Store } from '../store/store';
-import { AlertmanagerSink } from './alertmanager-sink';
-import { trackIncidentSince } from './fleet-rules';
-import { trackDownSince } from './host-rules';
+import { AlertmanagerSink } from './sinks/alertmanager-sink';
+import { trackIncidentSince } from './rules/fleet-rules';
+import { trackDownSince } from './rules/host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import { ruleOverrides, type NotifyConfig } from './notify-config';
-import { PushoverSink } from './pushover-sink';
+import { PushoverSink } from './sinks/pushover-sink';
 import type { Reviewed } from './review-mark';
-import { deriveNotices, type NoticeInput } from './rules';
-import { WebhookSink } from './webhook-sink';
+import { deriveNotices, type NoticeInput } from './rules/rules';
+import { WebhookSink } from './sinks/webhook-sink';
 
 const SEEDED = 'notices.seededAt';
 

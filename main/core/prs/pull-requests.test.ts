@@ -3,7 +3,7 @@ import { PullRequestSchema } from '../../../shared/domain';
 import type { Cycle, Phase, PhaseStatus, PullRequest, Verdict } from '../../../shared/domain';
 import { parseLines } from '../text/lines';
 import { statusFileParser } from '../loops/status-file';
-import { transcriptParser } from '../loops/transcript';
+import { transcriptParser } from '../transcripts/transcript-parser';
 import { deriveCycle, derivePhase } from '../loops/phase-status';
 import { derivePullRequests, parseDeliverRecord, prNumber } from './pull-requests';
 import type { DeliverRecord } from './pull-requests';

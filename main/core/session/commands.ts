@@ -45,7 +45,7 @@ export function sessionCommands(session: CommandSession): Handlers {
     'hosts.untrust': ({ host }, caller) => ({ removed: session.engine().hosts.sshHost(host).untrust(caller.user) }),
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.engine().hosts.sshHost(host).unlock(passphrase) }),
     'capacity.history': (input) => session.engine().capacity.history(input),
-    'trends.nights': ({ loop, nights }) => ({ nights: session.engine().history.list(loop, nights) }),
+    'trends.nights': ({ loop, nights }) => ({ nights: session.engine().nights.list(loop, nights) }),
     'review.mark': (_input, caller) => ({ lastReviewedAt: session.engine().markReviewed(caller.user), lastReviewedBy: caller.user }),
     'notices.ack': ({ key }, caller) => ({ acknowledgedAt: session.engine().notifier.acknowledge(key, caller.user) }),
     'notices.snooze': ({ key, minutes }, caller) => ({ snoozedUntil: session.engine().notifier.snooze(key, minutes, caller.user) }),

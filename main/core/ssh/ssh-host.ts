@@ -5,7 +5,7 @@ import type { AnyAuthMethod } from 'ssh2';
 import { ssh2 } from './ssh2-module';
 import { log } from '../logging/log';
 import type { Store } from '../store/store';
-import { addTrustedKey, removeTrustedKeys, trustedKeys, type TrustedKey } from '../store/trusted-keys';
+import { addTrustedKey, removeTrustedKeys, trustedKeys, type TrustedKey } from './trusted-keys';
 import { SshConnection, type KeyDecision, type SshConnectionOptions, type SshEndpoint } from './connection';
 import { fingerprintSha256, readKeyType, verifyHostKey } from './known-hosts';
 import { resolveSshTarget } from './ssh-target';

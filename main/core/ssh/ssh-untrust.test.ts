@@ -10,7 +10,7 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { createSession, type Session } from '../session/session';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
-import { trustedKeys } from '../store/trusted-keys';
+import { trustedKeys } from './trusted-keys';
 import { TEST_CALLER } from '../../../testing/callers';
 
 /** A config with one SSH host `runner` whose key is not in any known_hosts file. */

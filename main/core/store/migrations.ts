@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 
-import { CAPACITY_KV_MIGRATION, CAPACITY_MIGRATION } from '../capacity/schema';
+import { CAPACITY_KV_MIGRATION, CAPACITY_MIGRATION } from '../capacity/history/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
-import { NIGHTS_MIGRATION } from '../history/schema';
+import { NIGHTS_MIGRATION } from '../nights/schema';
 import { NOTICES_MIGRATION } from '../notices/schema';
-import { WEBHOOKS_MIGRATION } from '../notices/webhook-schema';
+import { WEBHOOKS_MIGRATION } from '../notices/sinks/webhook-schema';
 
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
@@ -152,7 +152,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE notices ADD COLUMN snoozed_by TEXT;
   ALTER TABLE trusted_keys ADD COLUMN trusted_by TEXT;
   `,
-  // 16: capacity's KV-cache usage and token deltas (capacity/history-store.ts).
+  // 16: capacity's KV-cache usage and token deltas (capacity/history/history-store.ts).
   CAPACITY_KV_MIGRATION,
   // 17: transcripts read before a verdict had to be the last non-blank line, and a watchdog kill
   //     the watchdog's own tagged line (issue 40), are read again from 0: their stored verdict

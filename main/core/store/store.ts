@@ -9,7 +9,7 @@ import { migrate, MIGRATIONS } from './migrations';
 import { DiskSpace } from './disk-space';
 import { FileProblems } from './file-problems';
 import { StoreHealth } from './store-health';
-import { LineIndexTable } from './line-index';
+import { LineIndexTable } from '../transcripts/line-index';
 import type { FileCommit, FileRow } from './store-types';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
@@ -31,7 +31,7 @@ export const RECORDS_PER_ROW = 256;
 
 export { MAX_PROBLEMS_PER_FILE } from './file-problems';
 
-export type { TrustedKey } from './trusted-keys';
+export type { TrustedKey } from '../ssh/trusted-keys';
 
 /** Options for opening the store. */
 export interface StoreOptions {

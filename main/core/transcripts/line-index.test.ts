@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { followOnce, MAX_LINE_BYTES } from '../follow/line-follower';
-import { transcriptParser } from '../loops/transcript';
+import { transcriptParser } from './transcript-parser';
 import { LocalSource } from '../sources/local-source';
-import { INDEX_EVERY, MAX_MARKS_PER_FILE } from '../store/line-index';
+import { INDEX_EVERY, MAX_MARKS_PER_FILE } from './line-index';
 import { Store } from '../store/store';
 import { transcriptMark } from './transcript-marks';
 

@@ -1,0 +1,175 @@
+import type { KeyedDelta } from '../../../shared/deltas';
+import type { BacklogItem, Cycle, FailureCause, Finding, Phase } from '../../../shared/domain';
+import { markHollow } from '../../../shared/hollow';
+import { summarizeCycle, type NightSummary } from '../../../shared/night-summary';
+import { addDays } from '../../../shared/trends';
+import type { Config } from '../config/schema';
+import { isCycleFolder } from '../loops/cycle-layout';
+import { log } from '../logging/log';
+import type { FileSource } from '../sources/file-source';
+import type { Store } from '../store/store';
+import { NightRows } from './night-rows';
+import { OpenedIndex } from './opened-index';
+import { readOldNight } from './old-night';
+
+/** Nights older than the followed window read per loop per poll on a first start: a poll stays short. */
+export const HISTORY_CHUNK = 8;
+
+/** What the history needs of the engine. */
+export interface TrendNightsOptions {
+  /** Who a bad phase of an old night is put down to, as a followed one is (attribution.ts); without it, what its files tell. */
+  readonly causeOf?: (loop: string, phase: Phase, now: Date) => FailureCause;
+  /** Resolves once the fleet's history the causes asked for is read (Prometheus's, for a night Loopdeck slept through). */
+  readonly causesSettled?: () => Promise<void>;
+  readonly store: Store;
+  readonly config: Config;
+  readonly now: () => Date;
+  readonly backlogOf: (loop: string) => readonly BacklogItem[];
+}
+
+/** A loop's older nights still to read once: listed once per process, read HISTORY_CHUNK a poll. */
+interface Backfill {
+  todo: string[] | null;
+}
+
+/**
+ * Each loop's nights kept in the store (the `nights` table) so Trends reaches back `history`
+ * nights whatever `cycles` is, across restarts. A followed cycle that changed re-writes its own
+ * night's row (`note`, from the cycles the engine publishes: cost proportional to change). Nights
+ * older than the followed window that have no row yet are read once (`backfill`), a chunk a poll,
+ * and only their summaries kept — never their records or offsets.
+ */
+export class TrendNights {
+  readonly rows: NightRows;
+  private readonly backfills = new Map<string, Backfill>();
+  private written: NightSummary[] = [];
+  /** Each loop's new findings by night, once its ledgers were read. */
+  private readonly opened = new Map<string, OpenedIndex>();
+  /** Old nights read from the host since this object was made (tests read it). */
+  oldNightsRead = 0;
+
+  constructor(private readonly options: TrendNightsOptions) {
+    this.rows = new NightRows(options.store);
+  }
+
+  /** Old nights' bad phases put down as a followed night's are (their files' own cause is the fallback). */
+  private attributed(loop: string, cycles: readonly Cycle[], now: Date): Cycle[] {
+    const causeOf = this.options.causeOf;
+    if (!causeOf) return [...cycles];
+    return cycles.map((c) => ({ ...c, phases: c.phases.map((p) => (p.cause ? { ...p, cause: causeOf(loop, p, now) } : p)) }));
+  }
+
+  /** A loop's cycles that changed (as published: hollow marked): keep their nights. */
+  note(loop: string, cycles: readonly Cycle[]): void {
+    if (cycles.length === 0 || !this.options.config.loops[loop]) return;
+    const at = this.options.now().toISOString();
+    try {
+      const opened = this.opened.get(loop);
+      this.written.push(...this.rows.put(cycles.map((c) => this.withTokens(summarizeCycle(loop, c, opened?.counts(c.date)))), at));
+    } catch (err) {
+      // A full data folder (the store says so) must not stop the cycles being published: a night
+      // not kept now is kept at its next change, or read once at the next start (it has no row).
+      if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
+    }
+  }
+
+  /**
+   * A loop's ledgers changed (a delta, or all of them on a first read): the kept nights whose count
+   * of new findings moved get it in their rows (only those rows).
+   */
+  ledgers(loop: string, findings: KeyedDelta<Finding>): void {
+    if (findings.upserted.length === 0 && findings.removed.length === 0) return;
+    let index = this.opened.get(loop);
+    if (!index) this.opened.set(loop, (index = new OpenedIndex()));
+    const moved = index.apply(findings);
+    if (moved.size === 0) return;
+    const kept = this.rows.get(loop, [...moved]);
+    if (kept.length === 0) return;
+    const counts = index;
+    try {
+      this.written.push(...this.rows.put(kept.map((n) => ({ ...n, opened: counts.counts(n.date) })), this.options.now().toISOString()));
+    } catch (err) {
+      if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
+    }
+  }
+
+  /** Each finished phase's fleet tokens over its window (one indexed range query a phase). */
+  private withTokens(night: NightSummary): NightSummary {
+    const phases = night.phases.map((p) => {
+      const from = p.startedAt ? Date.parse(p.startedAt) : NaN;
+      const to = p.endedAt ? Date.parse(p.endedAt) : NaN;
+      if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return p;
+      const tokens = this.rows.tokensBetween(from, to);
+      return tokens === null ? p : { ...p, tokens };
+    });
+    return { ...night, phases };
+  }
+
+  /** The nights written since the last call (for `nights.changed`). */
+  takeWritten(): NightSummary[] {
+    const out = this.written;
+    this.written = [];
+    return out;
+  }
+
+  /** Whether the loop's older nights are all read (or it has none): its backfill has nothing left to do. */
+  caughtUp(loop: string): boolean {
+    return this.backfills.get(loop)?.todo?.length === 0;
+  }
+
+  /** Whether some loop still has older nights to read (poll again soon). */
+  get pending(): boolean {
+    for (const b of this.backfills.values()) if (b.todo === null || b.todo.length > 0) return true;
+    return false;
+  }
+
+  /**
+   * Read up to HISTORY_CHUNK of a loop's older nights without a row (after its followed window,
+   * `followed` newest first, is known): the first call lists the runs folder once.
+   */
+  async backfill(loop: string, source: FileSource | undefined, followed: readonly Cycle[]): Promise<void> {
+    const config = this.options.config.loops[loop];
+    const oldest = followed.at(-1)?.date;
+    if (!config || !source || oldest === undefined) return;
+    let b = this.backfills.get(loop);
+    if (!b) this.backfills.set(loop, (b = { todo: null }));
+    if (b.todo === null) b.todo = await this.olderNights(loop, source, followed[0]?.date ?? oldest, oldest);
+    if (b.todo.length === 0) return;
+    const now = this.options.now();
+    const chunk = b.todo.splice(0, HISTORY_CHUNK);
+    const read = (await Promise.all(chunk.map((d) => readOldNight(source, loop, config, d, now)))).filter((c): c is Cycle => c !== null);
+    let cycles = this.attributed(loop, read, now);
+    // A cause not known yet may be once the fleet's history it asked for is read: a kept night is written once.
+    if (this.options.causesSettled && cycles.some((c) => c.phases.some((p) => p.cause?.kind === 'unknown'))) {
+      await this.options.causesSettled();
+      cycles = this.attributed(loop, read, now);
+    }
+    this.oldNightsRead += cycles.length;
+    this.note(loop, markHollow(cycles, this.options.backlogOf(loop)));
+  }
+
+  /** A loop's cycle folders older than `oldest` and within `history` nights of `newest`, with no kept row, newest first. */
+  private async olderNights(loop: string, source: FileSource, newest: string, oldest: string): Promise<string[]> {
+    const config = this.options.config.loops[loop];
+    if (!config) return [];
+    const from = addDays(newest, -(config.history - 1));
+    if (from >= oldest) return [];
+    const names = source.dirs ? ((await source.dirs(config.runs))?.entries ?? []) : ((await source.list(config.runs))?.entries ?? []).filter((e) => e.isDirectory).map((e) => e.name);
+    const kept = this.rows.dates(loop);
+    return names
+      .filter((d) => isCycleFolder(d) && d >= from && d < oldest && !kept.has(d))
+      .sort()
+      .reverse();
+  }
+
+  /** Each configured loop's kept nights (or one loop's), its `history` nights (or `nights`, if fewer) back from its newest, oldest first. */
+  list(loop?: string, nights = Infinity): NightSummary[] {
+    const out: NightSummary[] = [];
+    for (const [name, cfg] of Object.entries(this.options.config.loops)) {
+      if (loop !== undefined && loop !== name) continue;
+      const newest = this.rows.newest(name);
+      if (newest !== null) out.push(...this.rows.list(name, addDays(newest, -(Math.min(cfg.history, nights) - 1))));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,260 @@
+import { findingHash, transcriptHash } from '../../../../shared/links';
+import { causeText } from '../../../../shared/causes';
+import type { BacklogItem, Capacity, Cycle, Drill, DrillRun, Finding, HostState, LoopState, NoticePriority, Phase, PhaseSignalKind, PullRequest, Task } from '../../../../shared/domain';
+import { waitingKey, waitingOnYou, type WaitingKind } from '../../../../shared/waiting';
+import { fleetDrafts } from './fleet-rules';
+import { hostDrafts } from './host-rules';
+import { preflightDrafts } from './preflight-rules';
+import type { Preflight } from '../../../../shared/preflight';
+import { makeDraft, type NoticeDraft } from '../notice-draft';
+import { consoleLink, humanDuration } from '../notice-text';
+import { DEFAULT_RULES, type RuleName } from '../notify-config';
+
+/** A notice before the store has seen it (re-exported: the rules are where callers meet it). */
+export type { NoticeDraft } from '../notice-draft';
+
+/** Everything the notice rules read: the derived state of loops and fleet, and the time. */
+export interface NoticeInput {
+  readonly loops: readonly LoopState[];
+  readonly findings: readonly Finding[];
+  /** Backlog items (all, or those that changed): their BLOCKED and operator-only outcomes wait on a person. */
+  readonly backlog?: readonly BacklogItem[];
+  /** Implementer-log task rows (all, or those that changed): a stopped task waits on a person. */
+  readonly tasks?: readonly Task[];
+  readonly prs: readonly PullRequest[];
+  readonly hosts: readonly HostState[];
+  /** Tracked outages (see `trackDownSince`): `since`, or `since/until` once recovered. */
+  readonly hostDownSince: Readonly<Record<string, string>>;
+  readonly capacity: readonly Capacity[];
+  /** When each noticed fleet incident began (see `trackIncidentSince`); absent: now. */
+  readonly fleetIncidentSince?: Readonly<Record<string, string>>;
+  readonly drillRuns: readonly DrillRun[];
+  /** The declared drills: one with a cadence (`every`) that is due waits on a person. */
+  readonly drills?: readonly Drill[];
+  /** The loops' pre-flights: one at risk is noticed once per fire. */
+  readonly preflight?: readonly Preflight[];
+  /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
+  readonly rules: Partial<Record<RuleName, NoticePriority>>;
+  readonly now: Date;
+  /** Where the console is reached (`http://127.0.0.1:7777/`); without it notices carry no console link. */
+  readonly consoleUrl?: string;
+}
+
+/** The rule of each signal a running phase's transcript can give. */
+export const SIGNAL_RULES: Readonly<Record<PhaseSignalKind, RuleName>> = {
+  hung: 'phase-hung',
+  spinning: 'phase-spinning',
+  watchdog: 'phase-watchdog',
+};
+
+const SIGNAL_TITLES: Readonly<Record<PhaseSignalKind, string>> = {
+  hung: 'hung',
+  spinning: 'spinning',
+  watchdog: 'killed by the stream watchdog',
+};
+
+/**
+ * The rule of each kind of "Waiting on you" item. A ready PR has its own rule (`prs-ready`, keyed
+ * by its URL), so it is not noticed twice.
+ */
+const WAITING_RULES: Partial<Record<WaitingKind, RuleName>> = {
+  blocked: 'waiting-blocked',
+  'operator-only': 'waiting-operator-only',
+  stopped: 'waiting-stopped',
+  uncovered: 'waiting-uncovered',
+  'drill-due': 'waiting-drill-due',
+};
+
+const PHASE_RULES: Partial<Record<Phase['status'], RuleName>> = {
+  incomplete: 'phase-incomplete',
+  failed: 'phase-failed',
+  'no-op': 'phase-no-op',
+};
+
+/**
+ * Every notice the current state calls for, each under a stable key built from the identity of
+ * the thing (never its text or the time it was seen), so the store raises each exactly once.
+ */
+export function deriveNotices(input: NoticeInput): NoticeDraft[] {
+  const prio = (rule: RuleName): NoticePriority => input.rules[rule] ?? DEFAULT_RULES[rule];
+  const link = (hash: string): string | null => consoleLink(input.consoleUrl, hash);
+  const out: NoticeDraft[] = [];
+
+  for (const loop of input.loops) {
+    const loopUrl = link(`#/loops/${encodeURIComponent(loop.name)}`);
+    const dm = loop.deadman;
+    if (dm && (dm.state === 'missed' || dm.state === 'stalled')) {
+      // The fire the state is about names it: the next fire's miss is a new notice.
+      const fire = dm.lastFireAt ?? dm.expectedAt ?? 'unscheduled';
+      out.push(
+        makeDraft({
+          key: `deadman:${loop.name}:${fire}:${dm.state}`,
+          priority: prio(dm.state === 'missed' ? 'loop-missed' : 'loop-stalled'),
+          source: `loop:${loop.name}`,
+          title: dm.state === 'missed' ? `${loop.name} missed its run` : `${loop.name} stalled`,
+          message: `${loop.name} on ${loop.host}: ${dm.reason}.`,
+          url: loopUrl,
+          urlTitle: `${loop.name} in Loopdeck`,
+        }),
+      );
+    }
+    for (const cycle of loop.cycles) {
+      for (const phase of cycle.phases) {
+        const signal = phase.signal;
+        // What a running phase's transcript tells, keyed by its kind: raised once per phase and kind.
+        if (signal && phase.status === 'running') {
+          const at = signal.line === null ? '' : ` at line ${signal.line}`;
+          out.push(
+            makeDraft({
+              key: `signal:${loop.name}:${cycle.date}:${phase.name}:${signal.kind}`,
+              priority: prio(SIGNAL_RULES[signal.kind]),
+              source: `loop:${loop.name}`,
+              title: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]}`,
+              message: `${loop.name} ${phase.name} ${SIGNAL_TITLES[signal.kind]} in cycle ${cycle.date} on ${loop.host}, since ${signal.since}: ${signal.detail}.${phase.cause ? ` Cause: ${causeText(phase.cause)}.` : ''}`,
+              url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name }, signal.line)),
+              urlTitle: `${phase.name}'s transcript${at} in Loopdeck`,
+            }),
+          );
+        }
+        const rule = PHASE_RULES[phase.status];
+        if (phase.hollow) {
+          out.push(
+            makeDraft({
+              key: `hollow:${loop.name}:${cycle.date}:${phase.name}`,
+              priority: prio('remediate-hollow'),
+              source: `loop:${loop.name}`,
+              title: `${loop.name} ${phase.name} ${phase.status} but hollow`,
+              message: `${loop.name} ${phase.name} in cycle ${cycle.date} on ${loop.host} ended ${phase.status} with backlog items of its audit or earlier still without a DONE, BLOCKED or operator-only outcome: ${phase.hollow.items.join(', ')}. The contract calls that a failed remediate.`,
+              url: loopUrl,
+              urlTitle: `${loop.name} in Loopdeck`,
+            }),
+          );
+        }
+        if (!rule) continue;
+        out.push(
+          makeDraft({
+            key: `phase:${loop.name}:${cycle.date}:${phase.name}:${phase.status}`,
+            priority: prio(rule),
+            source: `loop:${loop.name}`,
+            title: `${loop.name} ${phase.name} ${phase.status}`,
+            message: phaseMessage(loop, cycle, phase),
+            // Why it stopped is in its transcript: the link opens it on its last screen.
+            url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name })),
+            urlTitle: `${phase.name}'s transcript in Loopdeck`,
+          }),
+        );
+      }
+    }
+  }
+
+  for (const f of input.findings) {
+    // A fixed P0 no longer needs anyone; open, blocked and operator-only ones do.
+    if (f.severity !== 'P0' || f.status === 'done') continue;
+    const where = f.where ? ` at ${f.where}` : '';
+    const category = f.category ? `[${f.category}] ` : '';
+    out.push(
+      makeDraft({
+        key: `finding:${f.loop}:${f.id}`,
+        priority: prio('finding-p0'),
+        source: `loop:${f.loop}`,
+        title: `P0 ${f.id} (${f.loop})`,
+        message: `${category}${f.text}${where} — ${f.section}, ${f.status}${f.backlog.length ? `, backlog ${f.backlog.join(', ')}` : ''}.`,
+        url: link(findingHash(f)),
+        urlTitle: `${f.id} in Loopdeck`,
+      }),
+    );
+  }
+
+  // One notice per ready PR URL: a PR resumed across cycles is still the same merge cue.
+  for (const pr of input.prs) {
+    if (pr.status !== 'ready') continue;
+    const name = pr.number === null ? 'PR' : `PR #${pr.number}`;
+    const parts = [pr.branch ? `branch ${pr.branch}` : null, pr.cycle ? `cycle ${pr.cycle}` : null].filter(Boolean);
+    out.push(
+      makeDraft({
+        key: `pr:${pr.url}:ready`,
+        priority: prio('prs-ready'),
+        source: `loop:${pr.loop}`,
+        title: `${name} ready to merge`,
+        message: `${pr.loop}: ${pr.url} is green and ready to merge${parts.length ? ` (${parts.join(', ')})` : ''}.`,
+        url: pr.url,
+        urlTitle: name,
+      }),
+    );
+  }
+
+  // What the loops hand a person; an item that leaves the list is simply not derived again.
+  const waiting = waitingOnYou({ loops: [], findings: input.findings, backlog: input.backlog ?? [], tasks: input.tasks ?? [], prs: [], drillRuns: input.drillRuns, drills: input.drills ?? [] }, input.now.getTime());
+  for (const w of waiting) {
+    const rule = WAITING_RULES[w.kind];
+    if (!rule) continue;
+    out.push(
+      makeDraft({
+        // A drill falls due again after each success: its due time (or `never`) keys each time it is due.
+        key: w.kind === 'drill-due' ? `${waitingKey(w)}:${w.since ?? 'never'}` : waitingKey(w),
+        priority: prio(rule),
+        source: w.kind === 'drill-due' ? `drill:${w.id}` : `loop:${w.loop}`,
+        title: `Waiting on you: ${w.id} (${w.loop}) ${w.kind}`,
+        message: `${w.action}.${w.kind === 'stopped' && w.detail ? ` Notes: ${w.detail}` : ''}${w.since ? ` Waiting since ${w.since}.` : ''}`,
+        url: link(w.href),
+        urlTitle: `${w.id} in Loopdeck`,
+      }),
+    );
+  }
+
+  out.push(
+    ...hostDrafts({
+      hosts: input.hosts,
+      capacity: input.capacity,
+      hostDownSince: input.hostDownSince,
+      now: input.now,
+      downPriority: prio('host-down'),
+      recoveredPriority: prio('host-recovered'),
+      ...(input.consoleUrl === undefined ? {} : { consoleUrl: input.consoleUrl }),
+    }),
+  );
+
+  out.push(
+    ...fleetDrafts({
+      capacity: input.capacity,
+      since: input.fleetIncidentSince ?? {},
+      now: input.now,
+      prio,
+      ...(input.consoleUrl === undefined ? {} : { consoleUrl: input.consoleUrl }),
+    }),
+  );
+
+  out.push(...preflightDrafts(input.preflight ?? [], prio('preflight-at-risk'), input.consoleUrl));
+
+  for (const run of input.drillRuns) {
+    if (run.status === 'running') continue;
+    const rc = run.rc === null ? '' : ` (rc ${run.rc})`;
+    const took = run.durationMs === null ? '' : ` after ${humanDuration(run.durationMs)}`;
+    out.push(
+      makeDraft({
+        key: `drill:${run.id}`,
+        priority: prio('drill-finished'),
+        source: `drill:${run.drill}`,
+        title: `Drill ${run.drill}: ${run.status}${rc}`,
+        message: `${run.drill} on ${run.host} finished ${run.status}${rc}${took}, started by ${run.user} at ${run.startedAt}. Output: ${run.logPath}`,
+        url: link(`#/drills/${encodeURIComponent(run.id)}`),
+        urlTitle: 'Drill output in Loopdeck',
+      }),
+    );
+  }
+  return out;
+}
+
+/** Where the phase stopped (stage and step) and why, for an incomplete/failed/no-op phase. */
+function phaseMessage(loop: LoopState, cycle: Cycle, phase: Phase): string {
+  const head = `${loop.name} ${phase.name} ${phase.status} in cycle ${cycle.date} on ${loop.host}`;
+  const stopped = phase.stages
+    .filter((s) => !s.done)
+    .map((s) => (s.stoppedAt ? `stage ${s.name} at step ${s.stoppedAt}` : `stage ${s.name}`));
+  const where = stopped.length ? `; stopped in ${stopped.join(', ')}` : '';
+  const check = phase.verdict?.check ? `; failing check ${phase.verdict.check}` : '';
+  const why = phase.status === 'no-op' && phase.verdict?.reason ? phase.verdict.reason : phase.reason;
+  const detail = phase.detail.length ? ` ${phase.detail.join(' ')}` : '';
+  const cause = phase.cause ? ` Cause: ${causeText(phase.cause)}.` : '';
+  return `${head}${where}${check}. ${why}${detail}${cause}`;
+}
