@@ -3,7 +3,7 @@ import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Prob
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
-import { HostTable } from './engine/hosts';
+import { HostTable } from './hosts/host-table';
 import { pollSideBySide } from './engine/poll-changes';
 import { LoopReads } from './engine/loop-reads';
 import { UnreadLoops } from './engine/unread-loops';
@@ -20,7 +20,7 @@ import type { GithubPrs } from './prs/github/github-prs';
 import { NoticeGate } from './notices/notice-gate';
 import type { Notifier } from './notices/notifier';
 import type { Store } from './store/store';
-import type { LiveState } from './engine/live-state';
+import type { LiveState } from './state/live-state';
 import type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
 import { ReviewMark } from './notices/review-mark';

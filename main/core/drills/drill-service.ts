@@ -7,7 +7,7 @@ import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { log } from '../logging/log';
 import { cancelScript, launchScript, parseProbe, statusScript } from './drill-script';
-import type { HostShell } from './host-shell';
+import type { HostShell } from '../hosts/host-shell';
 
 /** With no drill in flight, how often a poll asks SQLite whether another process started one (ms). */
 export const RUNNING_RECHECK_MS = 1000;

@@ -1,7 +1,7 @@
 import type { EventName, EventPayload } from '../../../shared/contract';
 import type { SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
-import type { SourceTap } from './hosts';
+import type { SourceTap } from '../hosts/host-table';
 
 // What an Engine is made with and run with, and what listens to it.
 

@@ -14,7 +14,7 @@ import type { ReviewMark } from '../notices/review-mark';
 import { PreflightService } from '../preflight/preflight-service';
 import type { Store } from '../store/store';
 import { TranscriptService } from '../transcripts/transcript-service';
-import { hostFetch, isReachable, type HostTable } from './hosts';
+import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 
 // The engine's services, each wired to what it reads of the engine and what it tells it: built
 // here so the engine itself keeps to following, deriving and publishing.

@@ -9,7 +9,7 @@ import type { LoopFollower } from '../loops/loop-follower';
 import type { LoopPoll, ReadScope } from '../loops/loop-poll';
 import type { PrTracker } from '../prs/pr-tracker';
 import { NotConnectedError } from '../ssh/connection';
-import type { HostTable } from './hosts';
+import type { HostTable } from '../hosts/host-table';
 import type { LoopStates } from './loop-states';
 import type { PollChanges } from './poll-changes';
 import type { SourceErrors } from './source-errors';

@@ -1,4 +1,4 @@
-import type { HostEntry } from './hosts';
+import type { HostEntry } from '../hosts/host-table';
 
 /**
  * The loops whose first read after the start is still due. A loop is read once its follower's

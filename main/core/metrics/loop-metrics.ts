@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { DeadmanStateSchema, FailureCauseKindSchema, PhaseStatusSchema } from '../../../shared/domain';
 import { NoticePrioritySchema } from '../../../shared/ops-domain';
-import type { LiveState } from '../engine/live-state';
+import type { LiveState } from '../state/live-state';
 import { openFindingsBySeverity } from './metrics-state';
 
 const PHASE_STATUSES = PhaseStatusSchema.options;

@@ -1,5 +1,5 @@
 import { SEVERITIES, type Finding, type Problem } from '../../../shared/domain';
-import type { LiveState } from '../engine/live-state';
+import type { LiveState } from '../state/live-state';
 
 /** What the exporter reads and reports to: the engine, structurally. */
 export interface MetricsSource {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Preflight } from '../../../shared/preflight';
 import { parseConfig } from '../config/load-config';
-import { HostTable } from '../engine/hosts';
+import { HostTable } from '../hosts/host-table';
 import { Store } from '../store/store';
 import { PreflightService, UNKNOWN_AGAIN_MS } from './preflight-service';
 

@@ -1,7 +1,7 @@
 import type { Capacity, Cycle, Drill, DrillRun } from '../../../shared/domain';
 import type { Preflight } from '../../../shared/preflight';
 import { ownEntry, type Config, type LoopConfig } from '../config/schema';
-import { isReachable, type HostTable } from '../engine/hosts';
+import { isReachable, type HostTable } from '../hosts/host-table';
 import { fireTimes } from '../loops/deadman';
 import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';

@@ -6,7 +6,7 @@ import { configStatusOf, loadConfig, type LoadedConfig } from '../config/load-co
 import { VERSION } from '../config/version';
 import { startDemo, type DemoRunner } from '../demo/demo-runner';
 import { Engine, type EngineOptions } from '../engine';
-import type { LiveState } from '../engine/live-state';
+import type { LiveState } from '../state/live-state';
 import { IDLE_POLL_MS } from '../engine/poll-scheduler';
 import { log } from '../logging/log';
 import type { MetricsExporter } from '../metrics/exporter';

@@ -1,5 +1,5 @@
 import type { TranscriptSearch } from '../../../shared/transcript-domain';
-import type { HostShell } from '../drills/host-shell';
+import type { HostShell } from '../hosts/host-shell';
 import { shellQuote } from '../sources/remote-shell';
 
 /** How long a search may run on the host (ms) before grep is stopped and the hits so far answered. */

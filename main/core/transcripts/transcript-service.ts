@@ -10,7 +10,7 @@ import {
   type TranscriptSearch,
 } from '../../../shared/transcript-domain';
 import { ownEntry, type Config } from '../config/schema';
-import { isReachable, type HostTable } from '../engine/hosts';
+import { isReachable, type HostTable } from '../hosts/host-table';
 import { isCycleFolder } from '../loops/cycle-layout';
 import type { Store } from '../store/store';
 import { TranscriptReader, type TranscriptFile } from './transcript-reader';

@@ -1,6 +1,6 @@
 import type { EventName, EventPayload } from '../../../../shared/contract';
 import type { Capacity, Notice } from '../../../../shared/domain';
-import type { LiveState } from '../../engine/live-state';
+import type { LiveState } from '../../state/live-state';
 import { sameTrayState, trayStateOf, type TrayState } from './tray-state';
 
 /** What the tray watch reads: the app core's events and the engine's live state (null before a config loads). */

@@ -1,6 +1,6 @@
 import type { HostState } from '../../../shared/domain';
 import type { Config } from '../config/schema';
-import { LocalShell, type HostShell } from '../drills/host-shell';
+import { LocalShell, type HostShell } from './host-shell';
 import type { FileSource } from '../sources/file-source';
 import { LocalSource } from '../sources/local-source';
 import { SshSource } from '../sources/ssh-source';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config';
 import { Store } from '../store/store';
 import { addTrustedKey, removeTrustedKeys } from '../ssh/trusted-keys';
-import { HostTable } from './hosts';
+import { HostTable } from './host-table';
 
 // The hosts' states are published when one moved: a connection's status, a passphrase asked for,
 // or a key trusted or forgotten — also by another process writing the same data folder.
