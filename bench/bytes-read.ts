@@ -1,12 +1,12 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../main/core/config/load-config';
-import { Engine } from '../main/core/engine';
 import { Store } from '../main/core/store/store';
 import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
 import type { TestSshd } from '../testing/sshd';
 import { CountingSource } from './counting-source';
 import { figure, log, median, msSince, percentile, round, sleep, tempDir, today, type Figure } from './lib';
+import { composeEngine } from '../main/core/session/core';
 
 const FILES = 30;
 /** The engine's poll interval when nothing wakes it in this figure (the session polls every 1 s; 250 ms is the stricter case). */
@@ -52,7 +52,7 @@ export async function bytesRead(sshd: TestSshd, seconds: number): Promise<Figure
   let source: CountingSource | null = null;
   const pollMs: number[] = [];
   let pollStarted = process.hrtime.bigint();
-  const engine = new Engine(parseConfig(configPath, yaml), {
+  const engine = composeEngine(parseConfig(configPath, yaml), {
     store,
     ssh: isolatedSshEnv(),
     tapSource: (s) => (source = new CountingSource(s)),

@@ -3,12 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseConfig } from '../main/core/config/load-config';
-import { Engine } from '../main/core/engine';
 import { Store } from '../main/core/store/store';
 import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
 import type { TestSshd } from '../testing/sshd';
 import { countRequests } from '../testing/ssh-requests';
 import { figure, log, median, msSince, round, tempDir, type Figure } from './lib';
+import { composeEngine } from '../main/core/session/core';
 
 const run = promisify(execFile);
 const LOOPS = 20;
@@ -34,7 +34,7 @@ export async function preflightCost(sshd: TestSshd): Promise<Figure[]> {
     lines.push(`  loop-${i}: { host: runner, runs: ${q(runs)}, dir: ${q(clone)}, schedule: "0 0 * * *", preflightDisk: 1MB }`);
   }
   const store = Store.open(join(dir, 'loopdeck.db'));
-  const engine = new Engine(parseConfig(join(dir, 'config.yaml'), `${lines.join('\n')}\n`), { store, ssh: isolatedSshEnv() });
+  const engine = composeEngine(parseConfig(join(dir, 'config.yaml'), `${lines.join('\n')}\n`), { store, ssh: isolatedSshEnv() });
   try {
     engine.start();
     await engine.hosts.settle(15_000);

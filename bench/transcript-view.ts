@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../main/core/config/load-config';
-import { Engine } from '../main/core/engine';
 import { Store } from '../main/core/store/store';
 import { TRANSCRIPT_BEING_READ } from '../shared/transcript-domain';
 import { isolatedSshEnv, sshHostYaml } from '../testing/ssh-fixture';
 import type { TestSshd } from '../testing/sshd';
 import { figure, log, percentile, round, sleep, tempDir, today, type Figure } from './lib';
+import { composeEngine } from '../main/core/session/core';
 
 const NEEDLE = 'needle-5e1f';
 /** Rows of one screen of the view. */
@@ -71,7 +71,7 @@ export async function transcriptView(sshd: TestSshd, quick: boolean): Promise<Fi
   const configPath = join(dir, 'loopdeck.yaml');
   writeFileSync(configPath, yaml);
   const store = Store.open(join(dir, 'loopdeck.db'));
-  const engine = new Engine(parseConfig(configPath, yaml), { store, ssh: isolatedSshEnv() });
+  const engine = composeEngine(parseConfig(configPath, yaml), { store, ssh: isolatedSshEnv() });
   const ref = { loop: 'reliability', date, phase: 'audit' };
   const ssh = (...cmd: string[]): void => {
     execFileSync('ssh', ['-i', sshd.clientKey, '-p', String(sshd.port), '-o', `UserKnownHostsFile=${sshd.knownHosts}`, '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-F', '/dev/null', `${sshd.user}@127.0.0.1`, ...cmd], {

@@ -1,11 +1,10 @@
 import type { parseArgs } from 'node:util';
 import { defaultConfigPath, loadConfig } from './core/config/load-config';
-import { Engine } from './core/engine';
+import type { Engine } from './core/engine';
 import { pinnedClock } from './core/clock';
 import { defaultDataDir } from './core/config/paths';
 import type { Config } from './core/config/schema';
-import { openWith } from './core/store/open-store';
-import type { Store } from './core/store/store';
+import { openCore, type Core, type CoreServices } from './core/session/core';
 import { startLogging } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 
@@ -72,25 +71,25 @@ export async function loadedConfig(flags: Flags) {
 }
 
 /**
- * The store and an engine on it (not started), for a command. A database found damaged is moved
- * aside for a fresh one (openWith), which is said on stderr as well as in the log.
+ * The config's core (the composition root: store, engine, services), not started, for a command. A
+ * database found damaged is moved aside for a fresh one, which is said on stderr as well as in the log.
  */
-export function openStoreAndEngine(config: Config, dataDir: string, now?: () => Date): { engine: Engine; store: Store } {
-  const { store, made: engine, recovered } = openWith(dataDir, {}, (s) => new Engine(config, { store: s, ...(now ? { now } : {}) }));
-  if (recovered) console.error(logSafe(`loopdeck: ${recovered}`));
-  return { engine, store };
+export function coreFor(config: Config, dataDir: string, now?: () => Date): Core {
+  const core = openCore({ config, dataDir, ...(now ? { now } : {}) });
+  if (core.recovered) console.error(logSafe(`loopdeck: ${core.recovered}`));
+  return core;
 }
 
-/** The command's engine, started; `reopen` makes another on a fresh store (after the database was found damaged). */
-export async function openEngine(flags: Flags, command: string): Promise<{ engine: Engine; store: Store; reopen: () => { engine: Engine; store: Store } }> {
+/** The command's core, started; `reopen` makes another on a fresh store (after the database was found damaged). */
+export async function openEngine(flags: Flags, command: string): Promise<Core & { readonly reopen: () => Core }> {
   const loaded = await loadedConfig(flags);
   const dataDir = flags.data ?? defaultDataDir();
   // The log goes to the data folder, never stdout (which is this command's output).
   startLogging(dataDir, command);
-  const reopen = (): { engine: Engine; store: Store } => {
-    const opened = openStoreAndEngine(loaded.config, dataDir, clockOf(flags));
-    opened.engine.start();
-    return opened;
+  const reopen = (): Core => {
+    const core = coreFor(loaded.config, dataDir, clockOf(flags));
+    core.engine.start();
+    return core;
   };
   return { ...reopen(), reopen };
 }
@@ -102,35 +101,35 @@ export async function openEngine(flags: Flags, command: string): Promise<{ engin
 export async function withState(
   flags: Flags,
   command: string,
-  print: (snap: ReturnType<Engine['snapshot']>, engine: Engine) => void,
+  print: (snap: ReturnType<Engine['snapshot']>, services: CoreServices) => void,
   /** `history`: also read every older night Trends keeps (a first run reads them a chunk a poll). */
   options: { readonly history?: boolean } = {},
 ): Promise<number> {
   const opened = await openEngine(flags, command);
-  let { engine, store } = opened;
+  let core: Core = opened;
   try {
-    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
-    await engine.capacity.pollOnce();
-    // A large backlog is read in bounded chunks: poll until every follower has caught up.
-    await engine.poll();
-    if (store.damaged) {
+    const read = async (): Promise<void> => {
+      await core.services.hosts.settle(CONNECT_TIMEOUT_MS);
+      await core.services.capacity.pollOnce();
+      await core.engine.poll();
+    };
+    await read();
+    if (core.store.damaged) {
       // The first read found the database damaged: read everything again into a fresh one.
-      await engine.close();
-      store.close();
-      ({ engine, store } = opened.reopen());
-      await engine.hosts.settle(CONNECT_TIMEOUT_MS);
-      await engine.capacity.pollOnce();
-      await engine.poll();
+      await core.close();
+      core = opened.reopen();
+      await read();
     }
-    for (let i = 0; (engine.behind() || (options.history === true && engine.nights.pending)) && i < 1000; i++) await engine.poll();
+    const { engine, services } = core;
+    // A large backlog is read in bounded chunks: poll until every follower has caught up.
+    for (let i = 0; (engine.behind() || (options.history === true && services.nights.pending)) && i < 1000; i++) await engine.poll();
     // With a `github:` section, one round of asking GitHub about the PRs just read.
-    await engine.github?.pollOnce();
-    print(engine.snapshot(), engine);
+    await services.github?.pollOnce();
+    print(engine.snapshot(), services);
     const failures = engine.failures();
     for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
     return failures.length > 0 ? 1 : 0;
   } finally {
-    await engine.close();
-    store.close();
+    await core.close();
   }
 }

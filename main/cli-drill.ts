@@ -1,4 +1,3 @@
-import type { EventPayload } from '../shared/contract';
 import { formatDuration } from './core/config/duration';
 import { ask } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
@@ -19,17 +18,18 @@ function drillArgs(flags: Flags): Record<string, string> {
 export async function drill(flags: Flags, words: readonly string[]): Promise<number> {
   const [verb, name] = words;
   if (verb !== 'list' && !(verb === 'run' && name)) throw new CliError('Usage: loopdeck drill list | loopdeck drill run NAME [--arg k=v] [--yes] [--override] [--json]');
-  const { engine, store } = await openEngine(flags, 'drill');
+  const core = await openEngine(flags, 'drill');
+  const { engine, services } = core;
   try {
     if (verb === 'list') {
-      const drills = engine.drills.list();
+      const drills = services.drills.list();
       if (flags.json) console.log(JSON.stringify(drills, null, 2));
       else if (drills.length === 0) console.log('No drills are declared under drills in the config.');
       else for (const d of drills) console.log(`${d.name}  on ${d.host}  timeout ${formatDuration(d.timeoutMs)}  ${Object.entries(d.args).map(([k, v]) => `${k}=${v.join('|')}`).join(' ')}`);
       return 0;
     }
     const drillName = name ?? '';
-    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+    await services.hosts.settle(CONNECT_TIMEOUT_MS);
     await engine.poll(); // the guard needs to know which loop phases are running
     let confirmation = flags.yes ? drillName : '';
     if (!flags.yes) {
@@ -37,28 +37,26 @@ export async function drill(flags: Flags, words: readonly string[]): Promise<num
       confirmation = await ask(`Type the drill's name (${drillName}) to run it: `);
     }
     let runId = '';
-    engine.subscribe((event, payload) => {
+    services.subscribe((event, payload) => {
       if (event !== 'drill.output') return;
-      const out = payload as EventPayload<'drill.output'>;
-      if (out.runId === runId) process.stdout.write(out.text);
+      if (payload.runId === runId) process.stdout.write(payload.text);
     });
     try {
-      runId = await engine.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false }, localUser());
+      runId = await services.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false }, localUser());
     } catch (err) {
       throw new CliError((err as Error).message, 1);
     }
-    let run = engine.drills.runs().find((r) => r.id === runId);
+    let run = services.drills.runs().find((r) => r.id === runId);
     while (run?.status === 'running') {
       await new Promise((r) => setTimeout(r, 300));
       await engine.poll();
-      run = engine.drills.runs().find((r) => r.id === runId);
+      run = services.drills.runs().find((r) => r.id === runId);
     }
     if (flags.json) console.log(JSON.stringify(run));
     else console.error(`loopdeck: drill ${drillName} ${run?.status} (rc ${run?.rc ?? 'none'}) — log on ${run?.host}: ${run?.logPath}`);
     return run?.rc ?? 1;
   } finally {
-    await engine.close();
-    store.close();
+    await core.close();
   }
 }
 

@@ -1,18 +1,18 @@
 import { defaultDataDir } from './core/config/paths';
-import type { Engine } from './core/engine';
 import { startLogging } from './core/logging/log';
 import { confirm } from './cli-terminal';
-import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, openEngine, openStoreAndEngine, type Flags } from './cli-common';
+import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, coreFor, openEngine, type Flags } from './cli-common';
 import { localUser } from './rpc/local-caller';
 
 // `loopdeck trust HOST` and `loopdeck untrust HOST`: a host key, trusted after asking, or forgotten.
 
 export async function trust(flags: Flags, hostName: string | undefined): Promise<number> {
   if (!hostName) throw new CliError('Usage: loopdeck trust HOST [--yes]');
-  const { engine, store } = await openEngine(flags, 'trust');
+  const core = await openEngine(flags, 'trust');
+  const { services } = core;
   try {
-    const host = engine.hosts.sshHost(hostName);
-    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+    const host = services.hosts.sshHost(hostName);
+    await services.hosts.settle(CONNECT_TIMEOUT_MS);
     const status = host.connection.status;
     if (status.state === 'connected') {
       console.log(`Host ${hostName} is already trusted and connected.`);
@@ -31,8 +31,7 @@ export async function trust(flags: Flags, hostName: string | undefined): Promise
     console.log(`Trusted ${key.fingerprint} for ${hostName}; connected.`);
     return 0;
   } finally {
-    await engine.close();
-    store.close();
+    await core.close();
   }
 }
 
@@ -43,11 +42,12 @@ export async function untrust(flags: Flags, hostName: string | undefined): Promi
   const dataDir = flags.data ?? defaultDataDir();
   startLogging(dataDir, 'untrust');
   // Not started: forgetting a key needs no connection (a running console drops it on its next reconnect).
-  const { engine, store } = openStoreAndEngine(loaded.config, dataDir);
+  const core = coreFor(loaded.config, dataDir);
+  const { services } = core;
   try {
-    let host: ReturnType<Engine['hosts']['sshHost']>;
+    let host: ReturnType<typeof services.hosts.sshHost>;
     try {
-      host = engine.hosts.sshHost(hostName);
+      host = services.hosts.sshHost(hostName);
     } catch (err) {
       throw new CliError((err as Error).message);
     }
@@ -68,7 +68,6 @@ export async function untrust(flags: Flags, hostName: string | undefined): Promi
     console.log(`Removed ${removed} key(s) trusted in Loopdeck for ${hostName}. The next connection will ask to trust its key again (\`loopdeck trust ${hostName}\`).`);
     return 0;
   } finally {
-    await engine.close();
-    store.close();
+    await core.close();
   }
 }

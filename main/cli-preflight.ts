@@ -14,21 +14,20 @@ function print(p: Preflight): void {
 }
 
 export async function preflight(flags: Flags, loop: string | undefined): Promise<number> {
-  const opened = await openEngine(flags, 'preflight');
-  const { engine, store } = opened;
+  const core = await openEngine(flags, 'preflight');
+  const { engine, services } = core;
   try {
-    const loops = engine.preflight.loops();
+    const loops = services.preflight.loops();
     if (loop !== undefined && !loops.includes(loop)) throw new CliError(`No loop named ${loop} in the config (loops: ${loops.join(', ') || 'none'}).`);
-    await engine.hosts.settle(CONNECT_TIMEOUT_MS);
-    await engine.capacity.pollOnce();
+    await services.hosts.settle(CONNECT_TIMEOUT_MS);
+    await services.capacity.pollOnce();
     await engine.poll();
     for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-    const results = await engine.preflight.run(loop === undefined ? loops : [loop]);
+    const results = await services.preflight.run(loop === undefined ? loops : [loop]);
     if (flags.json) console.log(JSON.stringify(results, null, 2));
     else for (const p of results) print(p);
     return results.some((p) => p.state === 'at-risk') ? 1 : 0;
   } finally {
-    await engine.close();
-    store.close();
+    await core.close();
   }
 }

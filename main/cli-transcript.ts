@@ -1,7 +1,6 @@
-import type { EventPayload } from '../shared/contract';
 import { TRANSCRIPT_MAX_ROWS, TranscriptQuerySchema, type TranscriptRef, type TranscriptRow } from '../shared/transcript-domain';
 import { stripEscapes } from '../shared/transcript-text';
-import type { Engine } from './core/engine';
+import type { Core } from './core/session/core';
 import { localUser } from './rpc/local-caller';
 
 /** The flags of `loopdeck log`. */
@@ -52,7 +51,7 @@ export function checkLogUsage(words: readonly string[], flags: LogFlags): void {
  * line number), escape sequences stripped unless --raw; --follow prints lines as they arrive until
  * SIGINT. The engine is started and caught up (its follower keeps the index a jump needs).
  */
-export async function logTranscript(engine: Engine, words: readonly string[], flags: LogFlags, write: (text: string) => void): Promise<number> {
+export async function logTranscript(core: Core, words: readonly string[], flags: LogFlags, write: (text: string) => void): Promise<number> {
   checkLogUsage(words, flags);
   const [loop = '', second = '', third] = words;
   const phase = third ?? second;
@@ -60,9 +59,9 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
   const from = flags.from === undefined ? null : count(flags.from, 'from', 1);
   let ref: TranscriptRef;
   try {
-    const date = third === undefined ? await engine.transcripts.newestDate(loop, phase) : second;
+    const date = third === undefined ? await core.services.transcripts.newestDate(loop, phase) : second;
     ref = { loop, date, phase };
-    await engine.transcripts.open(ref);
+    await core.services.transcripts.open(ref);
   } catch (err) {
     throw new LogError((err as Error).message, 1);
   }
@@ -71,7 +70,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
     for (const r of rows) write(`${show(r.text)}${r.cut ? ' [line cut at 1 MiB]' : ''}\n`);
   };
   if (flags.grep !== undefined) {
-    const found = await engine.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }, localUser()).catch((err: unknown) => {
+    const found = await core.services.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }, localUser()).catch((err: unknown) => {
       throw new LogError((err as Error).message, 1);
     });
     for (const h of found.hits) write(`${h.n}:${show(h.text)}\n`);
@@ -82,7 +81,7 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
   let next: number;
   let left = wanted;
   if (from === null) {
-    const tail = await engine.transcripts.lines({ ...ref, at: 'end', count: Math.min(wanted, TRANSCRIPT_MAX_ROWS) });
+    const tail = await core.services.transcripts.lines({ ...ref, at: 'end', count: Math.min(wanted, TRANSCRIPT_MAX_ROWS) });
     next = Math.max(1, tail.lines - wanted + 1);
     if (wanted <= TRANSCRIPT_MAX_ROWS) {
       print(tail.rows);
@@ -91,25 +90,25 @@ export async function logTranscript(engine: Engine, words: readonly string[], fl
     }
   } else next = from;
   while (left > 0) {
-    const got = await engine.transcripts.lines({ ...ref, at: { line: next }, count: Math.min(left, TRANSCRIPT_MAX_ROWS) });
+    const got = await core.services.transcripts.lines({ ...ref, at: { line: next }, count: Math.min(left, TRANSCRIPT_MAX_ROWS) });
     print(got.rows);
     if (got.rows.length === 0) break;
     left -= got.rows.length;
     next = (got.rows.at(-1)?.n ?? next) + 1;
   }
   if (!flags.follow) return 0;
-  return follow(engine, ref, next, print);
+  return follow(core, ref, next, print);
 }
 
 /** Print the lines from `next` on as the follower sees them, until SIGINT or SIGTERM. */
-async function follow(engine: Engine, ref: TranscriptRef, first: number, print: (rows: readonly TranscriptRow[]) => void): Promise<number> {
+async function follow(core: Core, ref: TranscriptRef, first: number, print: (rows: readonly TranscriptRow[]) => void): Promise<number> {
   let next = first;
   let ino: string | null = null;
   let busy = Promise.resolve();
   const catchUp = (): void => {
     busy = busy.then(async () => {
       for (;;) {
-        const got = await engine.transcripts.lines({ ...ref, at: { line: next }, count: TRANSCRIPT_MAX_ROWS });
+        const got = await core.services.transcripts.lines({ ...ref, at: { line: next }, count: TRANSCRIPT_MAX_ROWS });
         if (ino !== null && got.ino !== ino) process.stderr.write(`loopdeck: ${got.path} was replaced; following the new file.\n`);
         ino = got.ino;
         if (got.lines < next - 1) {
@@ -125,17 +124,16 @@ async function follow(engine: Engine, ref: TranscriptRef, first: number, print: 
       process.stderr.write(`loopdeck: ${(err as Error).message}\n`);
     });
   };
-  const unsubscribe = engine.subscribe((event, payload) => {
+  const unsubscribe = core.services.subscribe((event, payload) => {
     if (event !== 'transcript.changed') return;
-    const changed = payload as EventPayload<'transcript.changed'>;
-    if (changed.loop === ref.loop && changed.date === ref.date && changed.phase === ref.phase) catchUp();
+    if (payload.loop === ref.loop && payload.date === ref.date && payload.phase === ref.phase) catchUp();
   });
-  const refresh = setInterval(() => void engine.transcripts.open(ref).catch(() => undefined), FOLLOW_REFRESH_MS);
+  const refresh = setInterval(() => void core.services.transcripts.open(ref).catch(() => undefined), FOLLOW_REFRESH_MS);
   const done = new Promise<void>((ok) => {
     process.once('SIGINT', ok);
     process.once('SIGTERM', ok);
   });
-  engine.run();
+  core.engine.run();
   catchUp();
   await done;
   clearInterval(refresh);

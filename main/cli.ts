@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { EventPayload } from '../shared/contract';
 import { defaultConfigPath } from './core/config/load-config';
 import { startDemo } from './core/demo/demo-runner';
 import { defaultDataDir } from './core/config/paths';
@@ -88,15 +87,15 @@ async function log_(flags: Flags, words: readonly string[]): Promise<number> {
   try {
     // A usage mistake needs neither the hosts nor the store.
     checkLogUsage(words, flags);
-    const { engine, store } = await openEngine(flags, 'log');
+    const core = await openEngine(flags, 'log');
+  const { engine, services } = core;
     try {
-      await engine.hosts.settle(CONNECT_TIMEOUT_MS);
+      await services.hosts.settle(CONNECT_TIMEOUT_MS);
       await engine.poll();
       for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-      return await logTranscript(engine, words, flags, (text) => process.stdout.write(text));
+      return await logTranscript(core, words, flags, (text) => process.stdout.write(text));
     } finally {
-      await engine.close();
-      store.close();
+      await core.close();
     }
   } catch (err) {
     if (err instanceof LogError) throw new CliError(err.message, err.exitCode);
@@ -105,11 +104,12 @@ async function log_(flags: Flags, words: readonly string[]): Promise<number> {
 }
 
 async function watch(flags: Flags): Promise<number> {
-  const { engine, store } = await openEngine(flags, 'watch');
-  engine.subscribe((event, payload) => {
+  const core = await openEngine(flags, 'watch');
+  const { engine, services } = core;
+  services.subscribe((event, payload) => {
     if (flags.json) console.log(JSON.stringify({ at: new Date().toISOString(), event, payload }));
     else if (event === 'loop.changed') {
-      const { loop, upserted, removed, deadman } = payload as EventPayload<'loop.changed'>;
+      const { loop, upserted, removed, deadman } = payload;
       const at = new Date().toISOString();
       for (const c of upserted) console.log(`${at} ${loop} ${c.date} ${c.status}  ${c.phases.map((p) => `${p.name}=${p.status}`).join('  ')}`);
       if (removed.length > 0) console.log(`${at} ${loop} no longer follows ${removed.join(', ')}`);
@@ -127,8 +127,7 @@ async function watch(flags: Flags): Promise<number> {
     },
   });
   await finish;
-  await engine.close();
-  store.close();
+  await core.close();
   return 0;
 }
 

@@ -282,6 +282,14 @@ export type Handlers = { readonly [N in CommandName]: (input: CommandInput<N>, c
 export type EventName = keyof typeof events;
 /** Payload type of an event. */
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
+/** One published event as `[name, payload]`, keyed by name: a test of the name narrows the payload. */
+export type AnyEvent = { [E in EventName]: [event: E, payload: EventPayload<E>] }[EventName];
+/** Receives published events; `(event, payload) => { if (event === 'x') … }` sees x's payload, with no cast. */
+export type EventListener = (...event: AnyEvent) => void;
+/** Hand one event to a listener (the one place a generic name is matched to its payload). */
+export function deliverEvent<E extends EventName>(listener: EventListener, event: E, payload: EventPayload<E>): void {
+  listener(...([event, payload] as unknown as AnyEvent));
+}
 
 /** Codes of the errors a command can answer with, so clients can branch on them. */
 export const RpcErrorCodeSchema = z.enum(['unknown-command', 'invalid-input', 'handler-failed', 'unauthorized', 'forbidden']);

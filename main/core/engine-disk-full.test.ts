@@ -7,10 +7,11 @@ import { createRunnerFixture, type RunnerFixture } from '../../testing/runner-fi
 import { mountTmpfs, type Tmpfs } from '../../testing/tmpfs';
 import { until } from '../../testing/until';
 import { loadConfig } from './config/load-config';
-import { Engine } from './engine';
+import { type Engine } from './engine';
 import { openStore } from './store/open-store';
 import { Store } from './store/store';
 import { startFleetServer, type FleetServer } from './demo/fleet-server';
+import { composeEngine } from './session/core';
 
 const DAY = '2026-11-29';
 const START = Date.parse('2026-11-29T12:00:00Z');
@@ -37,7 +38,7 @@ async function engineOnTmpfs(extraConfig = ''): Promise<OnTmpfs> {
   if (loaded.state !== 'loaded') throw new Error(`the fixture's config did not load: ${loaded.state}`);
   const { store } = openStore(fx.dataDir);
   let now = START;
-  const engine = new Engine(loaded.config, { store, now: () => new Date(now), noticeTickMs: 20 });
+  const engine = composeEngine(loaded.config, { store, now: () => new Date(now), noticeTickMs: 20 });
   const events: OnTmpfs['events'] = [];
   engine.subscribe((event, payload) => events.push({ event, payload }));
   engine.start();

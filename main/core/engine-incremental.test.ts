@@ -5,11 +5,11 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EventName } from '../../shared/contract';
 import type { Snapshot } from '../../shared/domain';
 import { parseConfig } from './config/load-config';
-import { Engine } from './engine';
 import { LoopFollower } from './loops/loop-follower';
 import { LocalSource } from './sources/local-source';
 import { Store } from './store/store';
 import { until } from '../../testing/until';
+import { composeEngine } from './session/core';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];
@@ -71,7 +71,7 @@ type Seen = { event: EventName; payload: unknown }[];
 
 function open(config: ReturnType<typeof fixture>['config'], file: string) {
   const store = Store.open(file);
-  const engine = new Engine(config, { store, now: () => NOW });
+  const engine = composeEngine(config, { store, now: () => NOW });
   const seen: Seen = [];
   engine.subscribe((event, payload) => seen.push({ event, payload }));
   return { store, engine, seen, of: <P>(event: EventName) => seen.filter((s) => s.event === event).map((s) => s.payload as P) };
@@ -212,7 +212,7 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     // Today's remediate started at 10:00 under a 3-h cap: the clock turns it incomplete at 13:00.
     const config = parseConfig(join(fx.dir, 'config.yaml'), fx.text.replace('cap: 20h', 'cap: 3h'));
     let clock = NOW.getTime();
-    const engine = new Engine(config, { store: Store.open(':memory:'), now: () => new Date(clock) });
+    const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => new Date(clock) });
     const seen: Seen = [];
     engine.subscribe((event, payload) => seen.push({ event, payload }));
     const changes = () => seen.filter((s) => s.event === 'loop.changed').map((s) => s.payload as { upserted: { date: string; phases: { name: string; status: string }[] }[]; deadman?: { state: string } });

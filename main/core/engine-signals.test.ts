@@ -6,8 +6,9 @@ import type { Phase } from '../../shared/domain';
 import { createRunnerFixture, type RunnerFixture } from '../../testing/runner-fixture';
 import { referenceManual } from '../../testing/reference-manual';
 import { parseConfig } from './config/load-config';
-import { Engine } from './engine';
+import { type Engine } from './engine';
 import { Store } from './store/store';
+import { composeEngine } from './session/core';
 
 // The signals of item 6 of issue 28 on generated transcripts, through the engine with a fake
 // clock: every file's mtime is set on that clock, as the runner's would be.
@@ -37,7 +38,7 @@ function rig(extra = ''): Rig {
   const fx = createRunnerFixture(extra);
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   let clock = at(0);
-  const engine = new Engine(config, { store: Store.open(':memory:'), now: () => clock });
+  const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => clock });
   const touch = (name: string, m: number): void => utimesSync(join(fx.runs, DAY, name), at(m), at(m));
   return {
     fx,

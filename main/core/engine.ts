@@ -1,4 +1,4 @@
-import type { EventName, EventPayload } from '../../shared/contract';
+import { deliverEvent, type EventName, type EventPayload } from '../../shared/contract';
 import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
@@ -394,6 +394,6 @@ export class Engine {
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
-    for (const listener of this.listeners) listener(event, payload);
+    for (const listener of this.listeners) deliverEvent(listener, event, payload);
   }
 }

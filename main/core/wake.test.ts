@@ -34,7 +34,7 @@ async function changeShowsWithoutTheTimer(core: Session, file: string, armed: ()
   await until(() => status() === 'running', 15_000, 'the first poll');
   await until(armed, 15_000, 'the watch to be armed'); // after the first poll
   const seen = new Promise<number>((resolve) => {
-    const off = core.subscribe((event) => {
+    const off = core.subscribe((...[event]) => {
       if (event === 'loop.changed' && status() === 'ok') {
         off();
         resolve(Date.now());

@@ -8,7 +8,6 @@ import { createSession, defaultConfigPath, type Session } from '../core/session/
 import { DataFolderError } from '../core/config/data-folder';
 import { log, startLogging } from '../core/logging/log';
 import { watchTrayState } from '../core/notices/tray/tray-watch';
-import type { EventPayload } from '../../shared/contract';
 import { createIpcServer, type IpcServer } from '../rpc/ipc-transport';
 import { showDesktopNotice } from './notifications';
 import { hardenSession, hardenWebContents } from './harden';
@@ -79,7 +78,7 @@ function startSession(): Session {
   });
   session.subscribe((event, payload) => {
     if (event === 'notice.raised') {
-      showDesktopNotice(payload as EventPayload<'notice.raised'>, (hash) => {
+      showDesktopNotice(payload, (hash) => {
         showWindow();
         ipc?.publish('app.navigate', { hash });
       });

@@ -1,4 +1,4 @@
-import type { EventName, Handlers, RpcResult } from '../../shared/contract';
+import type { EventListener, EventName, Handlers, RpcResult } from '../../shared/contract';
 import type { Caller } from '../../shared/roles';
 import { dispatch } from './dispatch';
 import { handlersForClient } from './rate-limit';
@@ -6,7 +6,7 @@ import { handlersForClient } from './rate-limit';
 /** What a transport's server side serves: the session's commands and events. */
 export interface ServedSession {
   readonly handlers: Handlers;
-  subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
+  subscribe(listener: EventListener): () => void;
 }
 
 /** How one client is reached: the transport's side of it. */

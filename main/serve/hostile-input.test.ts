@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventName } from '../../shared/contract';
+import type { AnyEvent, EventListener } from '../../shared/contract';
 import { emptySnapshot } from '../../shared/domain';
 import { fakeHandlers } from '../../testing/fake-handlers';
 import { closeCodeOf, decodeFrames, encodeFrame, jsonFrame, rawExchange, rawWebSocket, type RawFrame } from '../../testing/raw-wire';
@@ -12,11 +12,11 @@ import { connectWsBridge } from '../../testing/ws-bridge';
 
 // A snapshot of ~256 KiB: a client that never reads fills any buffer quickly.
 const BIG = { ...emptySnapshot('2025-01-01T06:00:00.000Z'), pad: 'x'.repeat(256 * 1024) } as unknown as ReturnType<typeof emptySnapshot>;
-const listeners = new Set<(event: EventName, payload: unknown) => void>();
+const listeners = new Set<EventListener>();
 let big = BIG;
 const core = {
   handlers: fakeHandlers({ 'state.snapshot': () => big }),
-  subscribe: (l: (event: EventName, payload: unknown) => void) => {
+  subscribe: (l: EventListener) => {
     listeners.add(l);
     return () => listeners.delete(l);
   },
@@ -203,7 +203,7 @@ describe('serve mode under hostile input', () => {
       let sent = 0;
       await until(
         () => {
-          for (const l of listeners) l('notice.raised', payload);
+          for (const l of listeners) l(...(['notice.raised', payload] as unknown as AnyEvent)); // not a notice: a padded frame
           sent++;
           // A write now and then lets the client notice the reset once it is dropped.
           if (!gone) slow.socket.write(jsonFrame({ id: sent, name: 'app.info', input: {} }));

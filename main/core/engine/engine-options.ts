@@ -1,4 +1,3 @@
-import type { EventName, EventPayload } from '../../../shared/contract';
 import type { SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
 import type { SourceTap } from '../hosts/host-table';
@@ -6,7 +5,7 @@ import type { SourceTap } from '../hosts/host-table';
 // What an Engine is made with and run with, and what listens to it.
 
 /** Receives every event the engine publishes. */
-export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+export type { EventListener } from '../../../shared/contract';
 
 /** What the engine is built from. */
 export interface EngineOptions {

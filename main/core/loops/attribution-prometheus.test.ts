@@ -4,8 +4,8 @@ import type { Phase } from '../../../shared/domain';
 import { startPrometheus, type TestPrometheus } from '../../../testing/prometheus';
 import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
 import { parseConfig } from '../config/load-config';
-import { Engine } from '../engine';
 import { Store } from '../store/store';
+import { composeEngine } from '../session/core';
 
 // A night Loopdeck slept through (issue 40, item 3), put down from Prometheus's own history: one
 // range query over the phase's window finds gpu-a down 07:20–08:10 inside a remediate that ran
@@ -46,7 +46,7 @@ describe('attribution of a night Loopdeck did not watch', () => {
   async function remediate(proxies: string): Promise<Phase | undefined> {
     const text = `${readFileSync(fx.configPath, 'utf8').replace(/proxies:[\s\S]*$/, '')}proxies:\n${proxies}`;
     writeFileSync(fx.configPath, text);
-    const engine = new Engine(parseConfig(fx.configPath, text), { store: Store.open(':memory:') });
+    const engine = composeEngine(parseConfig(fx.configPath, text), { store: Store.open(':memory:') });
     try {
       await engine.poll();
       for (let i = 0; engine.behind() && i < 20; i++) await engine.poll();

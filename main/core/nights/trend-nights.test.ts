@@ -7,10 +7,10 @@ import { MAX_NIGHT_BYTES, nightBytes, NightSummarySchema, type NightSummary } fr
 import { addDays, createTrendsMemo } from '../../../shared/trends';
 import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
-import { Engine } from '../engine';
 import { createSession, type Session } from '../session/session';
 import { Store } from '../store/store';
 import { TEST_CALLER } from '../../../testing/callers';
+import { composeEngine } from '../session/core';
 
 const NEWEST = '2026-11-29';
 const NOW = new Date(`${NEWEST}T12:00:00Z`);
@@ -98,7 +98,7 @@ describe('history that lasts: kept nights', () => {
     usage.run('crossbar', 'a', Date.parse(`${old}T02:00:00Z`), '200', 1200);
     usage.run('crossbar', 'b', Date.parse(`${old}T04:59:00Z`), '200', 800);
     usage.run('crossbar', 'c', Date.parse(`${old}T05:30:00Z`), '200', 5000);
-    let engine = new Engine(fx.config, { store, now: () => NOW });
+    let engine = composeEngine(fx.config, { store, now: () => NOW });
     const written: NightSummary[][] = [];
     engine.subscribe((event, payload) => event === 'nights.changed' && written.push([...(payload as { upserted: NightSummary[] }).upserted]));
     await engine.poll();
@@ -125,7 +125,7 @@ describe('history that lasts: kept nights', () => {
 
     // A restart reads none of the old nights again.
     store = Store.open(file);
-    engine = new Engine(fx.config, { store, now: () => NOW });
+    engine = composeEngine(fx.config, { store, now: () => NOW });
     await engine.poll();
     expect(engine.nights.pending).toBe(false);
     expect(engine.nights.oldNightsRead).toBe(0);
@@ -147,7 +147,7 @@ describe('history that lasts: kept nights', () => {
     writeFileSync(audit, `# Audit\n${section(old, ['P0', 'P0', 'P2'], 1)}`);
     const text = ['hosts: { runner: { local: true } }', 'loops:', '  reliability:', '    host: runner', `    runs: ${JSON.stringify(fx.runs)}`, `    dir: ${JSON.stringify(clone)}`, '    ledgers: { audit: RELIABILITY_AUDIT.md }', '    cap: 20h', '    cycles: 14', ''].join('\n');
     const store = Store.open(':memory:');
-    const engine = new Engine(parseConfig(fx.configPath, text), { store, now: () => NOW });
+    const engine = composeEngine(parseConfig(fx.configPath, text), { store, now: () => NOW });
     await engine.poll();
     for (let i = 0; engine.nights.pending && i < 100; i++) await engine.poll();
     const at = (d: string) => engine.nights.list().find((n) => n.date === d);

@@ -10,9 +10,10 @@ import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { mountTmpfs, type Tmpfs } from '../../../testing/tmpfs';
 import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
-import { Engine } from '../engine';
+import { type Engine } from '../engine';
 import { Store } from '../store/store';
 import { countRequests } from '../../../testing/ssh-requests';
+import { composeEngine } from '../session/core';
 
 // Pre-flight against a real sshd on loopback ("the host" is this machine, reached over SSH): a
 // clone on a full tmpfs, an unfinished previous cycle, a resumable deliver record, a model the
@@ -48,7 +49,7 @@ function open(yaml: string): Night {
   const dir = mkdtempSync(join(tmpdir(), 'ld-preflight-'));
   const config = parseConfig(join(dir, 'config.yaml'), yaml);
   const store = Store.open(join(dir, 'loopdeck.db'));
-  const engine = new Engine(config, { store, ssh: isolatedSshEnv() });
+  const engine = composeEngine(config, { store, ssh: isolatedSshEnv() });
   engine.start();
   return {
     engine,

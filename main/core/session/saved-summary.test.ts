@@ -26,7 +26,7 @@ function summaryOfCore(core: Session): Promise<Summary> {
 /** A started core on the fixture, every event it publishes pushed to `events`. */
 async function startRecording(fx: { configPath: string; dataDir: string }, events: EventName[]): Promise<Session> {
   const core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
-  core.subscribe((event) => events.push(event));
+  core.subscribe((...[event]) => void events.push(event));
   await core.start();
   return core;
 }

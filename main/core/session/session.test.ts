@@ -25,7 +25,7 @@ describe('demo.start', () => {
     const before = core.snapshot();
     expect(before.loops[0]?.cycles).toHaveLength(1);
     const events: string[] = [];
-    core.subscribe((event) => events.push(event));
+    core.subscribe((...[event]) => void events.push(event));
 
     const result = await dispatch(core.handlers, 'demo.start', {}, TEST_CALLER);
 

@@ -1,18 +1,17 @@
 import { join } from 'node:path';
-import type { EventName, EventPayload, Handlers } from '../../../shared/contract';
+import { deliverEvent, type EventListener, type EventName, type EventPayload, type Handlers } from '../../../shared/contract';
 import { emptySnapshot, type Snapshot } from '../../../shared/domain';
 import { summaryOf } from '../../../shared/ledger-slice';
 import { configStatusOf, loadConfig, type LoadedConfig } from '../config/load-config';
 import { VERSION } from '../config/version';
 import { startDemo, type DemoRunner } from '../demo/demo-runner';
-import { Engine, type EngineOptions } from '../engine';
+import type { Engine, EngineOptions } from '../engine';
 import type { LiveState } from '../state/live-state';
 import { IDLE_POLL_MS } from '../engine/poll-scheduler';
 import { log } from '../logging/log';
 import type { MetricsExporter } from '../metrics/exporter';
-import { openWith } from '../store/open-store';
-import type { Store } from '../store/store';
 import { sessionCommands } from './commands';
+import { openCore, type Core } from './core';
 import { FirstReadStart } from './first-read-start';
 import { SavedSummary } from './saved-summary';
 import { StartGate } from './start-gate';
@@ -33,8 +32,8 @@ export interface SessionOptions {
   readonly ssh?: EngineOptions['ssh'];
 }
 
-/** Receives every event the session publishes. */
-export type SessionListener = (event: EventName, payload: unknown) => void;
+/** Receives every event the session publishes (keyed by name: a test of the name narrows the payload). */
+export type SessionListener = EventListener;
 
 /** What every shell drives: the commands, the events, and the session's life. */
 export interface Session {
@@ -64,10 +63,10 @@ export interface Session {
 export function createSession(options: SessionOptions): Session {
   const listeners = new Set<SessionListener>();
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
-    for (const l of listeners) l(event, payload);
+    for (const l of listeners) deliverEvent(l, event, payload);
   };
   let loaded: LoadedConfig = { state: 'missing', path: options.configPath };
-  let store: Store | null = null;
+  let core: Core | null = null;
   let engine: Engine | null = null;
   let unsubscribe: (() => void) | null = null;
   let demo: DemoRunner | null = null;
@@ -89,7 +88,7 @@ export function createSession(options: SessionOptions): Session {
   /** After every poll of the engine, whoever asked for it: the first read's end, or a damaged database. */
   const afterPoll = (e: Engine): void => {
     if (e !== engine || closing) return;
-    if (store?.damaged && opened) {
+    if (core?.store.damaged && opened) {
       // A query found the database damaged: open afresh (it is moved aside) and read the sources
       // again, once this poll is over (the engine closes under it otherwise).
       const again = opened;
@@ -106,11 +105,10 @@ export function createSession(options: SessionOptions): Session {
     metrics = null;
     if (engine) saved?.close(engine);
     saved = null;
-    await engine?.close();
     unsubscribe?.();
-    store?.close();
+    await core?.close();
     engine = null;
-    store = null;
+    core = null;
   };
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
@@ -119,18 +117,23 @@ export function createSession(options: SessionOptions): Session {
     opened = { configPath, dataDir };
     if (loaded.state !== 'loaded') return;
     const config = loaded.config;
-    const storeOptions = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
-    const engineOptions = { ...(options.now ? { now: options.now } : {}), ...(options.ssh ? { ssh: options.ssh } : {}) };
     // A damaged database (a cache of what the sources hold) is moved aside for a fresh one.
-    const made = openWith(dataDir, storeOptions, (s) => {
-      const e: Engine = new Engine(config, { store: s, ...engineOptions, afterPoll: () => afterPoll(e) });
-      return e;
+    const next: Core = openCore({
+      config,
+      dataDir,
+      ...(options.nativeBinding ? { storeOptions: { nativeBinding: options.nativeBinding } } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.ssh ? { ssh: options.ssh } : {}),
+      afterPoll: () => afterPoll(next.engine),
     });
-    store = made.store;
-    engine = made.made;
-    if (made.recovered) engine.setProblem('database', { source: store.dbPath, line: null, message: made.recovered });
-    saved = new SavedSummary(dataDir, store.space);
-    unsubscribe = engine.subscribe(emit);
+    core = next;
+    engine = next.engine;
+    // Shown in the console until the next start; the CLI says it on stderr instead.
+    if (next.recovered) engine.setProblem('database', { source: next.store.dbPath, line: null, message: next.recovered });
+    saved = new SavedSummary(dataDir, next.store.space);
+    unsubscribe = next.services.subscribe((...event) => {
+      for (const l of listeners) l(...event);
+    });
     engine.notifier.consoleUrl = consoleUrl;
     engine.start();
     // `GET /metrics` for Prometheus, over this engine's state; it closes with the engine.
@@ -152,9 +155,9 @@ export function createSession(options: SessionOptions): Session {
 
   const snapshot = (): Snapshot => engine?.snapshot() ?? emptySnapshot((options.now?.() ?? new Date()).toISOString());
 
-  const requireEngine = (): Engine => {
-    if (!engine) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);
-    return engine;
+  const requireCore = (): Core => {
+    if (!core) throw new Error(`No config is loaded (${configStatusOf(loaded).state} at ${loaded.path}).`);
+    return core;
   };
 
   const gate = new StartGate(async () => {
@@ -170,7 +173,7 @@ export function createSession(options: SessionOptions): Session {
       return engine && saved ? saved.answer(engine) : summaryOf(snapshot());
     },
     rowsPending: () => saved?.rowsPending ?? null,
-    engine: requireEngine,
+    services: () => requireCore().services,
     startDemo: async () => {
       // Only from the first-run screen: any client of serve mode could otherwise swap demo data
       // in for every client while a real config is loaded.

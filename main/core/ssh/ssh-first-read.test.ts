@@ -49,7 +49,7 @@ describe('the first read after a start, on an SSH host that is slow to answer', 
   function start(dir: string): { core: Session; events: EventName[] } {
     const c = createSession({ configPath: join(dir, 'config.yaml'), dataDir: join(dir, 'data'), shell: 'serve', pollMs: 100, now: NOW, ssh: isolatedSshEnv() });
     const events: EventName[] = [];
-    c.subscribe((event) => events.push(event));
+    c.subscribe((...[event]) => void events.push(event));
     core = c;
     return { core: c, events };
   }

@@ -6,8 +6,8 @@ import { isolatedSshEnv, sshHostYaml } from '../../../testing/ssh-fixture';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
-import { Engine } from '../engine';
 import { Store } from '../store/store';
+import { composeEngine } from '../session/core';
 
 // A poll reads the hosts side by side: a host whose reads hang (here: every session's command
 // waits on a gate file, as a login shell stuck in its rc file would) holds up only its own loops.
@@ -34,7 +34,7 @@ describe('a poll over several SSH hosts, against real sshds', () => {
     });
     const text = `hosts:\n  slow: ${sshHostYaml(slow)}\n  fast: ${sshHostYaml(fast)}\nloops:\n${loops.join('')}`;
     const store = Store.open(':memory:');
-    const engine = new Engine(parseConfig(join(dir, 'config.yaml'), text), { store, ssh: isolatedSshEnv() });
+    const engine = composeEngine(parseConfig(join(dir, 'config.yaml'), text), { store, ssh: isolatedSshEnv() });
     const published: string[] = [];
     engine.subscribe((event, payload) => {
       if (event === 'loop.changed') published.push((payload as { loop: string }).loop);

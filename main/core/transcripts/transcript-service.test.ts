@@ -6,11 +6,12 @@ import type { TranscriptChanged } from '../../../shared/transcript-domain';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
-import { Engine } from '../engine';
+import { type Engine } from '../engine';
 import { sessionCommands, type CommandSession } from '../session/commands';
 import { Store } from '../store/store';
 import { TEST_CALLER } from '../../../testing/callers';
 import { dispatch } from '../../rpc/dispatch';
+import { composeEngine } from '../session/core';
 
 const DAY = '2026-08-23';
 
@@ -20,7 +21,7 @@ function engineOn(): { engine: Engine; fx: ReturnType<typeof createRunnerFixture
   fx.write(DAY, 'remediate.log', `${Array.from({ length: 450 }, (_, i) => `step ${i + 1}`).join('\n')}\nTraceback (most recent call last):\nValueError: boom\n`);
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   const store = Store.open(join(fx.dir, 'loopdeck.db'));
-  const engine = new Engine(config, { store, now: () => new Date('2026-08-23T09:00:00Z') });
+  const engine = composeEngine(config, { store, now: () => new Date('2026-08-23T09:00:00Z') });
   const session = { engine: () => engine } as unknown as CommandSession;
   return { engine, fx, handlers: sessionCommands(session) };
 }

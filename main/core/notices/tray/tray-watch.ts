@@ -1,11 +1,11 @@
-import type { EventName, EventPayload } from '../../../../shared/contract';
+import type { EventListener, EventName } from '../../../../shared/contract';
 import type { Capacity, Notice } from '../../../../shared/domain';
 import type { LiveState } from '../../state/live-state';
 import { sameTrayState, trayStateOf, type TrayState } from './tray-state';
 
 /** What the tray watch reads: the app core's events and the engine's live state (null before a config loads). */
 export interface TraySource {
-  subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
+  subscribe(listener: EventListener): () => void;
   liveState(): LiveState | null;
 }
 
@@ -60,7 +60,7 @@ export function watchTrayState(source: TraySource, onChange: (state: TrayState) 
 
   const unsubscribe = source.subscribe((event, payload) => {
     if (!MOVES_TRAY.has(event)) return;
-    if (event === 'capacity.changed') capacity = (payload as EventPayload<'capacity.changed'>).capacity;
+    if (event === 'capacity.changed') capacity = payload.capacity;
     if (event === 'notices.changed') notices = null;
     if (event === 'config.changed') {
       // Another engine (the demo): its notices and fleet, not the last one's.

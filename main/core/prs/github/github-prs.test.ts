@@ -9,8 +9,9 @@ import { shaOf, startGithubServer, type FakePr, type GithubServer } from '../../
 import { createRunnerFixture, type RunnerFixture } from '../../../../testing/runner-fixture';
 import { until } from '../../../../testing/until';
 import { parseConfig } from '../../config/load-config';
-import { Engine } from '../../engine';
+import { type Engine } from '../../engine';
 import { Store } from '../../store/store';
+import { composeEngine } from '../../session/core';
 
 // PR state from GitHub through the engine, against a real HTTP server on loopback that answers
 // with GitHub's documented example bodies (testing/github-server.ts).
@@ -63,7 +64,7 @@ async function rig(
   fx.write('2026-08-24', 'deliver.status', `deliver 2026-08-24T00:31:00-04:00 STARTED\ndeliver 2026-08-24T01:02:11-04:00 ${urls.length} PR(s) green, ready to merge: ${urls.join(' ')}\n`);
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   const store = github.store ?? Store.open(':memory:');
-  const engine = new Engine(config, { store, now: () => NOW, githubEnv: github.env ?? { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
+  const engine = composeEngine(config, { store, now: () => NOW, githubEnv: github.env ?? { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
   cleanups.push(async () => {
     await engine.close();
     if (!github.store) store.close();
@@ -232,7 +233,7 @@ describe('PR state from GitHub', () => {
   it('without a github section nothing is asked', async () => {
     const fx = createRunnerFixture();
     const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
-    const engine = new Engine(config, { store: Store.open(':memory:'), now: () => NOW });
+    const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW });
     cleanups.push(() => engine.close());
     expect(engine.github).toBeNull();
   });
