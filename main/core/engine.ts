@@ -1,4 +1,4 @@
-import { deliverEvent, type EventName, type EventPayload } from '../../shared/contract';
+import type { EventName, EventPayload } from '../../shared/contract';
 import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
@@ -28,6 +28,10 @@ import type { TranscriptService } from './transcripts/transcript-service';
 import type { PreflightService } from './preflight/preflight-service';
 import { engineServices } from './engine/engine-services';
 import { TrendNights } from './nights/trend-nights';
+import type { ProblemKey } from './state/problem-key';
+import { Disposables } from './state/disposables';
+import { EventBus } from './state/event-bus';
+import { NoticeTick } from './engine/notice-tick';
 
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
@@ -56,7 +60,6 @@ export class Engine {
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
-  private tickTimer: NodeJS.Timeout | null = null;
   /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
   private scheduler: PollScheduler | null = null;
   /** The review watermark: what is new on the Review is what came after it. */
@@ -67,7 +70,10 @@ export class Engine {
   private readonly reads: LoopReads;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly board: ProblemBoard;
-  private readonly listeners = new Set<EventListener>();
+  /** Every published event: the engine's and its services'. */
+  private readonly bus = new EventBus();
+  /** What `close` undoes, newest first: added as each part starts. */
+  private readonly teardown = new Disposables();
   /** Phase transcripts: ranges, search, and which open ones changed. */
   readonly transcripts: TranscriptService;
   private polling: Promise<void> | null = null;
@@ -96,6 +102,15 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.store = options.store;
+    // What the services publish that the next derive depends on: the notices read drills and the
+    // pre-flight, and a pre-flight that moved is news for the next poll.
+    this.bus.subscribe((...[event]) => {
+      if (event === 'drills.changed') this.noticeGate.drillsChanged();
+      if (event === 'preflight.changed') {
+        this.noticeGate.preflightChanged();
+        this.wake();
+      }
+    });
     this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
@@ -136,12 +151,11 @@ export class Engine {
         hosts: this.hosts,
         ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}),
         prTracker: this.prTracker,
-        noticeGate: this.noticeGate,
         reviewMark: this.reviewMark,
         loops: () => this.loops.all(),
         deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
         caughtUp: () => !this.behind(),
-        emit: (event, payload) => this.emit(event, payload),
+        bus: this.bus,
         wake: () => this.wake(),
         setProblem: (key, problem) => this.setProblem(key, problem),
         onWindowRead: () => {
@@ -149,39 +163,33 @@ export class Engine {
           this.wake();
         },
       }));
+    // Undone last, in this order: the watchers a poll started, the poll in flight, the notices, the connections.
+    this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.ssh?.connection.close()));
+    this.teardown.add(() => this.notifier.close());
+    this.teardown.add(() => this.idle());
+    this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.source?.unwatch?.()));
   }
 
   /** Open the SSH connections; their state changes are published as they happen. */
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const h of this.hosts.all()) {
-      if (!h.ssh) continue;
-      h.ssh.connection.on('status', (status: { state: string }) => {
-        this.publishHosts();
-        // A host that just (re)connected has news waiting: read it now, not on the next tick.
-        if (status.state === 'connected') this.wake();
-      });
-      h.ssh.connection.start();
-    }
+    this.hosts.connect((state) => {
+      this.publishHosts();
+      // A host that just (re)connected has news waiting: read it now, not on the next tick.
+      if (state === 'connected') this.wake();
+    });
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
-    this.github?.start();
-    const tick = (): void => {
-      // From a timer: a failure (a full disk under a repeat's write) is noted, never thrown, and
-      // what it did not do is done by a later tick.
-      void this.notifier
-        .tick()
-        .then(
-          () => this.board.errors.set('notice tick', null),
-          (err: unknown) => this.board.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
-        )
-        .finally(() => {
-          if (!this.started) return;
-          this.board.publishIfChanged();
-          this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
-        });
-    };
-    this.tickTimer = setTimeout(tick, this.options.noticeTickMs ?? 5000);
+    this.teardown.add(() => this.capacity.stop());
+    const github = this.github;
+    github?.start();
+    this.teardown.add(async () => github?.stop());
+    const ticks = new NoticeTick(this.notifier, this.board, this.options.noticeTickMs ?? 5000);
+    ticks.start();
+    this.teardown.add(() => {
+      this.started = false;
+      ticks.stop();
+    });
   }
 
   /**
@@ -191,14 +199,16 @@ export class Engine {
    */
   run(options: RunOptions = {}): void {
     if (this.scheduler) return;
-    this.scheduler = new PollScheduler({
+    const scheduler = (this.scheduler = new PollScheduler({
       poll: (why) => this.poll({ reason: why.timer ? 'timer' : 'wake' }),
       intervalMs: options.intervalMs ?? IDLE_POLL_MS,
       ...ENGINE_WAKE_GAPS,
       onError: options.onError ?? (() => undefined),
-    });
-    this.scheduler.start();
+    }));
+    scheduler.start();
     this.preflight.start();
+    this.teardown.add(() => this.preflight.stop());
+    this.teardown.add(() => scheduler.stop());
   }
 
   /** A watcher saw a change (on `host`), or a host connected: poll soon, if the engine runs on its own. */
@@ -218,24 +228,14 @@ export class Engine {
     this.watches.update(byHost);
   }
 
-  /** Close every connection (after the poll in flight, if any). */
-  async close(): Promise<void> {
-    await this.scheduler?.stop();
-    await this.preflight.stop();
-    this.started = false;
-    for (const h of this.hosts.all()) h.source?.unwatch?.();
-    if (this.tickTimer) clearTimeout(this.tickTimer);
-    this.capacity.stop();
-    await this.github?.stop();
-    await this.idle();
-    await this.notifier.close();
-    for (const h of this.hosts.all()) h.ssh?.connection.close();
+  /** Stop what was started, newest first, and close every connection (after the poll in flight, if any). */
+  close(): Promise<void> {
+    return this.teardown.dispose();
   }
 
   /** Listen to every published event; returns the unsubscribe function. */
   subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.bus.subscribe(listener);
   }
 
   /**
@@ -351,7 +351,7 @@ export class Engine {
   }
 
   /** Record (or clear, with null) a problem of a part beside the engine, e.g. the /metrics exporter's port. */
-  setProblem(key: string, problem: Problem | null): void {
+  setProblem(key: ProblemKey, problem: Problem | null): void {
     this.board.errors.set(key, problem);
     this.board.publishIfChanged();
   }
@@ -394,6 +394,6 @@ export class Engine {
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
-    for (const listener of this.listeners) deliverEvent(listener, event, payload);
+    this.bus.publish(event, payload);
   }
 }

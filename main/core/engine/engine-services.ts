@@ -1,4 +1,3 @@
-import type { EventName, EventPayload } from '../../../shared/contract';
 import type { Capacity, LoopState, Problem } from '../../../shared/domain';
 import { CapacityService } from '../capacity/capacity-service';
 import type { Config } from '../config/schema';
@@ -8,16 +7,18 @@ import type { DeliverRecord } from '../prs/pull-requests';
 import { GithubPrs } from '../prs/github/github-prs';
 import { storeKeep } from '../prs/github/store-keep';
 import type { PrTracker } from '../prs/pr-tracker';
-import type { NoticeGate } from '../notices/notice-gate';
 import { Notifier } from '../notices/notifier';
 import type { ReviewMark } from '../notices/review-mark';
 import { PreflightService } from '../preflight/preflight-service';
 import type { Store } from '../store/store';
+import type { EventBus } from '../state/event-bus';
+import type { ProblemKey } from '../state/problem-key';
 import { TranscriptService } from '../transcripts/transcript-service';
 import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 
-// The engine's services, each wired to what it reads of the engine and what it tells it: built
-// here so the engine itself keeps to following, deriving and publishing.
+// The engine's services, each wired to what it reads of the engine; what they have to tell, they
+// publish on the bus (the engine listens there for what its next derive depends on). Built here so
+// the engine itself keeps to following, deriving and publishing.
 
 /** What the services are given of the engine. */
 export interface EngineWiring {
@@ -29,17 +30,17 @@ export interface EngineWiring {
   readonly hosts: HostTable;
   readonly githubEnv?: NodeJS.ProcessEnv;
   readonly prTracker: PrTracker;
-  readonly noticeGate: NoticeGate;
   readonly reviewMark: ReviewMark;
   /** The loops' state as derived so far. */
   readonly loops: () => Iterable<LoopState>;
   readonly deliverRecord: (loop: string) => DeliverRecord | null;
   /** Every follower caught up with its backlog. */
   readonly caughtUp: () => boolean;
-  readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
-  /** Poll again soon. */
+  /** Where the services publish what changed. */
+  readonly bus: EventBus;
+  /** Poll again soon (GitHub's news of a PR: the notices follow at the next poll). */
   readonly wake: () => void;
-  readonly setProblem: (key: string, problem: Problem | null) => void;
+  readonly setProblem: (key: ProblemKey, problem: Problem | null) => void;
 }
 
 /** The engine's services. */
@@ -68,7 +69,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     },
     onChange: (next) => {
       capacityNow = next;
-      w.emit('capacity.changed', { capacity: next });
+      w.bus.publish('capacity.changed', { capacity: next });
     },
     onWindowRead: () => w.onWindowRead(),
   });
@@ -79,7 +80,7 @@ export function engineServices(w: EngineWiring): EngineServices {
         onChange: (remote) => {
           const prs = w.prTracker.setRemote(remote);
           if (!prs) return;
-          w.emit('prs.changed', { prs });
+          w.bus.publish('prs.changed', { prs });
           // The notices (a merged PR's merge cue) follow at the next poll: make it soon.
           w.wake();
         },
@@ -95,7 +96,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     running: ({ loop, date, phase }) =>
       [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
   });
-  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.emit(e, p), reviewed: () => w.reviewMark.reviewed() });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed() });
   const drills = new DrillService({
     store,
     drills: config.drills,
@@ -105,11 +106,8 @@ export function engineServices(w: EngineWiring): EngineServices {
       return isReachable(h) && h.source && h.shell ? { shell: h.shell, source: h.source } : null;
     },
     runningPhaseOn: (host) => runningPhaseOn(w.loops(), host),
-    onRunsChanged: (runs) => {
-      w.noticeGate.drillsChanged();
-      w.emit('drills.changed', { runs });
-    },
-    onOutput: (runId, from, text) => w.emit('drill.output', { runId, from, text }),
+    onRunsChanged: (runs) => w.bus.publish('drills.changed', { runs }),
+    onOutput: (runId, from, text) => w.bus.publish('drill.output', { runId, from, text }),
   });
   const preflight = new PreflightService({
     config,
@@ -123,11 +121,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       drills: () => drills.list(),
       drillRuns: () => drills.runs(),
     },
-    onChange: (list) => {
-      w.noticeGate.preflightChanged();
-      w.emit('preflight.changed', { preflight: list });
-      w.wake();
-    },
+    onChange: (list) => w.bus.publish('preflight.changed', { preflight: list }),
   });
   return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight };
 }

@@ -14,10 +14,9 @@ import type { LoopStates } from './loop-states';
 import type { PollChanges } from './poll-changes';
 import type { SourceErrors } from './source-errors';
 import type { UnreadLoops } from './unread-loops';
+import { loopProblemKey, type ProblemKey } from '../state/problem-key';
 
 /** The keys a loop's ledgers' and older nights' failures are recorded under (its runs folder's: the loop's name). */
-const ledgersKey = (loop: string): string => `${loop} ledgers`;
-const nightsKey = (loop: string): string => `${loop} history`;
 
 /** Let pending requests in between followers: a first read of a year of history is seconds of work. */
 const letRequestsIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -35,7 +34,7 @@ export interface LoopReadParts {
   readonly nights: TrendNights;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** A failure the store or the source under `key` is to report (Engine.failed). */
-  readonly failed: (key: string, err: unknown, problem: () => Problem) => void;
+  readonly failed: (key: ProblemKey, err: unknown, problem: () => Problem) => void;
 }
 
 /**
@@ -59,7 +58,7 @@ export class LoopReads {
     if (follower.quietUntil() <= nowMs || !this.deps.loops.deadmanHolds(name, nowMs) || !this.deps.nights.caughtUp(name)) return false;
     if (this.deps.ledgerFollowers.get(name)?.settled === false) return false;
     const { errors } = this.deps;
-    return !errors.has(name) && !errors.has(ledgersKey(name)) && !errors.has(nightsKey(name));
+    return !errors.has(loopProblemKey.runs(name)) && !errors.has(loopProblemKey.ledgers(name)) && !errors.has(loopProblemKey.nights(name));
   }
 
   /** One loop's poll (see Engine.pollAll); true when it read more than files a watcher named. */
@@ -82,12 +81,12 @@ export class LoopReads {
     let cyclesRead: LoopPoll | null = null;
     try {
       cyclesRead = await follower.poll(now, hostScope);
-      this.deps.errors.set(name, null);
+      this.deps.errors.set(loopProblemKey.runs(name), null);
     } catch (err) {
       // A link that dropped mid-poll is the host's state to report, not the loop's: the next
       // poll after the reconnect resumes from the committed offsets.
       if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) return readMore;
-      this.deps.failed(name, err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+      this.deps.failed(loopProblemKey.runs(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
     }
     // The ledgers are read even when the runs folder could not be, and apart from it.
     const ledgers = this.deps.ledgerFollowers.get(name);
@@ -107,13 +106,13 @@ export class LoopReads {
         changed.backlog.push(...read.backlog.upserted);
         changed.tasks.push(...read.tasks.upserted);
       }
-      this.deps.errors.set(ledgersKey(name), null);
+      this.deps.errors.set(loopProblemKey.ledgers(name), null);
     } catch (err) {
       if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) {
         if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
         return readMore;
       }
-      this.deps.failed(ledgersKey(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+      this.deps.failed(loopProblemKey.ledgers(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
     }
     // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
@@ -126,9 +125,9 @@ export class LoopReads {
   /** A chunk of a loop's older nights for Trends (a first start; see TrendNights). */
   private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
     const failed = (err: unknown): void => {
-      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(nightsKey(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(loopProblemKey.nights(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
     };
-    return this.deps.nights.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(nightsKey(loop), null), failed);
+    return this.deps.nights.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(loopProblemKey.nights(loop), null), failed);
   }
 
   /** A loop whose host has been down since the start: its cycles and ledgers as stored at the last run, once. */

@@ -1,6 +1,7 @@
 import type { Problem } from '../../../shared/domain';
 import type { Store } from '../store/store';
 import { SourceErrors } from './source-errors';
+import type { ProblemKey } from '../state/problem-key';
 
 /**
  * What could not be read, in one place: the sources' failures (keyed, SourceErrors), the store's
@@ -22,7 +23,7 @@ export class ProblemBoard {
    * A failure caught in a poll or a timer: the store's to say when it is the store's (a full data
    * folder, a damaged database; see Store.noteFailure), else the problem of the source under `key`.
    */
-  failed(key: string, err: unknown, problem: () => Problem): void {
+  failed(key: ProblemKey, err: unknown, problem: () => Problem): void {
     if (this.store.noteFailure(err, key) === null) this.errors.set(key, problem());
   }
 

@@ -1,4 +1,5 @@
 import type { Problem } from '../../../shared/domain';
+import type { ProblemKey } from '../state/problem-key';
 
 /**
  * Sources that failed (a runs folder, a loop's ledgers, the drills), one problem each under a
@@ -6,7 +7,7 @@ import type { Problem } from '../../../shared/domain';
  * publishes problems when it moved, not on every poll.
  */
 export class SourceErrors {
-  private readonly errors = new Map<string, Problem>();
+  private readonly errors = new Map<ProblemKey, Problem>();
   private changes = 0;
 
   /** How many times the set changed: compare it, not the problems. */
@@ -15,7 +16,7 @@ export class SourceErrors {
   }
 
   /** Record the source's problem, or clear it with null. */
-  set(key: string, problem: Problem | null): void {
+  set(key: ProblemKey, problem: Problem | null): void {
     const before = this.errors.get(key);
     if (problem === null) {
       if (before !== undefined && this.errors.delete(key)) this.changes++;
@@ -27,7 +28,7 @@ export class SourceErrors {
   }
 
   /** Whether a problem is recorded under the key. */
-  has(key: string): boolean {
+  has(key: ProblemKey): boolean {
     return this.errors.has(key);
   }
 

@@ -85,6 +85,15 @@ export class HostTable {
     return this.byName.get(name);
   }
 
+  /** Start every SSH connection; `onStatus` hears each change of one's state. */
+  connect(onStatus: (state: string) => void): void {
+    for (const h of this.all()) {
+      if (!h.ssh) continue;
+      h.ssh.connection.on('status', (status: { state: string }) => onStatus(status.state));
+      h.ssh.connection.start();
+    }
+  }
+
   all(): IterableIterator<HostEntry> {
     return this.byName.values();
   }

@@ -4,9 +4,10 @@ import { log } from '../logging/log';
 import { loopMetricsRegistry } from './loop-metrics';
 import { parseListen, type MetricsConfig } from './metrics-config';
 import type { MetricsSource } from './metrics-state';
+import type { ProblemKey } from '../state/problem-key';
 
 /** The key the exporter's problem is kept under (a space: no loop name can collide with it). */
-const PROBLEM_KEY = 'config metrics.listen';
+const PROBLEM_KEY: ProblemKey = 'config metrics.listen';
 
 /**
  * Sockets the exporter holds at once: a Prometheus or two and a person with curl need a few. At

@@ -1,11 +1,12 @@
 import { SEVERITIES, type Finding, type Problem } from '../../../shared/domain';
 import type { LiveState } from '../state/live-state';
+import type { ProblemKey } from '../state/problem-key';
 
 /** What the exporter reads and reports to: the engine, structurally. */
 export interface MetricsSource {
   liveState(): LiveState;
   /** Record (or clear, with null) a problem of the exporter under its own key. */
-  setProblem(key: string, problem: Problem | null): void;
+  setProblem(key: ProblemKey, problem: Problem | null): void;
 }
 
 /** The severities a loop always reports (0 when none is open); findings without one count as `none`. */

@@ -1,0 +1,23 @@
+/**
+ * Under which key a part's problem is kept (one problem a key, replaced or cleared as the part
+ * recovers): a part beside the loops, or one loop's runs folder, ledgers or older nights.
+ */
+export type ProblemKey =
+  | 'notice tick'
+  | 'notices'
+  | 'drills'
+  | 'github'
+  | 'database'
+  | 'config metrics.listen'
+  | `loop ${string}`
+  | `loop ${string} ledgers`
+  | `loop ${string} nights`;
+
+/** The keys of one loop's parts. */
+export const loopProblemKey = {
+  /** Its runs folder (its cycles). */
+  runs: (loop: string): ProblemKey => `loop ${loop}`,
+  ledgers: (loop: string): ProblemKey => `loop ${loop} ledgers`,
+  /** Its nights older than the followed window, read for Trends. */
+  nights: (loop: string): ProblemKey => `loop ${loop} nights`,
+} as const;
