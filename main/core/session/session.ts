@@ -9,9 +9,9 @@ import type { Engine, EngineOptions } from '../engine';
 import type { LiveState } from '../state/live-state';
 import { IDLE_POLL_MS } from '../engine/poll-scheduler';
 import { log } from '../logging/log';
-import type { MetricsExporter } from '../metrics/exporter';
 import { sessionCommands } from './commands';
 import { openCore, type Core } from './core';
+import { Disposables } from '../state/disposables';
 import { FirstReadStart } from './first-read-start';
 import { SavedSummary } from './saved-summary';
 import { StartGate } from './start-gate';
@@ -55,10 +55,11 @@ export interface Session {
 }
 
 /**
- * The session every shell drives (the Electron window, serve, the CLI's `watch`): it loads the
- * config and owns the store, the engine (which polls on its own schedule once the first read is
- * due), the summary saved across restarts, the /metrics exporter and the start gate, and answers
- * the commands. Switching to the demo swaps config, store and engine in one step.
+ * The session the long-running shells drive (the Electron window, serve; the CLI's verbs, `watch`
+ * included, open the core of session/core.ts directly): it loads the config and owns the core
+ * (store, engine, services; the engine polls on its own schedule once the first read is due), the
+ * summary saved across restarts, the /metrics exporter and the start gate, and answers the
+ * commands. Switching to the demo swaps config and core in one step.
  */
 export function createSession(options: SessionOptions): Session {
   const listeners = new Set<SessionListener>();
@@ -68,10 +69,8 @@ export function createSession(options: SessionOptions): Session {
   let loaded: LoadedConfig = { state: 'missing', path: options.configPath };
   let core: Core | null = null;
   let engine: Engine | null = null;
-  let unsubscribe: (() => void) | null = null;
   let demo: DemoRunner | null = null;
   let consoleUrl: string | undefined;
-  let metrics: MetricsExporter | null = null;
   // The state saved at the last run, answered until the first read after a start has caught up.
   let saved: SavedSummary | null = null;
   // What `open` opened last: a damaged database is opened afresh from the same.
@@ -100,15 +99,12 @@ export function createSession(options: SessionOptions): Session {
     if (saved?.afterPoll(e, Date.now())) emit('state.reset', {});
   };
 
+  // What `open` started, undone newest first: the exporter, the saved summary, the events, the core.
+  let teardown = new Disposables();
   const shut = async (): Promise<void> => {
-    await metrics?.close();
-    metrics = null;
-    if (engine) saved?.close(engine);
-    saved = null;
-    unsubscribe?.();
-    await core?.close();
-    engine = null;
-    core = null;
+    const done = teardown;
+    teardown = new Disposables();
+    await done.dispose();
   };
 
   const open = async (configPath: string, dataDir: string): Promise<void> => {
@@ -128,11 +124,19 @@ export function createSession(options: SessionOptions): Session {
     });
     core = next;
     engine = next.engine;
+    teardown.add(async () => {
+      await next.close();
+      if (core === next) [core, engine] = [null, null];
+    });
     // Shown in the console until the next start; the CLI says it on stderr instead.
     if (next.recovered) engine.setProblem('database', { source: next.store.dbPath, line: null, message: next.recovered });
-    saved = new SavedSummary(dataDir, next.store.space);
-    unsubscribe = next.services.subscribe((...event) => {
+    teardown.add(next.services.subscribe((...event) => {
       for (const l of listeners) l(...event);
+    }));
+    const summary = (saved = new SavedSummary(dataDir, next.store.space));
+    teardown.add(() => {
+      summary.close(next.engine);
+      if (saved === summary) saved = null;
     });
     engine.notifier.consoleUrl = consoleUrl;
     engine.start();
@@ -140,7 +144,8 @@ export function createSession(options: SessionOptions): Session {
     // Loaded only when configured: prom-client is ~50 ms of a start otherwise.
     if (config.metrics) {
       const { startMetricsExporter } = await import('../metrics/exporter');
-      metrics = await startMetricsExporter(config.metrics, engine, loaded.path);
+      const exporter = await startMetricsExporter(config.metrics, engine, loaded.path);
+      teardown.add(() => exporter.close());
     }
   };
 
