@@ -75,7 +75,7 @@ test.describe('the theme', () => {
     await expect(grid).toHaveCSS('stroke', 'rgb(38, 46, 56)');
   });
 
-  // The README's pictures are written only when asked (LOOPDECK_UPDATE_SCREENSHOTS=1): a test run
+  // The docs' pictures (docs/guide/themes.md) are written only when asked (LOOPDECK_UPDATE_SCREENSHOTS=1): a test run
   // leaves tracked files alone, and writes its shots under e2e/artifacts.
   test('screenshots of the dark theme for the README', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });

@@ -103,5 +103,5 @@ export function missingMessage(missing, { root = false } = {}) {
   const install = `${root ? '' : 'sudo '}apt-get install ${packagesFor(missing).join(' ')}`;
   const vars = missing.filter((m) => m.overridden).map((m) => tool(m.name).env);
   const unset = vars.length ? ` — or point ${vars.join(', ')} at the installed tool${vars.length > 1 ? 's' : ''}, or unset ${vars.length > 1 ? 'them' : 'it'} for Debian's path` : '';
-  return `npm test needs system tools that are missing: ${list}. Install them with: ${install}${unset}. (README.md, Development, lists what each is for.)`;
+  return `npm test needs system tools that are missing: ${list}. Install them with: ${install}${unset}. (docs/development.md lists what each is for.)`;
 }

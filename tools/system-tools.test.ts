@@ -109,7 +109,7 @@ describe('scripts/check-system-tools.mjs, the first step of npm test', () => {
     expect(status).toBe(1);
     expect(stderr.trim()).toBe(
       `npm test needs system tools that are missing: sshd (LOOPDECK_SSHD=${join(dir, 'sshd')}: not executable), perl (not on PATH), prometheus (LOOPDECK_PROMETHEUS=${join(dir, 'prometheus')}: not a file). ` +
-        `Install them with: sudo apt-get install openssh-server perl-base prometheus — or point LOOPDECK_SSHD, LOOPDECK_PROMETHEUS at the installed tools, or unset them for Debian's path. (README.md, Development, lists what each is for.)`,
+        `Install them with: sudo apt-get install openssh-server perl-base prometheus — or point LOOPDECK_SSHD, LOOPDECK_PROMETHEUS at the installed tools, or unset them for Debian's path. (docs/development.md lists what each is for.)`,
     );
   });
 
