@@ -15,5 +15,7 @@ export default defineConfig({
     maxWorkers: Math.min(8, Math.max(4, 2 * availableParallelism())),
     // The CLI the tests start, bundled once from the sources (testing/test-cli.ts).
     globalSetup: ['testing/test-cli.ts'],
+    // The database schema, installed as the app installs it (testing/schema.ts).
+    setupFiles: ['testing/schema.ts'],
   },
 });

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { servedUrl } from '../testing/served-url';
+// Installs the database schema for the benchmarks that open a Store themselves (as session/core.ts does for the app).
+import '../main/core/engine/migrations';
 
 /** The repository root (bench/ lives directly under it). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -7,6 +7,7 @@
 import { SshSource } from '../main/core/sources/ssh-source';
 import { SshHost } from '../main/core/ssh/ssh-host';
 import { Store } from '../main/core/store/store';
+import '../main/core/engine/migrations'; // installs the database schema Store.open uses
 import { isolatedSshEnv } from './ssh-fixture';
 
 interface DriverArgs {

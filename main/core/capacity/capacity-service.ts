@@ -18,6 +18,7 @@ import { TokenCounters } from './sources/token-rate';
 import { pollVllm } from './sources/vllm';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './sources/poll-types';
 import { isErrorStatus } from './sources/usage-rows';
+import { messageOf } from '../../../shared/errors';
 
 /** One proxy to poll, from the config. */
 export interface ProxyConfig {
@@ -272,7 +273,7 @@ export class CapacityService {
       try {
         result = await this.adapter(cfg)(get, name, now, cfg.url);
       } catch (e) {
-        result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${(e as Error).message}`);
+        result = downResult(name, cfg.kind, now, `proxy "${name}": GET ${cfg.url}: ${messageOf(e)}`);
       }
     }
     if (!this.stopped) this.apply(name, cfg, this.expandDown(name, bounded(result)), now);

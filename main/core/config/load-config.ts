@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import type { ConfigStatus } from '../../../shared/contract';
 import { ConfigSchema, type Config } from './schema';
+import { messageOf } from '../../../shared/errors';
 
 /** The default config file: `$XDG_CONFIG_HOME/loopdeck/config.yaml`, else `~/.config/loopdeck/config.yaml`. */
 export function defaultConfigPath(): string {
@@ -94,7 +95,7 @@ export function parseConfig(file: string, text: string): Config {
     // with a ReferenceError: that is a bad config, named as such, not a crash.
     raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (err) {
-    throw new ConfigError(file, [`${file}: cannot be read as YAML: ${(err as Error).message.split('\n')[0]}`]);
+    throw new ConfigError(file, [`${file}: cannot be read as YAML: ${messageOf(err).split('\n')[0]}`]);
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -122,13 +123,13 @@ export async function loadConfig(file: string): Promise<LoadedConfig> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
-    const error = new ConfigError(file, [`${file}: cannot be read: ${(err as Error).message}`]);
+    const error = new ConfigError(file, [`${file}: cannot be read: ${messageOf(err)}`]);
     return { state: 'invalid', path: file, error };
   }
   try {
     return { state: 'loaded', path: file, config: parseConfig(file, text) };
   } catch (err) {
-    const error = err instanceof ConfigError ? err : new ConfigError(file, [`${file}: ${(err as Error).message.split('\n')[0]}`]);
+    const error = err instanceof ConfigError ? err : new ConfigError(file, [`${file}: ${messageOf(err).split('\n')[0]}`]);
     return { state: 'invalid', path: file, error };
   }
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { parseDuration } from './duration';
 import { Duration, NonEmpty } from './config-parts';
 import { ServeConfigSchema } from './serve-config';
-import { MetricsConfigSchema } from '../metrics/metrics-config';
+import { MetricsConfigSchema } from './metrics-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFleetServer } from './fleet-server';
 import { seedFleetHistory, seedGatewayHistory, seedServerHistory } from './seed-history';
-import { WatchedTime } from '../engine/watched-time';
+import { WatchedTime } from '../state/watched-time';
 import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';

@@ -2,9 +2,9 @@ import type { FailureCause, HostState, Phase } from '../../../shared/domain';
 import type { FleetWindow } from '../capacity/history/fleet-windows';
 import { attribute, type Outage } from '../loops/attribution';
 import { AGENT_CAUSE } from '../loops/phase-status';
-import type { Span } from '../loops/watched-spans';
+import type { Span } from '../state/spans';
 import type { Store } from '../store/store';
-import type { WatchedTime } from './watched-time';
+import type { WatchedTime } from '../state/watched-time';
 
 // When each host could not be reached, as Loopdeck saw it: what failure attribution lays a bad
 // phase's window against (the runner down is the runner's fault, not the agent's); and when a

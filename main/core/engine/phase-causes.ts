@@ -4,7 +4,7 @@ import { ownEntry, type Config } from '../config/schema';
 import { AGENT_CAUSE } from '../loops/phase-status';
 import type { Store } from '../store/store';
 import { HostOutages, phaseCause } from './host-outages';
-import { WatchedTime } from './watched-time';
+import { WatchedTime } from '../state/watched-time';
 
 /**
  * Who bad phases are put down to, from what Loopdeck watched: the runner hosts' outages and blind

@@ -1,7 +1,7 @@
 import type { EventPayload } from '../../../shared/contract';
 import { deltaRows, LEDGER_DELTA_MAX_ROWS } from '../../../shared/deltas';
 import type { LedgerCounts } from '../../../shared/ledger-slice';
-import type { LedgerPoll, LoopLedgers } from '../loops/ledger-follower';
+import type { LedgerPoll, LoopLedgers } from './ledger-follower';
 
 /** What one loop's ledger poll publishes: its deltas, or a reset when they are too many rows. */
 export type LedgerEvent =

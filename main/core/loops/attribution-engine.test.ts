@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SnapshotSchema, type HostState, type Phase } from '../../../shared/domain';
 import { CapacityHistory, type StoredSample } from '../capacity/history/history-store';
 import { HostOutages } from '../engine/host-outages';
-import { WatchedTime } from '../engine/watched-time';
+import { WatchedTime } from '../state/watched-time';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { loopdeck } from '../../../testing/cli-run';

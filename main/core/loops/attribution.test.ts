@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureCause } from '../../../shared/domain';
 import type { HistoryRow } from '../capacity/history/history-store';
-import { attribute, troubleEpisodes, type AttributionInput } from './attribution';
+import { attribute, type AttributionInput } from './attribution';
+import { troubleEpisodes } from '../capacity/history/trouble-episodes';
 import { AGENT_CAUSE } from './phase-status';
 
 const MIN = 60_000;

@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { Cycle, Deadman, DeadmanState } from '../../../shared/domain';
 import { ownEntry } from '../config/schema';
+import { messageOf } from '../../../shared/errors';
 
 /** What the dead-man needs to know about one loop: its schedule, limits, cycles and the time. */
 export interface DeadmanInput {
@@ -98,7 +99,7 @@ function parseCron(schedule: string, from: number) {
   try {
     return CronExpressionParser.parse(fields.join(' '), { currentDate: new Date(from), tz: 'UTC' });
   } catch (err) {
-    throw new Error(`invalid cron schedule "${schedule}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`invalid cron schedule "${schedule}": ${messageOf(err)}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ import { PhaseFiles, type FollowOutcome } from './phase-files';
 import { phaseSignal } from './phase-signal';
 import { FileReadError, type FileSource, type FileStat } from '../sources/file-source';
 import type { Store } from '../store/store';
-import { classifyCycleFiles, isCycleFolder, type PhaseFile } from './cycle-layout';
+import { classifyCycleFiles, isCycleFolder, type PhaseFile } from '../text/cycle-layout';
 import { RunsFolder } from './runs-folder';
 
 /** How many of the newest cycles are read on every poll. */

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { Phase } from '../../../shared/domain';
-import type { PhaseFile } from './cycle-layout';
+import type { PhaseFile } from '../text/cycle-layout';
 import type { RepeatTracker, SignalEvidence, WatchdogKill } from './phase-signal';
 import type { PhaseEvidence } from './phase-status';
 import type { PhaseFileKind, PhaseRecord } from '../text/line-parser';

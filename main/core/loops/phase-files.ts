@@ -6,13 +6,13 @@ import type { CachedFile, TranscriptWatch } from './phase-evidence';
 import { rcFileParser } from './rc-file';
 import { statusFileParser } from './status-file';
 import { transcriptParser } from '../transcripts/transcript-parser';
-import { INDEX_EVERY } from '../transcripts/line-index';
+import { INDEX_EVERY } from '../store/line-index';
 import { isWatchdogKill, transcriptMark } from '../transcripts/transcript-marks';
 import { RepeatTracker } from './phase-signal';
 import type { LineParser, PhaseFileKind, PhaseRecord } from '../text/line-parser';
 import type { FileSource, FileStat } from '../sources/file-source';
 import type { LineMark, Store } from '../store/store';
-import type { PhaseFile } from './cycle-layout';
+import type { PhaseFile } from '../text/cycle-layout';
 
 const PARSERS: Readonly<Record<PhaseFileKind, LineParser<unknown>>> = {
   status: statusFileParser as LineParser<unknown>,

@@ -4,7 +4,7 @@ import { refuseFile } from '../follow/line-follower';
 import { refusedNamesMessage } from '../sources/file-names';
 import { FileReadError, type DirEntry, type FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
-import { isCycleFolder } from './cycle-layout';
+import { isCycleFolder } from '../text/cycle-layout';
 
 /** A loop's runs folder could not be read; the message names the host and the path. */
 export class RunsFolderError extends Error {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { log } from '../logging/log';
 import { loopMetricsRegistry } from './loop-metrics';
-import { parseListen, type MetricsConfig } from './metrics-config';
+import { parseListen, type MetricsConfig } from '../config/metrics-config';
 import type { MetricsSource } from './metrics-state';
 import type { ProblemKey } from '../state/problem-key';
 

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema';
 import { Engine, type EngineOptions } from '../engine';
 import type { StoreOptions } from '../store/store';
 import { openWith } from '../store/open-store';
+import { MIGRATIONS } from '../engine/migrations';
 import type { Store } from '../store/store';
 import { Disposables } from '../state/disposables';
 import type { CapacityService } from '../capacity/capacity-service';
@@ -87,7 +88,7 @@ export function servicesOf(engine: Engine): CoreServices {
  */
 export function openCore(options: CoreOptions): Core {
   const { config, dataDir, storeOptions, ...engineOptions } = options;
-  const made = openWith(dataDir, storeOptions ?? {}, (store) => composeEngine(config, { ...engineOptions, store }));
+  const made = openWith(dataDir, { migrations: MIGRATIONS, ...storeOptions }, (store) => composeEngine(config, { ...engineOptions, store }));
   const { store, made: engine, recovered } = made;
   const teardown = new Disposables();
   teardown.add(() => store.close());

@@ -53,7 +53,7 @@ export interface FileCommit {
   readonly records: readonly LineRecord[];
   readonly problems: readonly Problem[];
   /**
-   * Index points of the lines this read consumed (a transcript's, see transcripts/line-index): kept in
+   * Index points of the lines this read consumed (a transcript's, see store/line-index): kept in
    * memory with a position-only commit and written with the position, never on their own.
    */
   readonly index?: readonly IndexPoint[];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../testing/until';
-import { MIGRATIONS } from './migrations';
+import { MIGRATIONS } from '../engine/migrations';
 import { MAX_PROBLEMS_PER_FILE, POSITION_WRITE_MS, RECORDS_PER_ROW, Store } from './store';
 import { firstSeen } from './first-seen';
 
@@ -211,10 +211,12 @@ describe('Store', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ld-store-')), 'loopdeck.db');
     // In a process of its own, so that no other test's store is open beside it.
     const store = fileURLToPath(new URL('./store.ts', import.meta.url));
+    const schema = fileURLToPath(new URL('../engine/migrations.ts', import.meta.url)); // installs the schema
     const write = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.prepare('UPDATE files SET offset = 9, line_no = 2').run(); db.close();`;
     const script = `
       import { execFileSync, spawn } from 'node:child_process';
       import { Store } from ${JSON.stringify(store)};
+      import ${JSON.stringify(schema)};
       const a = Store.open(${JSON.stringify(file)});
       const seen = [a.file('h', '/p').offset];
       execFileSync(process.execPath, ['-e', ${JSON.stringify(write)}]); // another process commits during this task
@@ -231,10 +233,12 @@ describe('Store', () => {
     const file = join(dir, 'loopdeck.db');
     const go = join(dir, 'go');
     const store = fileURLToPath(new URL('./store.ts', import.meta.url));
+    const schema = fileURLToPath(new URL('../engine/migrations.ts', import.meta.url)); // installs the schema
     // Each child loads everything, says it is ready, then waits (spinning) for the same instant to open.
     const script = [
       `import { existsSync } from 'node:fs';`,
       `import { Store } from ${JSON.stringify(store)};`,
+      `import ${JSON.stringify(schema)};`,
       `console.log('ready');`,
       `while (!existsSync(${JSON.stringify(go)}));`,
       `try { Store.open(${JSON.stringify(file)}).close(); console.log('opened'); } catch (e) { console.log('failed: ' + e.message); }`,

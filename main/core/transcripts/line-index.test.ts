@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { followOnce, MAX_LINE_BYTES } from '../follow/line-follower';
 import { transcriptParser } from './transcript-parser';
 import { LocalSource } from '../sources/local-source';
-import { INDEX_EVERY, MAX_MARKS_PER_FILE } from './line-index';
+import { INDEX_EVERY, MAX_MARKS_PER_FILE } from '../store/line-index';
 import { Store } from '../store/store';
 import { transcriptMark } from './transcript-marks';
 

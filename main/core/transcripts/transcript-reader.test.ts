@@ -9,7 +9,7 @@ import { transcriptParser } from './transcript-parser';
 import type { FileSource } from '../sources/file-source';
 import { SshSource } from '../sources/ssh-source';
 import type { SshHost } from '../ssh/ssh-host';
-import { INDEX_EVERY } from './line-index';
+import { INDEX_EVERY } from '../store/line-index';
 import { Store } from '../store/store';
 import { transcriptMark } from './transcript-marks';
 import { TranscriptReader } from './transcript-reader';

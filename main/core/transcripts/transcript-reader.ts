@@ -102,7 +102,7 @@ function countLines(buf: Buffer, insideCounted: boolean): number {
 
 /**
  * Reads ranges of lines of a phase transcript with as few bytes as the rows take: the follower's
- * sparse line index (transcripts/line-index) gives where a line at most INDEX_EVERY lines before the one
+ * sparse line index (store/line-index) gives where a line at most INDEX_EVERY lines before the one
  * asked starts, so a jump is one seek and a bounded read; the lines past the follower's position
  * are counted from the bytes after it. Works on any FileSource (SSH: `tail -c +N | head -c M`).
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { followOnce } from '../follow/line-follower';
 import { LocalSource } from '../sources/local-source';
-import { MIGRATIONS } from '../store/migrations';
+import { MIGRATIONS } from '../engine/migrations';
 import { Store } from '../store/store';
 import { transcriptParser } from './transcript-parser';
 

@@ -11,7 +11,7 @@ import { sessionCommands, type CommandSession } from '../session/commands';
 import { Store } from '../store/store';
 import { TEST_CALLER } from '../../../testing/callers';
 import { dispatch } from '../../rpc/dispatch';
-import { composeEngine } from '../session/core';
+import { composeEngine, servicesOf } from '../session/core';
 
 const DAY = '2026-08-23';
 
@@ -22,7 +22,8 @@ function engineOn(): { engine: Engine; fx: ReturnType<typeof createRunnerFixture
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   const store = Store.open(join(fx.dir, 'loopdeck.db'));
   const engine = composeEngine(config, { store, now: () => new Date('2026-08-23T09:00:00Z') });
-  const session = { engine: () => engine } as unknown as CommandSession;
+  const services = servicesOf(engine);
+  const session = { services: () => services } as unknown as CommandSession;
   return { engine, fx, handlers: sessionCommands(session) };
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../../../shared/transcript-domain';
 import { ownEntry, type Config } from '../config/schema';
 import { isReachable, type HostTable } from '../hosts/host-table';
-import { isCycleFolder } from '../loops/cycle-layout';
+import { isCycleFolder } from '../text/cycle-layout';
 import type { Store } from '../store/store';
 import { TranscriptReader, type TranscriptFile } from './transcript-reader';
 import { SearchSlots } from './search-slots';

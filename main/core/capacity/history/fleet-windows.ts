@@ -1,10 +1,11 @@
 import type { IncidentLimits } from '../../../../shared/domain';
-import { troubleEpisodes, type TroubleEpisode } from '../../loops/attribution';
-import { uncovered, type Span } from '../../loops/watched-spans';
+import { troubleEpisodes, type TroubleEpisode } from './trouble-episodes';
+import { uncovered, type Span } from '../../state/spans';
 import type { CapacityHistory } from './history-store';
 import { MINUTE_MS, RETENTION_MS, TEN_MINUTES_MS } from './history-store';
 import { PromMatrix, promLabel, promQuery, stepFor, type PromGetter } from '../sources/prometheus-source';
 import { prometheusQueries } from '../sources/prometheus-queries';
+import { messageOf } from '../../../../shared/errors';
 
 // What Loopdeck knows of the fleet over a bad phase's window (issue 40, item 3): the trouble it
 // shows and the parts it has no history for. A polled proxy's past is the minute rollups Loopdeck
@@ -122,7 +123,7 @@ export class FleetWindows {
     const read = prometheusWindow(get, p, from, to)
       .then(
         (found) => this.remember(key, { state: 'done', to, ...found }),
-        (err: unknown) => this.remember(key, { state: 'failed', to, at: this.opts.now().getTime(), error: (err as Error).message }),
+        (err: unknown) => this.remember(key, { state: 'failed', to, at: this.opts.now().getTime(), error: messageOf(err) }),
       )
       .finally(() => {
         this.asking.delete(key);

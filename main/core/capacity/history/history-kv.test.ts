@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../store/migrations';
+import { MIGRATIONS } from '../../engine/migrations';
 import { CAPACITY_KV_MIGRATION } from './schema';
 import { Store } from '../../store/store';
 import { CapacityHistory, MINUTE_MS, TEN_MINUTES_MS, type StoredSample } from './history-store';

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
-import type { IndexPoint, LineMark } from '../store/store-types';
+import type { IndexPoint, LineMark } from './store-types';
+import type { QueryMaker } from './query';
 
 /**
  * Index a transcript line every this many lines. 100, not 1000: a jump lands on an index point
@@ -31,7 +31,29 @@ interface Pending {
 export class LineIndexTable {
   private readonly pending = new Map<number, Pending>();
 
-  constructor(private readonly statement: (sql: string) => Database.Statement) {}
+  /** The SQL, its parameters and rows declared once. */
+  private readonly q;
+
+  constructor(queries: QueryMaker) {
+    this.q = {
+      deletePoints: queries.query<[host: string, path: string]>('DELETE FROM line_index WHERE host = ? AND path = ?'),
+      deleteMarks: queries.query<[host: string, path: string]>('DELETE FROM line_marks WHERE host = ? AND path = ?'),
+      insertPoint: queries.query<[host: string, path: string, ino: string, line: number, offset: number]>('INSERT OR REPLACE INTO line_index (host, path, ino, line, offset) VALUES (?, ?, ?, ?, ?)'),
+      insertMark: queries.query<[host: string, path: string, ino: string, line: number, kind: LineMark['kind'], text: string]>(
+        'INSERT OR IGNORE INTO line_marks (host, path, ino, line, kind, text) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      countMarks: queries.column<[host: string, path: string], number>('SELECT COUNT(*) AS n FROM line_marks WHERE host = ? AND path = ?'),
+      dropMiddleMarks: queries.query<[host: string, path: string, host: string, path: string, limit: number, offset: number]>(
+        `DELETE FROM line_marks WHERE host = ? AND path = ? AND rowid IN (
+           SELECT rowid FROM line_marks WHERE host = ? AND path = ? ORDER BY line, kind LIMIT ? OFFSET ?)`,
+      ),
+      pointAtOrBefore: queries.query<[host: string, path: string, ino: string, line: number], IndexPoint>(
+        'SELECT line, offset FROM line_index WHERE host = ? AND path = ? AND ino = ? AND line <= ? ORDER BY line DESC LIMIT 1',
+      ),
+      pointAt: queries.query<[host: string, path: string, ino: string, line: number], IndexPoint>('SELECT line, offset FROM line_index WHERE host = ? AND path = ? AND ino = ? AND line = ?'),
+      marks: queries.query<[host: string, path: string, ino: string], LineMark>('SELECT line, kind, text FROM line_marks WHERE host = ? AND path = ? AND ino = ? ORDER BY line, kind'),
+    };
+  }
 
   /** Hold what a read found until its position is written (`writePending`). */
   hold(fileId: number, host: string, path: string, ino: string, index: readonly IndexPoint[] | undefined, marks: readonly LineMark[] | undefined): void {
@@ -53,15 +75,14 @@ export class LineIndexTable {
   /** The file was read again from 0: forget its index and marks, stored and held (inside the commit's transaction). */
   reset(fileId: number, host: string, path: string): void {
     this.pending.delete(fileId);
-    this.statement('DELETE FROM line_index WHERE host = ? AND path = ?').run(host, path);
-    this.statement('DELETE FROM line_marks WHERE host = ? AND path = ?').run(host, path);
+    this.q.deletePoints.run(host, path);
+    this.q.deleteMarks.run(host, path);
   }
 
   /** Write everything held (inside a transaction that writes the positions covering it); `written` forgets it once that committed. */
   writePending(): void {
     if (this.pending.size === 0) return;
-    const point = this.statement('INSERT OR REPLACE INTO line_index (host, path, ino, line, offset) VALUES (?, ?, ?, ?, ?)');
-    const mark = this.statement('INSERT OR IGNORE INTO line_marks (host, path, ino, line, kind, text) VALUES (?, ?, ?, ?, ?, ?)');
+    const { insertPoint: point, insertMark: mark } = this.q;
     for (const p of this.pending.values()) {
       for (const x of p.index) point.run(p.host, p.path, p.ino, x.line, x.offset);
       for (const m of p.marks) mark.run(p.host, p.path, p.ino, m.line, m.kind, m.text);
@@ -76,31 +97,24 @@ export class LineIndexTable {
 
   /** Keep MAX_MARKS_PER_FILE marks: the first half, and the newest. */
   private bound(host: string, path: string): void {
-    const n = (this.statement('SELECT COUNT(*) AS n FROM line_marks WHERE host = ? AND path = ?').get(host, path) as { n: number }).n;
+    const n = this.q.countMarks.get(host, path) ?? 0;
     const over = n - MAX_MARKS_PER_FILE;
     if (over <= 0) return;
-    this
-      .statement(
-        `DELETE FROM line_marks WHERE host = ? AND path = ? AND rowid IN (
-           SELECT rowid FROM line_marks WHERE host = ? AND path = ? ORDER BY line, kind LIMIT ? OFFSET ?)`,
-      )
-      .run(host, path, host, path, over, MAX_MARKS_PER_FILE / 2);
+    this.q.dropMiddleMarks.run(host, path, host, path, over, MAX_MARKS_PER_FILE / 2);
   }
 
   /** The index point at or before `line` of the file with inode `ino`, or null. */
   pointAtOrBefore(host: string, path: string, ino: string, line: number): IndexPoint | null {
-    const row = this.statement('SELECT line, offset FROM line_index WHERE host = ? AND path = ? AND ino = ? AND line <= ? ORDER BY line DESC LIMIT 1').get(host, path, ino, line);
-    return (row as IndexPoint | undefined) ?? null;
+    return this.q.pointAtOrBefore.get(host, path, ino, line) ?? null;
   }
 
   /** The index point of exactly `line`, or null (a line after a cut one is indexed too). */
   pointAt(host: string, path: string, ino: string, line: number): IndexPoint | null {
-    const row = this.statement('SELECT line, offset FROM line_index WHERE host = ? AND path = ? AND ino = ? AND line = ?').get(host, path, ino, line);
-    return (row as IndexPoint | undefined) ?? null;
+    return this.q.pointAt.get(host, path, ino, line) ?? null;
   }
 
   /** The marks of the file with inode `ino`, in line order. */
   marks(host: string, path: string, ino: string): LineMark[] {
-    return this.statement('SELECT line, kind, text FROM line_marks WHERE host = ? AND path = ? AND ino = ? ORDER BY line, kind').all(host, path, ino) as LineMark[];
+    return this.q.marks.all(host, path, ino);
   }
 }

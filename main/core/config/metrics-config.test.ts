@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../config/load-config';
+import { ConfigError, parseConfig } from './load-config';
 import { parseListen } from './metrics-config';
 
 const BASE = 'hosts: { runner: { local: true } }\n';

@@ -3,12 +3,12 @@ import type { AuditMark, BacklogItem, Finding, Lesson, Task } from '../../../sha
 import type { LoopConfig } from '../config/schema';
 import { followDocument } from '../follow/document-follower';
 import { followOnce } from '../follow/line-follower';
-import { flushLedger, ledgerParser } from '../ledgers/ledger-parser';
-import type { LedgerRecord, LedgerState } from '../ledgers/ledger-records';
-import { deriveFindings } from '../ledgers/findings';
+import { flushLedger, ledgerParser } from './ledger-parser';
+import type { LedgerRecord, LedgerState } from './ledger-records';
+import { deriveFindings } from './findings';
 import { parseDeliverRecord, type DeliverRecord } from '../prs/pull-requests';
 import type { FileSource } from '../sources/file-source';
-import type { ReadChanges, ReadScope } from './loop-poll';
+import type { ReadChanges, ReadScope } from '../loops/loop-poll';
 import { auditKey, backlogKey, diffKeyed, findingKey, isEmptyDelta, lessonKey, taskKey, type KeyedDelta } from '../../../shared/deltas';
 import type { Store } from '../store/store';
 import { firstSeen } from '../store/first-seen';

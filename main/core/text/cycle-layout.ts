@@ -1,4 +1,4 @@
-import type { PhaseFileKind } from '../text/line-parser';
+import type { PhaseFileKind } from './line-parser';
 
 /** File name patterns inside a cycle folder; `{phase}` and `{stage}` are placeholders. */
 export interface Layout {

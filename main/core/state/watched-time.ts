@@ -1,4 +1,4 @@
-import { mergeSpans, uncovered, type Span } from '../loops/watched-spans';
+import { mergeSpans, uncovered, type Span } from './spans';
 import type { Store } from '../store/store';
 
 // When Loopdeck was running and watching, as stretches of time kept in the store: what failure

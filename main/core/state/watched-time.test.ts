@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Store } from '../store/store';
 import type { HostState } from '../../../shared/domain';
-import { HostOutages, runnerUnwatched } from './host-outages';
+import { HostOutages, runnerUnwatched } from '../engine/host-outages';
 import { PERSIST_MS, WATCH_GAP_MS, WatchedTime } from './watched-time';
 
 const T0 = Date.parse('2026-08-23T07:00:00Z');
