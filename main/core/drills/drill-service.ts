@@ -8,6 +8,7 @@ import type { Store } from '../store/store';
 import { log } from '../logging/log';
 import { cancelScript, launchScript, parseProbe, statusScript } from './drill-script';
 import type { HostShell } from '../hosts/host-shell';
+import { DrillRuns, type RunRow } from './drill-runs';
 
 /** With no drill in flight, how often a poll asks SQLite whether another process started one (ms). */
 export const RUNNING_RECHECK_MS = 1000;
@@ -36,21 +37,6 @@ export interface DrillServiceOptions {
   readonly graceSeconds?: number;
   readonly onRunsChanged: (runs: DrillRun[]) => void;
   readonly onOutput: (runId: string, from: number, text: string) => void;
-}
-
-interface RunRow {
-  id: string;
-  drill: string;
-  host: string;
-  args: string;
-  user: string;
-  started_at: string;
-  ended_at: string | null;
-  rc: number | null;
-  status: DrillRun['status'];
-  override: number;
-  dir: string;
-  duration_ms: number | null;
 }
 
 function toRun(r: RunRow): DrillRun {
@@ -87,9 +73,11 @@ export class DrillService {
   /** The runs in flight as last asked of SQLite, and when (see runningRows); null: ask again. */
   private running: { readonly rows: RunRow[]; readonly at: number } | null = null;
   private readonly now: () => Date;
+  private readonly runRows: DrillRuns;
 
   constructor(private readonly options: DrillServiceOptions) {
     this.now = options.now ?? (() => new Date());
+    this.runRows = new DrillRuns(options.store);
   }
 
   /** The declared drills, without their commands. */
@@ -99,7 +87,7 @@ export class DrillService {
 
   /** The audit trail, newest first. */
   runs(limit = 200): DrillRun[] {
-    const rows = this.options.store.statement('SELECT * FROM drill_runs ORDER BY started_at DESC LIMIT ?').all(limit) as RunRow[];
+    const rows = this.runRows.newest(limit);
     return rows.map(toRun);
   }
 
@@ -137,12 +125,16 @@ export class DrillService {
     if (/^LOCKED/m.test(text)) throw new DrillRefused(`Drill ${input.name} is already running on ${drill.host}; wait for it to finish or cancel it.`);
     const dir = /^STARTED (.+)$/m.exec(text)?.[1];
     if (!dir) throw new Error(`Drill ${input.name} could not be started on ${drill.host}: ${out.stderr.trim() || text.trim() || `exit ${out.code}`}`);
-    this.options.store
-      .statement(
-        `INSERT INTO drill_runs (id, drill, host, args, user, started_at, status, override, dir)
-         VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
-      )
-      .run(runId, input.name, drill.host, JSON.stringify(input.args), user, this.now().toISOString(), running && input.overrideRunningPhase ? 1 : 0, dir);
+    this.runRows.insert({
+      id: runId,
+      drill: input.name,
+      host: drill.host,
+      args: JSON.stringify(input.args),
+      user,
+      startedAt: this.now().toISOString(),
+      override: Boolean(running && input.overrideRunningPhase),
+      dir,
+    });
     this.offsets.set(runId, 0);
     this.running = null;
     this.options.onRunsChanged(this.runs());
@@ -209,8 +201,8 @@ export class DrillService {
   private runningRows(): RunRow[] {
     const at = performance.now();
     if (this.running === null || this.running.rows.length > 0 || at - this.running.at >= RUNNING_RECHECK_MS) {
-      // Prepared once (statement), since preparing costs more than an empty answer.
-      this.running = { rows: this.options.store.statement("SELECT * FROM drill_runs WHERE status = 'running'").all() as RunRow[], at };
+      // Prepared once (by the store), since preparing costs more than an empty answer.
+      this.running = { rows: this.runRows.running(), at };
     }
     return this.running.rows;
   }
@@ -226,13 +218,11 @@ export class DrillService {
             ? 'ok'
             : 'failed';
     const ended = this.now();
-    this.options.store
-      .statement('UPDATE drill_runs SET status = ?, rc = ?, ended_at = ?, duration_ms = ? WHERE id = ?')
-      .run(status, probe.done ? probe.rc : null, ended.toISOString(), Math.max(0, ended.getTime() - Date.parse(run.started_at)), run.id);
+    this.runRows.finish(run.id, status, probe.done ? probe.rc : null, ended.toISOString(), Math.max(0, ended.getTime() - Date.parse(run.started_at)));
     this.offsets.delete(run.id);
   }
 
   private row(runId: string): RunRow | undefined {
-    return this.options.store.statement('SELECT * FROM drill_runs WHERE id = ?').get(runId) as RunRow | undefined;
+    return this.runRows.byId(runId);
   }
 }

@@ -11,15 +11,28 @@ export class NightRows {
   /** Rows written (inserted or changed) since this object was made. */
   writes = 0;
 
-  constructor(private readonly store: Store) {}
+  /** The SQL, its parameters and rows declared once (prepared by the store on first use). */
+  private readonly q;
+
+  constructor(private readonly store: Store) {
+    this.q = {
+      put: store.query<[loop: string, date: string, data: string, at: string]>(
+        `INSERT INTO nights (loop, date, data, written_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (loop, date) DO UPDATE SET data = excluded.data, written_at = excluded.written_at WHERE nights.data != excluded.data`,
+      ),
+      dates: store.column<[loop: string], string>('SELECT date FROM nights WHERE loop = ?'),
+      tokens: store.query<[fromMs: number, toMs: number], { s: number | null; n: number }>('SELECT SUM(tokens) AS s, COUNT(tokens) AS n FROM usage_rows WHERE t >= ? AND t <= ?'),
+      night: store.column<[loop: string, date: string], string>('SELECT data FROM nights WHERE loop = ? AND date = ?'),
+      newest: store.column<[loop: string], string | null>('SELECT MAX(date) AS d FROM nights WHERE loop = ?'),
+      allFrom: store.column<[from: string], string>('SELECT data FROM nights WHERE date >= ? ORDER BY loop, date'),
+      loopFrom: store.column<[loop: string, from: string], string>('SELECT data FROM nights WHERE loop = ? AND date >= ? ORDER BY date'),
+    };
+  }
 
   /** Keep these nights; returns those whose row was written (new, or changed). */
   put(nights: readonly NightSummary[], at: string): NightSummary[] {
     if (nights.length === 0) return [];
-    const st = this.store.statement(
-      `INSERT INTO nights (loop, date, data, written_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (loop, date) DO UPDATE SET data = excluded.data, written_at = excluded.written_at WHERE nights.data != excluded.data`,
-    );
+    const st = this.q.put;
     const written: NightSummary[] = [];
     this.store.sql.transaction(() => {
       for (const night of nights) {
@@ -34,8 +47,7 @@ export class NightRows {
 
   /** The dates kept for a loop, to know which older nights still need a first read. */
   dates(loop: string): Set<string> {
-    const rows = this.store.statement('SELECT date FROM nights WHERE loop = ?').all(loop) as { date: string }[];
-    return new Set(rows.map((r) => r.date));
+    return new Set(this.q.dates.all(loop));
   }
 
   /**
@@ -43,19 +55,18 @@ export class NightRows {
    * `toMs`, every proxy summed; null when no row in the window says how many (not known, not 0).
    */
   tokensBetween(fromMs: number, toMs: number): number | null {
-    const row = this.store.statement('SELECT SUM(tokens) AS s, COUNT(tokens) AS n FROM usage_rows WHERE t >= ? AND t <= ?').get(fromMs, toMs) as { s: number | null; n: number };
+    const row = this.q.tokens.get(fromMs, toMs) ?? { s: null, n: 0 };
     return row.n > 0 ? (row.s ?? 0) : null;
   }
 
   /** The kept nights of a loop on these dates (those that have a row). */
   get(loop: string, dates: readonly string[]): NightSummary[] {
-    const st = this.store.statement('SELECT data FROM nights WHERE loop = ? AND date = ?');
     const out: NightSummary[] = [];
     for (const d of dates) {
-      const row = st.get(loop, d) as { data: string } | undefined;
-      if (!row) continue;
+      const data = this.q.night.get(loop, d);
+      if (data === undefined) continue;
       try {
-        out.push(NightSummarySchema.parse(JSON.parse(row.data)));
+        out.push(NightSummarySchema.parse(JSON.parse(data)));
       } catch {
         // Not a night as this build keeps it: left as it is (list() says so when it is read).
       }
@@ -65,21 +76,16 @@ export class NightRows {
 
   /** The newest date kept for a loop, or null. */
   newest(loop: string): string | null {
-    const row = this.store.statement('SELECT MAX(date) AS d FROM nights WHERE loop = ?').get(loop) as { d: string | null } | undefined;
-    return row?.d ?? null;
+    return this.q.newest.get(loop) ?? null;
   }
 
   /** A loop's kept nights from `from` (a date) on, oldest first; a row that no longer parses is skipped and logged. */
   list(loop: string | null, from: string): NightSummary[] {
-    const rows = (
-      loop === null
-        ? this.store.statement('SELECT data FROM nights WHERE date >= ? ORDER BY loop, date').all(from)
-        : this.store.statement('SELECT data FROM nights WHERE loop = ? AND date >= ? ORDER BY date').all(loop, from)
-    ) as { data: string }[];
+    const rows = loop === null ? this.q.allFrom.all(from) : this.q.loopFrom.all(loop, from);
     const out: NightSummary[] = [];
-    for (const r of rows) {
+    for (const data of rows) {
       try {
-        out.push(NightSummarySchema.parse(JSON.parse(r.data)));
+        out.push(NightSummarySchema.parse(JSON.parse(data)));
       } catch (err) {
         log.warn(`${this.store.dbPath}: a kept night of the nights table could not be read; skipped.`, err);
       }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Cycle } from '../../../shared/domain';
 import { phaseCap, type LoopConfig } from '../config/schema';
-import { classifyCycleFiles, type PhaseFile } from '../loops/cycle-layout';
+import { classifyCycleFiles, type PhaseFile } from '../text/cycle-layout';
 import { derivePhase, deriveCycle } from '../loops/phase-status';
 import { rcFileParser } from '../loops/rc-file';
 import { statusFileParser } from '../loops/status-file';

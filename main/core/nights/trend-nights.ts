@@ -4,7 +4,7 @@ import { markHollow } from '../../../shared/hollow';
 import { summarizeCycle, type NightSummary } from '../../../shared/night-summary';
 import { addDays } from '../../../shared/trends';
 import type { Config } from '../config/schema';
-import { isCycleFolder } from '../loops/cycle-layout';
+import { isCycleFolder } from '../text/cycle-layout';
 import { log } from '../logging/log';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';

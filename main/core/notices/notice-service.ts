@@ -3,7 +3,9 @@ import type { Store } from '../store/store';
 import type { NoticeDraft } from './notice-draft';
 import { emergencyTiming, inQuietHours, type NotifyConfig } from './notify-config';
 import { toNotice, type NoticeRow } from './schema';
+import { NoticeRows } from './notice-rows';
 import { log } from '../logging/log';
+import { messageOf } from '../../../shared/errors';
 
 /** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
 export interface NoticeSink {
@@ -49,6 +51,7 @@ const LIST_LIMIT = NOTICE_LIST_LIMIT;
  */
 export class NoticeService {
   private readonly store: Store;
+  private readonly notices: NoticeRows;
   private readonly notify: NotifyConfig;
   private readonly now: () => Date;
   private readonly sinks: readonly NoticeSink[];
@@ -57,6 +60,7 @@ export class NoticeService {
 
   constructor(opts: NoticeServiceOptions) {
     this.store = opts.store;
+    this.notices = new NoticeRows(opts.store);
     this.notify = opts.notify;
     this.now = opts.now ?? (() => new Date());
     this.sinks = opts.sinks;
@@ -71,17 +75,12 @@ export class NoticeService {
   update(drafts: readonly NoticeDraft[], options: { seed?: boolean } = {}): Notice[] {
     const createdAt = this.now().toISOString();
     const db = this.store.sql;
-    const exists = this.store.statement('SELECT 1 FROM notices WHERE key = ?');
-    const insert = this.store.statement(
-      `INSERT OR IGNORE INTO notices (key, priority, source, title, message, url, url_title, created_at, seeded)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${options.seed ? 1 : 0})`,
-    );
+    const seeded = options.seed === true;
     const raised = db.transaction(() => {
       const out: Notice[] = [];
       for (const d of drafts) {
-        if (d.requires !== undefined && !exists.get(d.requires)) continue;
-        const r = insert.run(d.key, d.priority, d.source, d.title, d.message, d.url, d.urlTitle, createdAt);
-        if (r.changes === 1) {
+        if (d.requires !== undefined && !this.notices.exists(d.requires)) continue;
+        if (this.notices.insert(d, createdAt, seeded)) {
           out.push({ key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, acknowledgedBy: null, snoozedUntil: null, snoozedBy: null });
         }
       }
@@ -101,8 +100,7 @@ export class NoticeService {
 
   /** The stored notices, newest first. */
   list(): Notice[] {
-    const rows = this.store.statement('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?').all(LIST_LIMIT) as NoticeRow[];
-    return rows.map(toNotice);
+    return this.notices.newest(LIST_LIMIT).map(toNotice);
   }
 
   /** Acknowledge a notice for `by` (stops its repeats); returns when. Acknowledging twice keeps the first time and who. */
@@ -114,7 +112,7 @@ export class NoticeService {
   snooze(key: string, minutes: number, by: string): string {
     const row = this.row(key);
     const until = new Date(this.now().getTime() + minutes * 60_000).toISOString();
-    this.store.statement('UPDATE notices SET snoozed_until = ?, snoozed_by = ? WHERE key = ?').run(until, by, key);
+    this.notices.snooze(key, until, by);
     const snoozed = { ...toNotice(row), snoozedUntil: until, snoozedBy: by };
     this.withdraw(snoozed);
     this.onChange([snoozed]);
@@ -139,25 +137,12 @@ export class NoticeService {
     const dueBefore = new Date(now.getTime() - retryMs).toISOString();
     // Three disjoint kinds, each through its partial index (migration 10): snoozes that ended,
     // notices never handed to the sinks, emergencies not expired and due again.
-    const rows = [
-      ...(this.store
-        .statement('SELECT * FROM notices WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL AND snoozed_until <= ? AND priority > -2')
-        .all(nowIso) as NoticeRow[]),
-      ...(this.store
-        .statement('SELECT * FROM notices WHERE sends = 0 AND acknowledged_at IS NULL AND seeded = 0 AND snoozed_until IS NULL AND priority > -2')
-        .all() as NoticeRow[]),
-      ...(this.store
-        .statement(
-          `SELECT * FROM notices WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0 AND created_at > ?
-             AND snoozed_until IS NULL AND sends > 0 AND (last_sent_at IS NULL OR last_sent_at <= ?)`,
-        )
-        .all(expiredBefore, dueBefore) as NoticeRow[]),
-    ];
+    const rows = [...this.notices.snoozesEnded(nowIso), ...this.notices.neverSent(), ...this.notices.emergenciesDue(expiredBefore, dueBefore)];
     const changed: Notice[] = [];
     for (const r of rows) {
       if (r.snoozed_until !== null) {
         if (r.snoozed_until > nowIso) continue;
-        this.store.statement('UPDATE notices SET snoozed_until = NULL WHERE key = ?').run(r.key);
+        this.notices.unsnooze(r.key);
         changed.push(toNotice({ ...r, snoozed_until: null }));
         const live = r.priority < 2 || now.getTime() < Date.parse(r.created_at) + expireMs;
         if (live) this.send(toNotice({ ...r, snoozed_until: null }), true);
@@ -175,12 +160,11 @@ export class NoticeService {
       if (!sink.tick) continue;
       try {
         for (const a of await sink.tick()) {
-          const row = this.store.statement('SELECT acknowledged_at FROM notices WHERE key = ?').get(a.key) as { acknowledged_at: string | null } | undefined;
-          if (row && row.acknowledged_at === null) this.ack(a.key, a.acknowledgedAt, a.by);
+          if (this.notices.acknowledgedAt(a.key) === null) this.ack(a.key, a.acknowledgedAt, a.by);
         }
       } catch (err) {
         // A full disk is the data folder's problem, said once there, not every few seconds here.
-        if (this.store.noteFailure(err, "a notice sink's tick") === null) this.log(`a notice sink's tick failed: ${err instanceof Error ? err.message : String(err)}`);
+        if (this.store.noteFailure(err, "a notice sink's tick") === null) this.log(`a notice sink's tick failed: ${messageOf(err)}`);
       }
     }
     if (changed.length > 0) this.onChange(changed);
@@ -189,7 +173,7 @@ export class NoticeService {
   private ack(key: string, at: string, by: string): string {
     const row = this.row(key);
     if (row.acknowledged_at !== null) return row.acknowledged_at;
-    this.store.statement('UPDATE notices SET acknowledged_at = ?, acknowledged_by = ? WHERE key = ?').run(at, by, key);
+    this.notices.acknowledge(key, at, by);
     const acked = { ...toNotice(row), acknowledgedAt: at, acknowledgedBy: by };
     this.withdraw(acked);
     this.onChange([acked]);
@@ -197,7 +181,7 @@ export class NoticeService {
   }
 
   private row(key: string): NoticeRow {
-    const row = this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const row = this.notices.byKey(key);
     if (!row) throw new Error(`No notice with key ${JSON.stringify(key)}: it may have been raised by another Loopdeck data folder; refresh the list.`);
     return row;
   }
@@ -210,7 +194,7 @@ export class NoticeService {
   private send(n: Notice, repeat: boolean): void {
     if (n.priority === -2) return;
     const quiet = n.priority === -1 || (n.priority <= 0 && inQuietHours(this.notify.quietHours, this.now()));
-    this.store.statement('UPDATE notices SET last_sent_at = ?, sends = sends + 1 WHERE key = ?').run(this.now().toISOString(), n.key);
+    this.notices.sent(n.key, this.now().toISOString());
     for (const sink of this.sinks) {
       this.guard(() => sink.deliver(n, { repeat, quiet }));
     }
@@ -224,7 +208,7 @@ export class NoticeService {
 
   private guard(fn: () => Promise<void> | void): void {
     const fail = (err: unknown): void => {
-      if (this.store.noteFailure(err, 'a notice sink') === null) this.log(`a notice sink failed: ${err instanceof Error ? err.message : String(err)}`);
+      if (this.store.noteFailure(err, 'a notice sink') === null) this.log(`a notice sink failed: ${messageOf(err)}`);
     };
     try {
       const r = fn();

@@ -5,14 +5,16 @@ import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
-import { migrate, MIGRATIONS } from './migrations';
+import { installedSchema, migrate, type Migrations } from './migrations';
 import { DiskSpace } from './disk-space';
 import { FileProblems } from './file-problems';
 import { StoreHealth } from './store-health';
-import { LineIndexTable } from '../transcripts/line-index';
+import { LineIndexTable } from './line-index';
 import type { FileCommit, FileRow } from './store-types';
+import { makeQuery, type Query, type QueryMaker } from './query';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
+export type { Query, QueryMaker } from './query';
 
 /**
  * Positions moved by lines that made no record are written to SQLite within this long (ms): with
@@ -39,13 +41,15 @@ export interface StoreOptions {
   readonly nativeBinding?: string;
   /** Run only this many migrations: lets a test create a database as an older Loopdeck did. */
   readonly migrateTo?: number;
+  /** The schema (engine/migrations.ts's MIGRATIONS); the installed one (useSchema) when absent. */
+  readonly migrations?: Migrations;
 }
 
 /**
  * Loopdeck's SQLite database (WAL). Records and the offsets they were read up to are written in
  * one transaction, so a crash or restart resumes exactly where the last commit left off.
  */
-export class Store {
+export class Store implements QueryMaker {
   /** Prepared statements by SQL text: preparing costs more than running a small one. */
   private readonly statements = new Map<string, Database.Statement>();
   /** The followed files' problems (file-problems.ts). */
@@ -80,10 +84,10 @@ export class Store {
     readonly dbPath: string,
   ) {
     this.rows = new FileRowCache(db);
-    this.fileProblems = new FileProblems(db, (sql) => this.statement(sql), this.rows);
+    this.fileProblems = new FileProblems(db, this, this.rows);
     this.space = new DiskSpace(dirname(dbPath));
     this.health = new StoreHealth(dbPath, this.space);
-    this.lineIndex = new LineIndexTable((sql) => this.statement(sql));
+    this.lineIndex = new LineIndexTable(this);
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
@@ -95,7 +99,7 @@ export class Store {
    * A statement prepared once on this connection and kept (fixed SQL text only: the cache is keyed
    * by it). Preparing costs more than running a small query, and some run on every poll.
    */
-  statement(sql: string): Database.Statement {
+  private statement(sql: string): Database.Statement {
     let st = this.statements.get(sql);
     if (!st) {
       st = this.db.prepare(sql);
@@ -103,6 +107,29 @@ export class Store {
     }
     return st;
   }
+
+  /**
+   * Declare a query: its parameters `P` and row type `R` are stated once here, by the feature's
+   * repository that holds the SQL (fixed text only: the statement cache is keyed by it). Prepared
+   * on first use, and kept.
+   */
+  query<P extends readonly unknown[], R = never>(sql: string): Query<P, R> {
+    return makeQuery<P, R>((s) => this.statement(s), sql, false);
+  }
+
+  /** Declare a query whose rows are each their first column (`SELECT COUNT(*) ...`, `SELECT key ...`). */
+  column<P extends readonly unknown[], V>(sql: string): Query<P, V> {
+    return makeQuery<P, V>((s) => this.statement(s), sql, true);
+  }
+
+  /** The store's own queries on `files`, `records` and `meta`. */
+  private readonly q = {
+    fileByPath: this.query<[host: string, path: string], RawFileRow>('SELECT * FROM files WHERE host = ? AND path = ?'),
+    insertFile: this.query<[host: string, path: string]>('INSERT INTO files (host, path) VALUES (?, ?)'),
+    pathsUnder: this.column<[host: string, prefix: string, prefix: string], string>('SELECT path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?'),
+    recordsOf: this.column<[fileId: number], string>('SELECT data FROM records WHERE file_id = ? ORDER BY id'),
+    meta: this.column<[key: string], string>('SELECT value FROM meta WHERE key = ?'),
+  };
 
   /** Open (creating and migrating as needed) the database at `file`. */
   static open(file: string, options: StoreOptions = {}): Store {
@@ -115,7 +142,8 @@ export class Store {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      migrate(db, options.migrateTo ?? MIGRATIONS.length);
+      const migrations = options.migrations ?? installedSchema();
+      migrate(db, migrations, options.migrateTo ?? migrations.length);
     } catch (err) {
       // Closed, so that a damaged file can be moved aside (openStore) with nothing holding it.
       db.close();
@@ -167,9 +195,9 @@ export class Store {
   file(host: string, path: string): FileRow {
     const cached = this.rows.get(host, path);
     if (cached) return cached;
-    const found = this.statement('SELECT * FROM files WHERE host = ? AND path = ?').get(host, path) as RawFileRow | undefined;
+    const found = this.q.fileByPath.get(host, path);
     if (found) return this.rows.put(found);
-    this.statement('INSERT INTO files (host, path) VALUES (?, ?)').run(host, path);
+    this.q.insertFile.run(host, path);
     return this.file(host, path);
   }
 
@@ -326,8 +354,7 @@ export class Store {
 
   /** The followed files of a host whose paths start with `prefix` (a folder ending in '/'). */
   pathsUnder(host: string, prefix: string): string[] {
-    const rows = this.statement('SELECT path FROM files WHERE host = ? AND substr(path, 1, length(?)) = ?').all(host, prefix, prefix) as { path: string }[];
-    return rows.map((r) => r.path);
+    return this.q.pathsUnder.all(host, prefix, prefix);
   }
 
   /** Forget the problems of every file under `prefix` on `host` that `keep` refuses (files no longer listed). */
@@ -337,7 +364,7 @@ export class Store {
 
   /** Every record read from a file, in order (the caller knows which kind of file it follows). */
   records<R = PhaseRecord>(fileId: number): R[] {
-    const rows = this.statement('SELECT data FROM records WHERE file_id = ? ORDER BY id').pluck().all(fileId) as string[];
+    const rows = this.q.recordsOf.all(fileId);
     const out: R[] = [];
     for (const data of rows) {
       const parsed = JSON.parse(data) as R | R[];
@@ -354,8 +381,7 @@ export class Store {
 
   /** A small persisted setting. */
   getMeta(key: string): string | null {
-    const row = this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
-    return row?.value ?? null;
+    return this.q.meta.get(key) ?? null;
   }
 
   /** Persist a small setting. */
@@ -365,7 +391,7 @@ export class Store {
 
   /**
    * The underlying connection, for modules that own their tables (capacity, notices, drills):
-   * they keep to their own tables, and run fixed SQL through `statement` (prepared once).
+   * they keep to their own tables, and declare their fixed SQL with `query` (prepared once).
    */
   get sql(): Database.Database {
     return this.db;

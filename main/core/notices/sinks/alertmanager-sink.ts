@@ -1,12 +1,13 @@
 import { backoffDelay } from '../../../../shared/backoff';
 import type { DrillRun, LoopState, Notice } from '../../../../shared/domain';
 import type { Store } from '../../store/store';
+import { NoticeRows } from '../notice-rows';
 import { log } from '../../logging/log';
 import { alertAnnotations, alertLabels, conditionOf, findingKey, generatorUrl, isEventRule, ruleOfKey, type AmAlert, type ConditionScope } from './alertmanager-alert';
 import type { NoticeSink, RemoteAck } from '../notice-service';
 import type { NoticeDraft } from '../notice-draft';
 import type { RemoteSinkOptions } from '../notify-config';
-import type { NoticeRow } from '../schema';
+import { messageOf } from '../../../../shared/errors';
 
 /** What Alertmanager was last told, kept across restarts so an alert ended while Loopdeck was down is still resolved. */
 const POSTED_META = 'alertmanager.posted';
@@ -49,6 +50,7 @@ interface Firing {
  */
 export class AlertmanagerSink implements NoticeSink {
   private readonly store: Store;
+  private readonly notices: NoticeRows;
   private readonly endpoint: string | null;
   private readonly now: () => Date;
   private readonly fetch: typeof fetch;
@@ -76,6 +78,7 @@ export class AlertmanagerSink implements NoticeSink {
     const url = opts.notify.alertmanager?.url;
     this.endpoint = url ? `${url.replace(/\/+$/, '')}/api/v2/alerts` : null;
     this.store = opts.store;
+    this.notices = new NoticeRows(opts.store);
     this.now = opts.now ?? (() => new Date());
     this.fetch = opts.fetch ?? fetch;
     this.log = opts.log ?? ((m) => log.error(m));
@@ -149,20 +152,17 @@ export class AlertmanagerSink implements NoticeSink {
 
   private rebuild(scope: ConditionScope): void {
     const now = this.now().getTime();
-    const candidates = this.store
-      .statement('SELECT key, source, created_at FROM notices WHERE acknowledged_at IS NULL AND seeded = 0 AND priority >= 0 ORDER BY created_at DESC, key')
-      .all() as Pick<NoticeRow, 'key' | 'source' | 'created_at'>[];
+    const candidates = this.notices.alertCandidates();
     const keep: string[] = [];
     for (const c of candidates) {
       if (keep.length >= this.maxAlerts) break;
       const event = isEventRule(ruleOfKey(c.key));
       if (event ? now < Date.parse(c.created_at) + this.eventMs : conditionOf(c, scope) !== 'cleared') keep.push(c.key);
     }
-    const row = this.store.statement('SELECT * FROM notices WHERE key = ?');
     const wanted = new Set(keep);
     for (const key of this.firing.keys()) if (!wanted.has(key)) this.end(key, now);
     for (const key of keep) {
-      const r = row.get(key) as NoticeRow | undefined;
+      const r = this.notices.byKey(key);
       if (r && !this.firing.has(key)) this.fire({ key: r.key, priority: r.priority as Notice['priority'], source: r.source, title: r.title, message: r.message, url: r.url, urlTitle: r.url_title, createdAt: r.created_at, acknowledgedAt: null, snoozedUntil: r.snoozed_until });
     }
     // Alerts a previous run posted whose notice no longer fires (acknowledged or cleared meanwhile).
@@ -270,7 +270,7 @@ export class AlertmanagerSink implements NoticeSink {
       const wait = backoffDelay(this.failures++, this.backoff);
       this.retryAt = this.now().getTime() + wait;
       this.dirty = true;
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       this.log(`Alertmanager post to ${endpoint} failed (${why}); ${this.resolving.size} resolves and ${this.firing.size} firing alerts are retried in ${Math.round(wait / 1000)} s. Check notify.alertmanager.url in the config.`);
     } finally {
       this.keepPosted();
@@ -286,7 +286,7 @@ export class AlertmanagerSink implements NoticeSink {
       this.store.setMeta(POSTED_META, JSON.stringify([...this.posted.values()]));
     } catch (err) {
       if (this.store.noteFailure(err, 'keeping the alerts posted to Alertmanager') === null) {
-        this.log(`Alertmanager: could not keep the alerts posted (${err instanceof Error ? err.message : String(err)}); kept again after the next post.`);
+        this.log(`Alertmanager: could not keep the alerts posted (${messageOf(err)}); kept again after the next post.`);
       }
     }
   }

@@ -1,11 +1,13 @@
 import { backoffDelay } from '../../../../shared/backoff';
 import type { Notice } from '../../../../shared/domain';
 import type { Store } from '../../store/store';
+import { NoticeRows } from '../notice-rows';
 import type { NoticeSink, RemoteAck } from '../notice-service';
 import { truncate } from '../notice-text';
 import { emergencyTiming, type RemoteSinkOptions } from '../notify-config';
 import type { NoticeRow } from '../schema';
 import { log } from '../../logging/log';
+import { messageOf } from '../../../../shared/errors';
 
 /** Where Pushover's API lives unless `notify.pushover.baseUrl` says otherwise. */
 export const PUSHOVER_BASE_URL = 'https://api.pushover.net';
@@ -47,6 +49,7 @@ const REJECTED = 'rejected: ';
  */
 export class PushoverSink implements NoticeSink {
   private readonly store: Store;
+  private readonly notices: NoticeRows;
   private readonly cfg: { user: string; token: string; base: string } | null;
   private readonly timing: { retryMs: number; expireMs: number };
   private readonly now: () => Date;
@@ -71,6 +74,7 @@ export class PushoverSink implements NoticeSink {
     const p = opts.notify.pushover;
     this.cfg = p?.user && p.token ? { user: p.user, token: p.token, base: (p.baseUrl ?? PUSHOVER_BASE_URL).replace(/\/+$/, '') } : null;
     this.store = opts.store;
+    this.notices = new NoticeRows(opts.store);
     this.timing = emergencyTiming(opts.notify);
     this.now = opts.now ?? (() => new Date());
     this.fetch = opts.fetch ?? fetch;
@@ -111,12 +115,13 @@ export class PushoverSink implements NoticeSink {
     const now = this.now();
     for (const [key, fields] of [...this.unrecorded]) this.set(key, fields);
     if (now.getTime() >= this.retryAt) {
-      const stored = this.store.statement('SELECT key FROM notices WHERE pushover_owed IS NOT NULL ORDER BY created_at').pluck().all() as string[];
+      const stored = this.notices.pushoverOwed();
       const owed = new Set([...stored, ...[...this.unrecorded].filter(([, f]) => f.pushover_owed).map(([key]) => key)]);
       for (const key of owed) await this.send(key);
     }
     const acks: RemoteAck[] = [];
-    const open = (this.store.statement("SELECT * FROM notices WHERE pushover_receipt_state = 'open'").all() as NoticeRow[])
+    const open = this.notices
+      .pushoverOpen()
       .map((r) => ({ ...r, ...this.unrecorded.get(r.key) }))
       .filter((r) => r.pushover_receipt_state === 'open');
     const poll = now.getTime() - this.lastPollAt >= this.pollMs;
@@ -143,7 +148,7 @@ export class PushoverSink implements NoticeSink {
 
   /** A notice's row, with what could not be written yet over it. */
   private row(key: string): NoticeRow | undefined {
-    const row = this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const row = this.notices.byKey(key);
     const pending = this.unrecorded.get(key);
     return row && pending ? { ...row, ...pending } : row;
   }
@@ -164,7 +169,7 @@ export class PushoverSink implements NoticeSink {
     } catch (err) {
       this.unrecorded.set(key, all);
       if (this.store.noteFailure(err, `recording Pushover's answer for notice ${key}`) === null) {
-        this.log(`Pushover: could not record the state of notice ${key} (${err instanceof Error ? err.message : String(err)}); kept in memory and recorded later.`);
+        this.log(`Pushover: could not record the state of notice ${key} (${messageOf(err)}); kept in memory and recorded later.`);
       }
     }
   }
@@ -226,7 +231,7 @@ export class PushoverSink implements NoticeSink {
         this.failed(key, `HTTP ${status}`);
       }
     } catch (err) {
-      this.failed(key, err instanceof Error ? err.message : String(err));
+      this.failed(key, messageOf(err));
     } finally {
       this.inflight.delete(key);
     }
@@ -247,7 +252,7 @@ export class PushoverSink implements NoticeSink {
       if (json?.status === 1) this.set(row.key, { pushover_receipt_state: 'cancelled' });
       else this.log(`Pushover did not cancel the emergency for notice ${row.key}; retrying on the next tick.`);
     } catch (err) {
-      this.log(`Pushover cancel for notice ${row.key} failed (${err instanceof Error ? err.message : String(err)}); retrying on the next tick.`);
+      this.log(`Pushover cancel for notice ${row.key} failed (${messageOf(err)}); retrying on the next tick.`);
     }
   }
 
@@ -267,7 +272,7 @@ export class PushoverSink implements NoticeSink {
         this.log(`Pushover does not know the receipt of notice ${row.key} (HTTP ${status}); no longer polling it.`);
       }
     } catch (err) {
-      this.log(`Pushover receipt poll for notice ${row.key} failed (${err instanceof Error ? err.message : String(err)}); retrying later.`);
+      this.log(`Pushover receipt poll for notice ${row.key} failed (${messageOf(err)}); retrying later.`);
     }
     return null;
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../../../testing/until';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../testing/webhook-receiver';
-import { MIGRATIONS } from '../../store/migrations';
+import { MIGRATIONS } from '../../engine/migrations';
 import { Store } from '../../store/store';
 import type { NoticeDraft } from '../notice-draft';
 import { NoticeService } from '../notice-service';

@@ -7,10 +7,13 @@ import type { Store } from '../../store/store';
 import { alertAnnotations, alertLabels } from './alertmanager-alert';
 import type { NoticeSink, RemoteAck } from '../notice-service';
 import type { RemoteSinkOptions } from '../notify-config';
-import { toNotice, type NoticeRow } from '../schema';
+import { toNotice } from '../schema';
+import { NoticeRows } from '../notice-rows';
+import { WebhookDeliveries } from './webhook-deliveries';
 import { signatureHeaders, webhookPayload, type PayloadContext } from './webhook-payload';
 import type { DeliveryRow, DeliveryState } from './webhook-schema';
 import { messageId, webhookTargets, type WebhookTarget } from './webhook-target';
+import { messageOf } from '../../../../shared/errors';
 
 /** How the webhook sink is made. */
 export interface WebhookSinkOptions extends RemoteSinkOptions {
@@ -72,6 +75,8 @@ const CATCH_UP_SLACK_MS = 60_000;
  */
 export class WebhookSink implements NoticeSink {
   private readonly store: Store;
+  private readonly notices: NoticeRows;
+  private readonly deliveries: WebhookDeliveries;
   private readonly now: () => Date;
   private readonly fetch: typeof fetch;
   private readonly log: (message: string) => void;
@@ -94,6 +99,8 @@ export class WebhookSink implements NoticeSink {
     const { targets, problems } = webhookTargets(opts.notify, opts.env ?? process.env);
     this.configProblems = problems;
     this.store = opts.store;
+    this.notices = new NoticeRows(opts.store);
+    this.deliveries = new WebhookDeliveries(opts.store);
     this.now = opts.now ?? (() => new Date());
     this.fetch = opts.fetch ?? fetch;
     this.log = opts.log ?? ((m) => log.error(m));
@@ -151,18 +158,13 @@ export class WebhookSink implements NoticeSink {
 
   /** Record the notice owed to every webhook (the webhook-id with it), and keep each queue within its bound. */
   private queue(key: string, createdAt: string): void {
-    const insert = this.store.statement(
-      "INSERT OR IGNORE INTO webhook_deliveries (notice_key, webhook, message_id, state, created_at) VALUES (?, ?, ?, 'pending', ?)",
-    );
-    const count = this.store.statement("SELECT COUNT(*) FROM webhook_deliveries WHERE webhook = ? AND state = 'pending'").pluck();
-    const oldest = this.store.statement("SELECT notice_key FROM webhook_deliveries WHERE webhook = ? AND state = 'pending' ORDER BY created_at, notice_key LIMIT ?").pluck();
-    const drop = this.store.statement("UPDATE webhook_deliveries SET state = 'dropped', last_error = 'queue full' WHERE notice_key = ? AND webhook = ?");
+    const d = this.deliveries;
     this.store.sql.transaction(() => {
       for (const { target } of this.lanes) {
-        if (insert.run(key, target.id, messageId(key, target), createdAt).changes === 0) continue;
-        const over = (count.get(target.id) as number) - this.maxQueue;
+        if (!d.insert(key, target.id, messageId(key, target), createdAt)) continue;
+        const over = d.pendingCount(target.id) - this.maxQueue;
         if (over <= 0) continue;
-        for (const k of oldest.all(target.id, over) as string[]) drop.run(k, target.id);
+        for (const k of d.oldestPending(target.id, over)) d.drop(k, target.id);
         this.log(`Webhook ${target.key} (${target.host}): more than ${this.maxQueue} notices owed; the ${over} oldest were dropped. Check that the receiver is up.`);
       }
     })();
@@ -170,17 +172,11 @@ export class WebhookSink implements NoticeSink {
 
   /** Notices the service sent since the newest delivery of each webhook that have no row for it (a crash between the two writes). */
   private findUnrecorded(): void {
-    const newest = this.store.statement('SELECT MAX(created_at) FROM webhook_deliveries WHERE webhook = ?').pluck();
-    const missing = this.store
-      .statement(
-        `SELECT key, created_at FROM notices n WHERE n.created_at > ? AND n.seeded = 0 AND n.sends > 0 AND n.priority > -2
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.notice_key = n.key AND d.webhook = ?) ORDER BY n.created_at`,
-      );
     for (const { target } of this.lanes) {
       const since = this.store.getMeta(sinceMeta(target)) ?? this.now().toISOString();
-      const last = newest.get(target.id) as string | null;
+      const last = this.deliveries.newest(target.id);
       const from = last && Date.parse(last) - CATCH_UP_SLACK_MS > Date.parse(since) ? new Date(Date.parse(last) - CATCH_UP_SLACK_MS).toISOString() : since;
-      for (const r of missing.all(from, target.id) as Pick<NoticeRow, 'key' | 'created_at'>[]) this.queue(r.key, r.created_at);
+      for (const r of this.deliveries.missed(from, target.id)) this.queue(r.key, r.created_at);
     }
     this.catchUp = false;
   }
@@ -203,11 +199,10 @@ export class WebhookSink implements NoticeSink {
   /** Post the webhook's owed notices oldest first, until none is left or an attempt fails (then the backoff waits). */
   private async drain(lane: Lane): Promise<void> {
     const { target } = lane;
-    const next = this.store.statement("SELECT * FROM webhook_deliveries WHERE webhook = ? AND state = 'pending' ORDER BY created_at, notice_key LIMIT 20");
     for (;;) {
       let rows: DeliveryRow[];
       try {
-        rows = (next.all(target.id) as DeliveryRow[]).filter((r) => !this.unrecorded.has(`${r.notice_key}\n${r.webhook}`));
+        rows = this.deliveries.next(target.id).filter((r) => !this.unrecorded.has(`${r.notice_key}\n${r.webhook}`));
       } catch (err) {
         if (this.store.noteFailure(err, 'reading the webhook deliveries') === null) this.log(`Webhooks: could not read the deliveries (${String(err)}); retried on the next tick.`);
         return;
@@ -234,7 +229,7 @@ export class WebhookSink implements NoticeSink {
     const { contentType, body } = webhookPayload(notice, target.format, this.context(notice, row.message_id));
     const at = this.now();
     this.write('recording a webhook attempt', () =>
-      this.store.statement('UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = ? WHERE notice_key = ? AND webhook = ?').run(at.toISOString(), row.notice_key, row.webhook),
+      this.deliveries.attempted(row, at.toISOString()),
     );
     let status: number;
     let retryAfter: string | null;
@@ -251,7 +246,7 @@ export class WebhookSink implements NoticeSink {
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return this.failed(lane, row, `${err instanceof Error ? err.message : String(err)}${cause}`);
+      return this.failed(lane, row, `${messageOf(err)}${cause}`);
     }
     if (status >= 200 && status < 300) {
       if (lane.failures > 0) this.log(`Webhook ${target.key} (${target.host}) answers again.`);
@@ -273,7 +268,7 @@ export class WebhookSink implements NoticeSink {
     const wait = Math.max(backoffDelay(lane.failures++, this.backoff), Math.min(askedMs ?? 0, this.backoff.maxMs));
     lane.retryAt = this.now().getTime() + wait;
     this.write('recording a failed webhook attempt', () =>
-      this.store.statement('UPDATE webhook_deliveries SET last_error = ? WHERE notice_key = ? AND webhook = ?').run(why, row.notice_key, row.webhook),
+      this.deliveries.failed(row, why),
     );
     this.log(`Webhook ${lane.target.key} (${lane.target.host}): posting notice ${row.notice_key} failed (${why}); retried in ${Math.round(wait / 1000)} s.`);
     return false;
@@ -282,13 +277,13 @@ export class WebhookSink implements NoticeSink {
   /** A delivery's final state. When it cannot be written, it is kept here so this process does not post it again. */
   private settle(row: DeliveryRow, state: DeliveryState, why: string | null): void {
     const ok = this.write(`recording webhook delivery of notice ${row.notice_key}`, () =>
-      this.store.statement('UPDATE webhook_deliveries SET state = ?, last_error = ? WHERE notice_key = ? AND webhook = ?').run(state, why, row.notice_key, row.webhook),
+      this.deliveries.settle(row, state, why),
     );
     if (!ok) this.unrecorded.set(`${row.notice_key}\n${row.webhook}`, state);
   }
 
   private notice(key: string): Notice | null {
-    const r = this.store.statement('SELECT * FROM notices WHERE key = ?').get(key) as NoticeRow | undefined;
+    const r = this.notices.byKey(key);
     if (!r) return null;
     return toNotice(r);
   }
@@ -310,7 +305,7 @@ export class WebhookSink implements NoticeSink {
       return true;
     } catch (err) {
       this.catchUp = true;
-      if (this.store.noteFailure(err, what) === null) this.log(`Webhooks: ${what} failed (${err instanceof Error ? err.message : String(err)}); retried on the next tick.`);
+      if (this.store.noteFailure(err, what) === null) this.log(`Webhooks: ${what} failed (${messageOf(err)}); retried on the next tick.`);
       return false;
     }
   }
