@@ -2,6 +2,7 @@ import { formatDuration } from './core/config/duration';
 import { ask } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
 import { localUser } from './rpc/local-caller';
+import { messageOf } from '../shared/errors';
 
 // `loopdeck drill list` and `loopdeck drill run NAME`: a drill from the config, confirmed by name.
 
@@ -44,7 +45,7 @@ export async function drill(flags: Flags, words: readonly string[]): Promise<num
     try {
       runId = await services.drills.run({ name: drillName, args: drillArgs(flags), confirm: confirmation, overrideRunningPhase: flags.override ?? false }, localUser());
     } catch (err) {
-      throw new CliError((err as Error).message, 1);
+      throw new CliError(messageOf(err), 1);
     }
     let run = services.drills.runs().find((r) => r.id === runId);
     while (run?.status === 'running') {

@@ -3,6 +3,7 @@ import { startLogging } from './core/logging/log';
 import { confirm } from './cli-terminal';
 import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, coreFor, openEngine, type Flags } from './cli-common';
 import { localUser } from './rpc/local-caller';
+import { messageOf } from '../shared/errors';
 
 // `loopdeck trust HOST` and `loopdeck untrust HOST`: a host key, trusted after asking, or forgotten.
 
@@ -49,7 +50,7 @@ export async function untrust(flags: Flags, hostName: string | undefined): Promi
     try {
       host = services.hosts.sshHost(hostName);
     } catch (err) {
-      throw new CliError((err as Error).message);
+      throw new CliError(messageOf(err));
     }
     const where = `${host.endpoint.host}:${host.endpoint.port}`;
     const keys = host.trustedKeys();

@@ -2,6 +2,7 @@ import { TRANSCRIPT_MAX_ROWS, TranscriptQuerySchema, type TranscriptRef, type Tr
 import { stripEscapes } from '../shared/transcript-text';
 import type { Core } from './core/session/core';
 import { localUser } from './rpc/local-caller';
+import { messageOf } from '../shared/errors';
 
 /** The flags of `loopdeck log`. */
 export interface LogFlags {
@@ -63,7 +64,7 @@ export async function logTranscript(core: Core, words: readonly string[], flags:
     ref = { loop, date, phase };
     await core.services.transcripts.open(ref);
   } catch (err) {
-    throw new LogError((err as Error).message, 1);
+    throw new LogError(messageOf(err), 1);
   }
   const show = (text: string): string => (flags.raw ? text : stripEscapes(text));
   const print = (rows: readonly TranscriptRow[]): void => {
@@ -71,7 +72,7 @@ export async function logTranscript(core: Core, words: readonly string[], flags:
   };
   if (flags.grep !== undefined) {
     const found = await core.services.transcripts.search({ ...ref, query: flags.grep, regex: true, ignoreCase: false, maxHits: 1000 }, localUser()).catch((err: unknown) => {
-      throw new LogError((err as Error).message, 1);
+      throw new LogError(messageOf(err), 1);
     });
     for (const h of found.hits) write(`${h.n}:${show(h.text)}\n`);
     if (found.truncated || found.timedOut) write(`loopdeck: ${found.timedOut ? 'the search timed out' : 'more lines matched'}; ${found.hits.length} shown.\n`);
@@ -121,7 +122,7 @@ async function follow(core: Core, ref: TranscriptRef, first: number, print: (row
         if (got.rows.length < TRANSCRIPT_MAX_ROWS) return;
       }
     }).catch((err: unknown) => {
-      process.stderr.write(`loopdeck: ${(err as Error).message}\n`);
+      process.stderr.write(`loopdeck: ${messageOf(err)}\n`);
     });
   };
   const unsubscribe = core.services.subscribe((event, payload) => {

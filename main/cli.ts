@@ -17,6 +17,7 @@ import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
 import { checkLogUsage, LogError, logTranscript } from './cli-transcript';
+import { messageOf } from '../shared/errors';
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -123,7 +124,7 @@ async function watch(flags: Flags): Promise<number> {
   engine.run({
     onError: (err) => {
       log.error('poll failed', err);
-      console.error(`loopdeck: poll failed: ${(err as Error).message}`);
+      console.error(`loopdeck: poll failed: ${messageOf(err)}`);
     },
   });
   await finish;

@@ -1,4 +1,5 @@
 import type { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, LoopdeckBridge, RpcResult } from './contract';
+import { messageOf } from './errors';
 
 // The channel names are repeated as literals, typed against the contract's constants so they can
 // never drift: importing the values would pull zod (through contract.ts) into the sandboxed
@@ -62,7 +63,7 @@ export function createIpcBridge(ipc: IpcRendererLike): LoopdeckBridge {
       } catch (err) {
         // main's dispatch never throws, so this is the transport itself failing (e.g. the window
         // is closing); report it as a typed failure rather than a rejected promise.
-        const message = err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         return { ok: false, error: { code: 'handler-failed', message: `${name} did not reach the app: ${message}` } };
       }
     },

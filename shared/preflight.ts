@@ -80,13 +80,6 @@ export function preflightReasons(p: Preflight): PreflightCheck[] {
   return failing.length > 0 ? failing : p.checks.filter((c) => c.status === 'unknown');
 }
 
-/** The pre-flight's headline: `Tonight: ready`, `Tonight: at risk, because …` (each failing check). */
-export function preflightHeadline(p: Preflight): string {
-  const reasons = preflightReasons(p);
-  if (p.state === 'ready' || reasons.length === 0) return `Tonight: ${preflightStateText(p.state)}`;
-  return `Tonight: ${preflightStateText(p.state)}, because ${reasons.map((c) => c.detail.replace(/\.$/, '')).join('; ')}`;
-}
-
 /** The Markdown summary's lines for the pre-flights: one a loop, then its warnings. */
 export function preflightMarkdown(list: readonly Preflight[]): string[] {
   const lines: string[] = [];

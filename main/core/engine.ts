@@ -10,7 +10,7 @@ import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
 import type { Summary } from '../../shared/ledger-slice';
 import { LedgerBook } from './ledgers/ledger-book';
-import { LedgerFollower } from './loops/ledger-follower';
+import { LedgerFollower } from './ledgers/ledger-follower';
 import { PhaseCauses } from './engine/phase-causes';
 import { LoopFollower } from './loops/loop-follower';
 import { ProblemBoard } from './engine/problem-board';
@@ -32,6 +32,7 @@ import type { ProblemKey } from './state/problem-key';
 import { Disposables } from './state/disposables';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
+import { messageOf } from '../../shared/errors';
 
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
@@ -283,7 +284,7 @@ export class Engine {
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
     await this.drills.poll().then(
       () => this.board.errors.set('drills', null),
-      (err: unknown) => this.board.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${(err as Error).message}` })),
+      (err: unknown) => this.board.failed('drills', err, () => ({ source: 'drills', line: null, message: `Following drills failed: ${messageOf(err)}` })),
     );
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     for (const f of this.followers) if (f.behind) this.watches.readAgain(f.host);
@@ -298,7 +299,7 @@ export class Engine {
         this.board.errors.set('notices', null);
       } catch (err) {
         // Nothing of it is lost: the notifier derives the whole state again at its next update.
-        this.board.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${(err as Error).message}` }));
+        this.board.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${messageOf(err)}` }));
       }
     }
     // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.

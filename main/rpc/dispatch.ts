@@ -7,6 +7,7 @@ import {
   type RpcResult,
 } from '../../shared/contract';
 import { refusalOf, type Caller } from '../../shared/roles';
+import { messageOf } from '../../shared/errors';
 
 /** The handler table belongs to the contract (the core implements it without importing main/rpc); re-exported for the transports. */
 export type { Handlers };
@@ -48,7 +49,7 @@ export async function dispatch(handlers: Handlers, name: unknown, rawInput: unkn
     const output = await handler(parsed.data, caller);
     return { ok: true, output };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     return { ok: false, error: { code: 'handler-failed', message: `${name} failed: ${message}` } };
   }
 }

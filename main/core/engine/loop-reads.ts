@@ -4,7 +4,7 @@ import type { Problem } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import type { TrendNights } from '../nights/trend-nights';
 import type { LedgerBook } from '../ledgers/ledger-book';
-import type { LedgerFollower, LedgerPoll } from '../loops/ledger-follower';
+import type { LedgerFollower, LedgerPoll } from '../ledgers/ledger-follower';
 import type { LoopFollower } from '../loops/loop-follower';
 import type { LoopPoll, ReadScope } from '../loops/loop-poll';
 import type { PrTracker } from '../prs/pr-tracker';
@@ -15,6 +15,7 @@ import type { PollChanges } from './poll-changes';
 import type { SourceErrors } from './source-errors';
 import type { UnreadLoops } from './unread-loops';
 import { loopProblemKey, type ProblemKey } from '../state/problem-key';
+import { messageOf } from '../../../shared/errors';
 
 /** The keys a loop's ledgers' and older nights' failures are recorded under (its runs folder's: the loop's name). */
 
@@ -86,7 +87,7 @@ export class LoopReads {
       // A link that dropped mid-poll is the host's state to report, not the loop's: the next
       // poll after the reconnect resumes from the committed offsets.
       if (err instanceof NotConnectedError || !this.deps.hosts.reachable(follower.host)) return readMore;
-      this.deps.failed(loopProblemKey.runs(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+      this.deps.failed(loopProblemKey.runs(name), err, () => ({ source: `loops.${name}`, line: null, message: messageOf(err) }));
     }
     // The ledgers are read even when the runs folder could not be, and apart from it.
     const ledgers = this.deps.ledgerFollowers.get(name);
@@ -112,7 +113,7 @@ export class LoopReads {
         if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
         return readMore;
       }
-      this.deps.failed(loopProblemKey.ledgers(name), err, () => ({ source: `loops.${name}`, line: null, message: (err as Error).message }));
+      this.deps.failed(loopProblemKey.ledgers(name), err, () => ({ source: `loops.${name}`, line: null, message: messageOf(err) }));
     }
     // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
@@ -125,7 +126,7 @@ export class LoopReads {
   /** A chunk of a loop's older nights for Trends (a first start; see TrendNights). */
   private backfillHistory(loop: string, host: string, followed: LoopPoll['cycles']): Promise<void> {
     const failed = (err: unknown): void => {
-      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(loopProblemKey.nights(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${(err as Error).message}` }));
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) this.deps.failed(loopProblemKey.nights(loop), err, () => ({ source: `loops.${loop}`, line: null, message: `Reading loop ${loop}'s older nights for Trends failed: ${messageOf(err)}` }));
     };
     return this.deps.nights.backfill(loop, this.deps.hosts.get(host)?.source ?? undefined, followed).then(() => this.deps.errors.set(loopProblemKey.nights(loop), null), failed);
   }

@@ -1,5 +1,6 @@
 import type { Notifier } from '../notices/notifier';
 import type { ProblemBoard } from './problem-board';
+import { messageOf } from '../../../shared/errors';
 
 /**
  * The notices' periodic work (emergency repeats, receipt polls) on its own timer, every `everyMs`
@@ -35,7 +36,7 @@ export class NoticeTick {
       .tick()
       .then(
         () => this.board.errors.set('notice tick', null),
-        (err: unknown) => this.board.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${(err as Error).message}` })),
+        (err: unknown) => this.board.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${messageOf(err)}` })),
       )
       .finally(() => {
         if (!this.running) return;

@@ -8,6 +8,7 @@ import { httpGet, type HttpReply } from '../ssh/http-over-ssh';
 import { SshHost, type SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
 import { addressKey, trustedAddresses } from '../ssh/trusted-keys';
+import { messageOf } from '../../../shared/errors';
 
 /** A configured host and the ways Loopdeck reaches it. */
 export interface HostEntry {
@@ -29,7 +30,7 @@ export function hostEntry(name: string, cfg: Config['hosts'][string], store: Sto
     const ssh = new SshHost(name, cfg, { store, ...env });
     return { name, source: tap(new SshSource(name, ssh.connection, env?.watcher ? { watcher: env.watcher } : {})), shell: ssh.connection, ssh, error: null };
   } catch (err) {
-    return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${(err as Error).message}` };
+    return { name, source: null, shell: null, ssh: null, error: `Host ${name} (hosts.${name}.ssh): ${messageOf(err)}` };
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Capacity, Cycle, Drill, DrillRun, HostState } from '../../../shared/domain';
-import { preflightHeadline } from '../../../shared/preflight';
+import { preflightReasons } from '../../../shared/preflight';
 import { parseConfig } from '../config/load-config';
 import { deliverRecordCheck, diskCheck, drillsCheck, fleetChecks, hostCheck, judgePreflight, modelsCheck, previousCycleCheck, type PreflightInput } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
@@ -43,7 +43,6 @@ describe('pre-flight rules', () => {
       ['host', 'ok'], ['disk', 'ok'], ['previous-cycle', 'ok'], ['deliver-record', 'ok'], ['fleet', 'ok'], ['models', 'ok'], ['drills', 'ok'],
     ]);
     expect(p.fireAt).toBe('2026-11-30T00:00:00.000Z');
-    expect(preflightHeadline(p)).toBe('Tonight: ready');
   });
 
   it('host: connected is ok; an untrusted key fails naming the fingerprint and the command; connecting is unknown', () => {
@@ -124,7 +123,7 @@ describe('pre-flight rules', () => {
   it('is at risk with any failure, explaining each, and unknown when only a check could not be told', () => {
     const p = judgePreflight({ ...base, host: host('untrusted', { fingerprint: 'SHA256:abc' }), disk: null, models: ['gpt-oss-120b'] });
     expect(p.state).toBe('at-risk');
-    expect(preflightHeadline(p)).toBe("Tonight: at risk, because host runner's key is not trusted (SHA256:abc): compare it with the host's own and run `loopdeck trust runner`; model gpt-oss-120b not loaded on crossbar (loaded: qwen3-32b)");
+    expect(preflightReasons(p).map((c) => c.name)).toEqual(['host', 'models']);
     expect(judgePreflight({ ...base, capacity: [] }).state).toBe('unknown');
   });
 });

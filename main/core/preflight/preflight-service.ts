@@ -6,6 +6,7 @@ import { fireTimes } from '../loops/deadman';
 import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
+import { messageOf } from '../../../shared/errors';
 
 /** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
 export const UNKNOWN_AGAIN_MS = 30_000;
@@ -191,7 +192,7 @@ export class PreflightService {
       if (out.code !== 0) return `the check script exited ${out.code ?? 'without a code'}${out.stderr ? `: ${out.stderr.trim().slice(0, 200)}` : ''}`;
       return parseProbe(out.stdout.toString('utf8'), groups);
     } catch (err) {
-      return (err as Error).message;
+      return messageOf(err);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { Cycle, Phase, Problem, PullRequest } from '../../../shared/domain';
 import { isPrUrl } from './pr-url';
+import { messageOf } from '../../../shared/errors';
 
 /** The loop's deliver record (FORMATS.md §2.6); a field missing or of the wrong type is null. */
 export interface DeliverRecord {
@@ -33,7 +34,7 @@ export function parseDeliverRecord(text: string, source: string): { record: Deli
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    problem(`${source} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    problem(`${source} is not valid JSON: ${messageOf(err)}`);
     return { record: null, problems };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

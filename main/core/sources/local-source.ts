@@ -3,6 +3,7 @@ import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostName } from './file-names';
 import { FileReadError, notRegularMessage, type DirEntry, type DirListing, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
+import { messageOf } from '../../../shared/errors';
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
@@ -105,7 +106,7 @@ export class LocalSource implements FileSource {
         const link = lstatOrNull(path);
         if (link) return toStat(link, 'broken-link');
       }
-      if (isFileError(err)) throw new FileReadError(`Cannot stat ${path}: ${(err as Error).message}`, { cause: err });
+      if (isFileError(err)) throw new FileReadError(`Cannot stat ${path}: ${messageOf(err)}`, { cause: err });
       throw err;
     }
   }
@@ -117,7 +118,7 @@ export class LocalSource implements FileSource {
   async read(path: string, offset: number, length: number): Promise<Buffer> {
     if (length <= SYNC_READ_BYTES) return this.readSmall(path, offset, length);
     const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: unknown) => {
-      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${messageOf(err)}`, { cause: err }) : err;
     });
     try {
       const kind = kindOf(await fh.stat({ bigint: true }));
@@ -126,7 +127,7 @@ export class LocalSource implements FileSource {
       let got = 0;
       while (got < length) {
         const { bytesRead } = await fh.read(buf, got, length - got, offset + got).catch((err: unknown) => {
-          throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+          throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${messageOf(err)}`, { cause: err }) : err;
         });
         if (bytesRead === 0) break;
         got += bytesRead;
@@ -140,7 +141,7 @@ export class LocalSource implements FileSource {
   /** A small read (an appended line or a few) with synchronous calls; same checks as `read`. */
   private async readSmall(path: string, offset: number, length: number): Promise<Buffer> {
     const fail = (err: unknown): never => {
-      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${(err as Error).message}`, { cause: err }) : err;
+      throw isFileError(err) ? new FileReadError(`Cannot read ${path}: ${messageOf(err)}`, { cause: err }) : err;
     };
     let fd: number;
     try {
@@ -196,7 +197,7 @@ export class LocalSource implements FileSource {
       return await readdir(path, { encoding: 'buffer' });
     } catch (err) {
       if (isMissing(err)) return null;
-      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
+      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${messageOf(err)}`, { cause: err });
       throw err;
     }
   }
@@ -207,7 +208,7 @@ export class LocalSource implements FileSource {
       entries = await readdir(path, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
       if (isMissing(err)) return null;
-      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${(err as Error).message}`, { cause: err });
+      if (isFileError(err)) throw new FileReadError(`Cannot list ${path}: ${messageOf(err)}`, { cause: err });
       throw err;
     }
     const names: string[] = [];

@@ -5,6 +5,7 @@ import { LineSplitter, MAX_STREAM_LINE_BYTES } from './line-splitter';
 import { Semaphore } from './semaphore';
 import { ShellSession } from './shell-session';
 import { SshLink } from './ssh-link';
+import { messageOf } from '../../../shared/errors';
 
 export * from './connection-types';
 import { NotConnectedError, type ExecResult, type SshConnectionOptions } from './connection-types';
@@ -64,7 +65,7 @@ export class SshConnection extends SshLink {
       return await session.run(script, timeoutMs);
     } catch (err) {
       if (this.status.state !== 'connected') throw new NotConnectedError(this.describe());
-      throw new Error(`Host ${this.options.name}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`Host ${this.options.name}: ${messageOf(err)}`, { cause: err });
     }
   }
 
@@ -148,7 +149,7 @@ export class SshConnection extends SshLink {
         return await this.openChannel(open);
       } catch (err) {
         const wait = backoffDelay(attempt - 1, { baseMs: 50, maxMs: 500 });
-        if (!/Channel open failure/i.test((err as Error).message) || Date.now() + wait > deadline) throw err;
+        if (!/Channel open failure/i.test(messageOf(err)) || Date.now() + wait > deadline) throw err;
         await new Promise((r) => setTimeout(r, wait));
       }
     }

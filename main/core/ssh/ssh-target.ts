@@ -3,6 +3,7 @@
 // the config file; nothing here runs a command or touches the network.
 import { isIPv6 } from 'node:net';
 import SSHConfig, { LineType, type Line } from 'ssh-config';
+import { messageOf } from '../../../shared/errors';
 
 /** A spec split into its parts; null parts were not given. */
 export type SshSpec = { user: string | null; host: string; port: number | null };
@@ -99,7 +100,7 @@ function prepareConfig(text: string, spec: string): SSHConfig {
   try {
     config = SSHConfig.parse(text);
   } catch (e) {
-    throw new SshTargetError(`SSH target "${spec}": the ssh config cannot be parsed (${(e as Error).message}); fix ~/.ssh/config`);
+    throw new SshTargetError(`SSH target "${spec}": the ssh config cannot be parsed (${messageOf(e)}); fix ~/.ssh/config`);
   }
   // `Match exec` runs a shell command; ssh-config would run it during compute(). Such blocks are
   // removed outright (and matchExec is also turned off below), so they are neither run nor applied.

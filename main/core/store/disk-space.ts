@@ -2,6 +2,7 @@ import { statfsSync } from 'node:fs';
 import type { Problem } from '../../../shared/domain';
 import { log } from '../logging/log';
 import { isDiskFull } from './store-errors';
+import { messageOf } from '../../../shared/errors';
 
 /** Bytes an unprivileged writer may still use in the folder's filesystem, or null when it cannot be told. */
 export function bytesFree(folder: string): number | null {
@@ -56,7 +57,7 @@ export class DiskSpace {
     if (this.full === null) {
       this.full = dataFolderFullProblem(this.folder, bytesFree(this.folder));
       this.changes++;
-      log.warn(`${this.full.message} (${what}: ${(err as Error).message})`);
+      log.warn(`${this.full.message} (${what}: ${messageOf(err)})`);
     }
     return true;
   }

@@ -4,6 +4,7 @@ import { DataFolderError, prepareDataFolder } from '../config/data-folder';
 import { log } from '../logging/log';
 import { damagedMarker, isDamaged } from './store-errors';
 import { Store, type StoreOptions } from './store';
+import { messageOf } from '../../../shared/errors';
 
 /** The store of a data folder, and what was done to open it. */
 export interface OpenedStore {
@@ -47,7 +48,7 @@ export function openStore(dataDir: string, options: StoreOptions = {}): OpenedSt
     store = Store.open(file, options);
   } catch (err) {
     if (!isDamaged(err)) throw readOnlyOr(dataDir, err);
-    recovered = moveAside(file, (err as Error).message);
+    recovered = moveAside(file, messageOf(err));
     store = Store.open(file, options);
   }
   if (recovered) log.warn(recovered);
@@ -76,7 +77,7 @@ export function openWith<T>(dataDir: string, options: StoreOptions, make: (store
 function readOnlyOr(dataDir: string, err: unknown): unknown {
   const code = (err as { code?: string }).code ?? '';
   if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY_')) {
-    return new DataFolderError(dataDir, `The database in the data folder ${dataDir} cannot be written (${(err as Error).message}): choose a writable folder with --data DIR (or make this one writable).`);
+    return new DataFolderError(dataDir, `The database in the data folder ${dataDir} cannot be written (${messageOf(err)}): choose a writable folder with --data DIR (or make this one writable).`);
   }
   return err;
 }

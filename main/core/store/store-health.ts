@@ -3,6 +3,7 @@ import type { Problem } from '../../../shared/domain';
 import { log } from '../logging/log';
 import type { DiskSpace } from './disk-space';
 import { damagedMarker, isDamaged } from './store-errors';
+import { messageOf } from '../../../shared/errors';
 
 /** The store's own trouble: a full data folder (DiskSpace) or a database SQLite called damaged. */
 export class StoreHealth {
@@ -26,7 +27,7 @@ export class StoreHealth {
     if (this.space.failed(err, what)) return 'disk-full';
     if (!isDamaged(err)) return null;
     if (this.damage === null) {
-      this.damage = (err as Error).message;
+      this.damage = messageOf(err);
       this.version++;
       // Info only: opening it next (at once, in the console and the CLI) says what was done, in one line.
       log.info(`${this.dbPath} is damaged (${this.damage}): when Loopdeck opens it next, it is moved aside (and kept) for a fresh database, and the sources are read again.`);

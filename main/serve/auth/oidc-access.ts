@@ -8,6 +8,7 @@ import { cookieValues } from '../http-guard';
 import type { Access, AccessVerdict } from './access';
 import { noRoleMessage, roleOf } from './roles';
 import { SignIns } from './sessions';
+import { messageOf } from '../../../shared/errors';
 
 /** The sign-in cookie: an opaque id of a sign-in kept in memory. */
 export const SESSION_COOKIE = 'loopdeck_session';
@@ -185,7 +186,7 @@ export function oidcAccess(o: OidcAccessOptions): Access {
   const route = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
     const run = (f: () => Promise<void>): boolean => {
       f().catch((err: unknown) => {
-        const why = err instanceof Error ? err.message : String(err);
+        const why = messageOf(err);
         log.warn(`serve: sign-in with ${cfg.issuer} failed: ${why}`);
         if (!res.headersSent) failed(res, 502, `Signing in with ${cfg.issuer} failed: ${why}`);
       });

@@ -4,7 +4,7 @@ import { openFinding } from '../ui/route';
 import type { PhaseKey } from '../features/loops/selection';
 import { useShortcuts } from './shortcuts';
 import { renderView, VIEW_LABEL } from './views';
-import { selectMay, useDeck } from '../store';
+import { requestError, selectMay, summaryShown, useDeck } from '../store';
 import { ConfigError } from './ConfigError';
 import { FindingDetail } from '../features/findings/FindingDetail';
 import { FirstRun } from './FirstRun';
@@ -20,8 +20,8 @@ import { Toasts } from './Toasts';
 /** The console shell: header, left nav with hosts, the current view and its detail panel. */
 export function App() {
   const info = useDeck((s) => s.info);
-  const loaded = useDeck((s) => s.loaded);
-  const loadError = useDeck((s) => s.loadError);
+  const loaded = useDeck((s) => summaryShown(s.stage));
+  const loadError = useDeck((s) => requestError(s.request));
   const load = useDeck((s) => s.load);
   const route = useRoute();
   const [selection, setSelection] = useState<PhaseKey | null>(null);

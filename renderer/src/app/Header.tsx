@@ -27,9 +27,10 @@ export function Header() {
   const info = useDeck((s) => s.info);
   const takenAt = useDeck((s) => s.takenAt);
   const updatedAt = useDeck((s) => s.updatedAt);
-  const loading = useDeck((s) => s.loading);
-  const restored = useDeck((s) => s.restored);
-  const reading = useDeck((s) => s.reading);
+  const loading = useDeck((s) => s.request.state === 'loading');
+  const stage = useDeck((s) => s.stage.state);
+  const restored = stage === 'restored';
+  const reading = stage === 'reading';
   const changed = updatedAt && updatedAt !== takenAt;
   return (
     <header className="topbar">

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
-import { useDeck } from '../store';
+import { requestError, useDeck } from '../store';
 
 /** Before the first answer: connecting, unreachable, or a failed load with a retry. */
 export function StartupState() {
   const connection = useDeck((s) => s.connection);
-  const loadError = useDeck((s) => s.loadError);
+  const loadError = useDeck((s) => requestError(s.request));
   const load = useDeck((s) => s.load);
   // Latch the first failure so the hint does not flicker with each reconnect attempt.
   const [failed, setFailed] = useState(false);

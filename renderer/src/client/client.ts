@@ -14,6 +14,7 @@ import { RpcClientError } from './errors';
 import { isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
 import type { ConnectionState, Transport } from './types';
 import { createWsTransport, type SocketFactory } from './ws-transport';
+import { messageOf } from '../../../shared/errors';
 
 /** The typed contract client the renderer talks to main through, whatever the transport. */
 export interface LoopdeckClient {
@@ -66,7 +67,7 @@ export function clientOver(transport: Transport): LoopdeckClient {
         result = await transport.invoke(name, input);
       } catch (err) {
         if (err instanceof RpcClientError) throw err;
-        throw new RpcClientError('transport', `${name} could not be sent: ${err instanceof Error ? err.message : String(err)}`);
+        throw new RpcClientError('transport', `${name} could not be sent: ${messageOf(err)}`);
       }
       if (!result.ok) throw new RpcClientError(result.error.code, result.error.message, result.error.issues ?? []);
       const parsed = commands[name].output.safeParse(result.output);

@@ -1,4 +1,5 @@
 import type { RpcError, RpcErrorCode } from '../../../shared/contract';
+import { messageOf } from '../../../shared/errors';
 
 /** Error codes the client adds to the contract's: transport failures and malformed answers. */
 export type RpcClientErrorCode = RpcErrorCode | 'disconnected' | 'transport' | 'invalid-output';
@@ -25,5 +26,5 @@ export function describeError(err: unknown): string {
     const where = err.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
     return where ? `${err.message} (${where})` : err.message;
   }
-  return err instanceof Error ? err.message : String(err);
+  return messageOf(err);
 }

@@ -6,7 +6,7 @@ import { pageOf, summaryOf } from '../../../shared/ledger-slice';
 import type { Finding, Snapshot } from '../../../shared/domain';
 import { applyKeyedDelta, findingKey } from '../../../shared/deltas';
 import { cycle, finding, snapshot } from '../ui/test-fixtures';
-import { withSnapshot } from './reducers';
+import { withSnapshot, type DeckStage } from './reducers';
 import { bindDeckStore, createDeckStore } from './deck-store';
 
 type Answer = (name: string, input?: unknown) => Promise<RpcResult>;
@@ -92,7 +92,8 @@ describe('deck store', () => {
     const s = h.store.getState();
     expect(s.info?.version).toBe('0.1.0');
     expect(s.loopNames).toEqual(['reliability', 'testing']);
-    expect(s.loaded).toBe(true);
+    expect(s.stage).toEqual({ state: 'ready' });
+    expect(s.request).toEqual({ state: 'idle' });
     expect(s.connection).toBe('open');
   });
 
@@ -103,11 +104,11 @@ describe('deck store', () => {
       name === 'ledgers.page' && !ready ? { ok: true, output: { ready: false, reason: 'the first read since the start has not caught up yet' } } : main(name, input),
     );
     await flush();
-    expect(h.store.getState()).toMatchObject({ reading: true, ledgersLoaded: false, ledgerRows: null });
+    expect(h.store.getState()).toMatchObject({ stage: { state: 'reading', rows: false }, ledgerRows: null });
     ready = true;
     h.emit('state.reset', {});
     await flush();
-    expect(h.store.getState()).toMatchObject({ reading: false, ledgersLoaded: true });
+    expect(h.store.getState().stage).toEqual({ state: 'ready' });
     expect(h.store.getState().findings.length).toBe(snapshot().findings.length);
   });
 
@@ -158,7 +159,7 @@ describe('deck store', () => {
     });
     await flush();
     expect(h.calls.sort()).toEqual(['app.info', 'state.summary']);
-    expect(h.store.getState()).toMatchObject({ restored: flag === 'restored', reading: flag === 'reading', loaded: true, ledgersLoaded: false });
+    expect(h.store.getState().stage).toEqual({ state: flag, rows: false });
     expect(h.store.getState().ledgerRows?.findings ?? null).toBe(expected);
     // Main's first read reports each big ledger as `ledgers.reset` before its `state.reset`: no
     // load for it (the state.reset loads everything once).
@@ -170,7 +171,7 @@ describe('deck store', () => {
     h.emit('state.reset', {});
     await flush();
     expect(h.calls).toContain('ledgers.page');
-    expect(h.store.getState()).toMatchObject({ restored: false, reading: false, ledgersLoaded: true });
+    expect(h.store.getState().stage).toEqual({ state: 'ready' });
     expect(h.store.getState().findings).toHaveLength(1);
   });
 
@@ -210,11 +211,15 @@ describe('deck store', () => {
       return fail ? { ok: false, error: { code: 'handler-failed', message: 'state.summary failed: disk I/O' } } : standard(name, { cursor: null, offset: 0, limit: 10 });
     });
     await flush();
-    expect(h.store.getState().loadError).toContain('disk I/O');
+    expect(h.store.getState().request).toEqual({ state: 'failed', error: expect.stringContaining('disk I/O') as string });
+    expect(h.store.getState().stage).toEqual({ state: 'empty' });
     fail = false;
-    await h.store.getState().load();
-    expect(h.store.getState().loadError).toBeNull();
-    expect(h.store.getState().loaded).toBe(true);
+    const retry = h.store.getState().load();
+    // Tried again: the failure stays shown until the retry succeeds.
+    expect(h.store.getState().request).toEqual({ state: 'loading', lastError: expect.stringContaining('disk I/O') as string });
+    await retry;
+    expect(h.store.getState().request).toEqual({ state: 'idle' });
+    expect(h.store.getState().stage).toEqual({ state: 'ready' });
   });
 
   it('tolerates a failing snapshot when there is no config yet', async () => {
@@ -225,9 +230,9 @@ describe('deck store', () => {
     );
     await flush();
     const s = h.store.getState();
-    expect(s.loadError).toBeNull();
+    expect(s.request).toEqual({ state: 'idle' });
     expect(s.info?.config.state).toBe('missing');
-    expect(s.loaded).toBe(true);
+    expect(s.stage).toEqual({ state: 'ready' });
   });
 
   it('startDemo calls demo.start then reloads', async () => {
@@ -324,13 +329,13 @@ describe('the light first load', () => {
     });
     const h = harness(m.answer, 'connecting');
     m.onEmit((p) => h.emit('ledgers.changed', p));
-    let painted: { loaded: boolean; ledgersLoaded: boolean; findings: number; expected: number | undefined } | null = null;
+    let painted: { stage: DeckStage; findings: number; expected: number | undefined } | null = null;
     h.store.subscribe((s) => {
-      if (s.loaded && painted === null) painted = { loaded: s.loaded, ledgersLoaded: s.ledgersLoaded, findings: s.findings.length, expected: s.ledgerRows?.findings };
+      if (s.stage.state !== 'empty' && painted === null) painted = { stage: s.stage, findings: s.findings.length, expected: s.ledgerRows?.findings };
     });
     h.setConnection('open');
-    await vi.waitFor(() => expect(h.store.getState().ledgersLoaded).toBe(true));
-    expect(painted).toEqual({ loaded: true, ledgersLoaded: false, findings: 0, expected: 8 });
+    await vi.waitFor(() => expect(h.store.getState().stage).toEqual({ state: 'ready' }));
+    expect(painted).toEqual({ stage: { state: 'summary' }, findings: 0, expected: 8 });
     expect(h.calls.filter((c) => c === 'ledgers.page').length).toBeGreaterThan(2);
     // After the pages, one more change arrives the usual way.
     h.emit('ledgers.changed', delta({ upserted: [finding('R-new3', { line: 102 })], removed: [] }));
@@ -348,8 +353,8 @@ describe('the light first load', () => {
       }
       return changingMain(rows(3), {}).answer(name, input);
     });
-    await vi.waitFor(() => expect(h.store.getState().ledgersLoaded).toBe(true));
+    await vi.waitFor(() => expect(h.store.getState().stage).toEqual({ state: 'ready' }));
     expect(h.store.getState().findings.map((f) => f.id)).toEqual(['R-0', 'R-1', 'R-2']);
-    expect(h.store.getState().loadError).toBeNull();
+    expect(h.store.getState().request).toEqual({ state: 'idle' });
   });
 });

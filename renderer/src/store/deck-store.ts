@@ -5,14 +5,28 @@ import { TREND_RANGES } from '../../../shared/trends';
 import { describeError, type ConnectionState, type LoopdeckClient } from '../client';
 import { createOpsActions, type OpsActions } from './ops-actions';
 import { loadLedgerRows, ROWS_NOT_READY } from './ledger-loader';
-import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withNights, withSummary, type DeckData } from './reducers';
+import { awaitingFirstRead, emptyDeckData, reduceEvent, withLedgers, withNights, withReading, withSummary, type DeckData } from './reducers';
+
+/**
+ * The last `load()`'s request: none yet, in flight, or failed (why, for a person). A failure
+ * stays shown while the load is tried again (`loading` keeps it as `lastError`) until one succeeds.
+ * How far the data itself has come is `DeckData.stage`.
+ */
+export type DeckRequest =
+  | { readonly state: 'idle' }
+  | { readonly state: 'loading'; readonly lastError: string | null }
+  | { readonly state: 'failed'; readonly error: string };
+
+/** Why the last load failed, while that is still so (also while it is tried again); null otherwise. */
+export function requestError(request: DeckRequest): string | null {
+  return request.state === 'failed' ? request.error : request.state === 'loading' ? request.lastError : null;
+}
 
 /** The console's store: the data, the connection, and the actions that change them. */
 export interface DeckState extends DeckData, OpsActions {
   readonly connection: ConnectionState;
-  /** Why the last load failed, for a person; null when it succeeded. */
-  readonly loadError: string | null;
-  readonly loading: boolean;
+  /** The last load's request: in flight, failed, or neither. */
+  readonly request: DeckRequest;
   /** Apply one event (already validated by the client). */
   applyEvent<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /**
@@ -70,8 +84,7 @@ export function createDeckStore(
   return createStore<DeckState>()((set, get) => ({
     ...emptyDeckData,
     connection: client.connection(),
-    loadError: null,
-    loading: false,
+    request: { state: 'idle' },
     ...createOpsActions(client, set, get),
 
     applyEvent(event, payload) {
@@ -85,7 +98,7 @@ export function createDeckStore(
     async load() {
       const mine = ++generation;
       buffer = [];
-      set({ loading: true });
+      set((s) => ({ request: { state: 'loading', lastError: requestError(s.request) } }));
       try {
         const [info, summary] = await Promise.all([
           client.invoke('app.info', {}),
@@ -98,14 +111,14 @@ export function createDeckStore(
         if (!summary.ok) {
           // Without a loaded config there may be nothing to snapshot; only then is that fine.
           if (info.config.state === 'loaded') throw summary.error;
-          set({ ...emptyDeckData, info, loaded: true, ledgersLoaded: true, loading: false, loadError: null });
+          set({ ...emptyDeckData, info, stage: { state: 'ready' }, request: { state: 'idle' } });
           return;
         }
         let data: DeckData = withSummary({ ...get(), info }, summary.output);
         for (const [event, payload] of buffer ?? []) {
           if (event !== 'config.changed') data = reduceEvent(data, event, payload, data.updatedAt ?? summary.output.takenAt).data;
         }
-        set({ ...data, loading: false, loadError: null });
+        set({ ...data, request: { state: 'idle' } });
         // The state saved at main's last run, or a partly read one: painted at once; rows and the
         // whole state follow the `state.reset` main sends once its first read has caught up.
         if (awaitingFirstRead(data)) return;
@@ -113,7 +126,7 @@ export function createDeckStore(
         const rows = await loadLedgerRows(client, () => mine === generation);
         if (rows === null || mine !== generation) return;
         // Main restarted in between and is reading again: shown as reading until its `state.reset`.
-        if (rows === ROWS_NOT_READY) return set({ reading: true, ledgerRows: null });
+        if (rows === ROWS_NOT_READY) return set(withReading(get()));
         let withRows = withLedgers(get(), rows);
         for (const [event, payload] of buffer ?? []) {
           if (event === 'ledgers.changed') withRows = reduceEvent(withRows, event, payload, withRows.updatedAt ?? summary.output.takenAt).data;
@@ -121,7 +134,7 @@ export function createDeckStore(
         set(withRows);
       } catch (err) {
         if (mine !== generation) return;
-        set({ loading: false, loadError: describeError(err) });
+        set({ request: { state: 'failed', error: describeError(err) } });
       } finally {
         if (mine === generation) buffer = null;
       }

@@ -1,7 +1,7 @@
-export { createDeckStore, bindDeckStore, type DeckState, type DeckStore } from './deck-store';
+export { createDeckStore, bindDeckStore, requestError, type DeckRequest, type DeckState, type DeckStore } from './deck-store';
 export { DeckContext, useDeck, useMay, useRoleNeeded } from './hooks';
 export { selectCaller, selectMay, selectRoleNeeded, showsIdentity } from './roles';
-export { emptyDeckData, reduceEvent, withLedgers, withLoop, withSnapshot, withSummary, transcriptKey, type AppInfo, type DeckData, type EventEffect } from './reducers';
+export { emptyDeckData, ledgersHeld, reduceEvent, summaryShown, withLedgers, withLoop, withSnapshot, withSummary, transcriptKey, type AppInfo, type DeckData, type DeckStage, type EventEffect } from './reducers';
 export {
   selectBacklogItem,
   selectFinding,

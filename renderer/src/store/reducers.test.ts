@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { backlogItem, cycle, finding, host, loop, pullRequest, snapshot } from '../ui/test-fixtures';
 import { findingKey } from '../../../shared/deltas';
-import { emptyDeckData, reduceEvent, withLoop, withSnapshot, type AppInfo } from './reducers';
+import { summaryOf } from '../../../shared/ledger-slice';
+import { emptyDeckData, ledgersHeld, reduceEvent, withLedgers, withLoop, withReading, withSnapshot, withSummary, type AppInfo } from './reducers';
 
 const NOW = '2026-08-24T07:05:00.000Z';
 const info: AppInfo = {
@@ -18,7 +19,7 @@ describe('withSnapshot', () => {
     const d = withSnapshot({ ...emptyDeckData, info }, snapshot());
     expect(d.loopNames).toEqual(['reliability', 'testing']);
     expect(d.loops.testing?.name).toBe('testing');
-    expect(d.loaded).toBe(true);
+    expect(d.stage).toEqual({ state: 'ready' });
     expect(d.takenAt).toBe('2026-08-24T07:00:00.000Z');
     expect(d.info).toBe(info);
   });
@@ -37,6 +38,32 @@ describe('withSnapshot', () => {
     const d2 = withSnapshot(d1, snapshot({ loops: [loop('testing')] }));
     expect(d2.loopNames).toEqual(['testing']);
     expect(d2.loops.reliability).toBeUndefined();
+  });
+});
+
+describe('stage', () => {
+  const delta = { loop: 'reliability', findings: { upserted: [finding('R-9')], removed: [] }, backlog: { upserted: [], removed: [] }, tasks: { upserted: [], removed: [] }, lessons: { upserted: [], removed: [] }, audits: { upserted: [], removed: [] } };
+
+  it('goes empty, summary (rows not yet paged, deltas wait), ready', () => {
+    expect(emptyDeckData.stage).toEqual({ state: 'empty' });
+    const painted = withSummary(emptyDeckData, summaryOf(snapshot({ findings: [finding('R-1')] })));
+    expect(painted.stage).toEqual({ state: 'summary' });
+    expect(ledgersHeld(painted.stage)).toBe(false);
+    expect(reduceEvent(painted, 'ledgers.changed', delta, NOW).data).toBe(painted);
+    const ready = withLedgers(painted, snapshot({ findings: [finding('R-1')] }));
+    expect(ready.stage).toEqual({ state: 'ready' });
+    expect(reduceEvent(ready, 'ledgers.changed', delta, NOW).data.findings).toHaveLength(2);
+  });
+
+  it("keeps the rows held through main's first read after a restart (restored or reading), and asks for no reload on ledgers.reset meanwhile", () => {
+    const ready = withSnapshot(emptyDeckData, snapshot({ findings: [finding('R-1')] }));
+    const restored = withSummary(ready, { ...summaryOf(snapshot()), restored: true });
+    expect(restored.stage).toEqual({ state: 'restored', rows: true });
+    expect(reduceEvent(restored, 'ledgers.changed', delta, NOW).data.findings).toHaveLength(2);
+    expect(reduceEvent(restored, 'ledgers.reset', { loop: 'reliability', rows: 9000 }, NOW).refetch).toBe(false);
+    expect(withSummary(restored, summaryOf(snapshot())).stage).toEqual({ state: 'ready' });
+    expect(withSummary(emptyDeckData, { ...summaryOf(snapshot()), reading: true }).stage).toEqual({ state: 'reading', rows: false });
+    expect(withReading(ready)).toMatchObject({ stage: { state: 'reading', rows: true }, ledgerRows: null });
   });
 });
 

@@ -21,6 +21,36 @@ import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, wit
 /** What `app.info` answers. */
 export type AppInfo = CommandOutput<'app.info'>;
 
+/**
+ * How far the data shown has come, one state at a time:
+ * - `empty`: no summary applied yet; nothing to show.
+ * - `summary`: a summary is painted; the ledger rows main holds are being read in pages (until
+ *   they arrive the lists are empty and `ledgers.changed` deltas wait in the store's buffer).
+ * - `restored`: what is shown is the state saved when the app last ran (as of `takenAt`), while
+ *   main's first read after its start catches up; a `state.reset` then loads it afresh.
+ * - `reading`: what is shown is main's live state while its first read after a start (with no
+ *   saved state) has not caught up: possibly incomplete or empty; a `state.reset` follows.
+ * - `ready`: the summary and the ledger rows main holds.
+ * While `restored` or `reading` no rows are asked for; `rows` says whether those of an earlier
+ * load are still held (they stay shown, and deltas apply to them, until new pages replace them).
+ */
+export type DeckStage =
+  | { readonly state: 'empty' }
+  | { readonly state: 'summary' }
+  | { readonly state: 'restored'; readonly rows: boolean }
+  | { readonly state: 'reading'; readonly rows: boolean }
+  | { readonly state: 'ready' };
+
+/** A summary has been applied at least once: the views can paint. */
+export function summaryShown(stage: DeckStage): boolean {
+  return stage.state !== 'empty';
+}
+
+/** The ledger rows shown are ones main holds (read in pages after a summary), not the empty lists before the first pages. */
+export function ledgersHeld(stage: DeckStage): boolean {
+  return stage.state === 'ready' || ((stage.state === 'restored' || stage.state === 'reading') && stage.rows);
+}
+
 /** The observable state the console shows, as plain data (no actions). */
 export interface DeckData extends OpsData {
   readonly info: AppInfo | null;
@@ -49,25 +79,10 @@ export interface DeckData extends OpsData {
   readonly lastReviewedAt: string | null;
   /** Who marked it (null: never, or not known). */
   readonly lastReviewedBy: string | null;
-  /** A snapshot has been applied at least once. */
-  readonly loaded: boolean;
-  /**
-   * The ledger rows above are the ones main holds (loaded in pages after the summary). Until the
-   * first pages arrive they are empty and `ledgers.changed` deltas wait in the store's buffer.
-   */
-  readonly ledgersLoaded: boolean;
+  /** How far the data shown has come (see DeckStage). */
+  readonly stage: DeckStage;
   /** The rows each ledger list held at the last summary: what is being loaded. */
   readonly ledgerRows: LedgerCounts | null;
-  /**
-   * What is shown is the state saved when the app last ran (as of `takenAt`), while main's first
-   * read after its start catches up; a `state.reset` then loads it afresh. No rows meanwhile.
-   */
-  readonly restored: boolean;
-  /**
-   * What is shown is main's live state while its first read after a start (with no saved state)
-   * has not caught up: possibly incomplete or empty. No rows meanwhile; a `state.reset` follows.
-   */
-  readonly reading: boolean;
   /** The nights main keeps for Trends (`trends.nights`, then `nights.changed`), by nightKey. */
   readonly nights: Readonly<Record<string, NightSummary>>;
   /** The transcripts open in a view, as main last said they are (`transcript.changed`), by transcriptKey. */
@@ -90,8 +105,13 @@ export function withNights(data: DeckData, nights: readonly NightSummary[], over
 }
 
 /** Main's first read after its start has not caught up: what is shown waits for its `state.reset`. */
-export function awaitingFirstRead(data: Pick<DeckData, 'restored' | 'reading'>): boolean {
-  return data.restored || data.reading;
+export function awaitingFirstRead(data: Pick<DeckData, 'stage'>): boolean {
+  return data.stage.state === 'restored' || data.stage.state === 'reading';
+}
+
+/** Main said its first read has not caught up after all (a page answered not ready): shown as reading, with no row counts. */
+export function withReading(data: DeckData): DeckData {
+  return { ...data, stage: { state: 'reading', rows: ledgersHeld(data.stage) }, ledgerRows: null };
 }
 
 /** Nothing loaded yet. */
@@ -113,11 +133,8 @@ export const emptyDeckData: DeckData = {
   preflight: [],
   lastReviewedAt: null,
   lastReviewedBy: null,
-  loaded: false,
-  ledgersLoaded: false,
+  stage: { state: 'empty' },
   ledgerRows: null,
-  restored: false,
-  reading: false,
   transcriptTails: {},
   nights: {},
   ...emptyOpsData,
@@ -149,18 +166,25 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     preflight: summary.preflight ?? [],
     lastReviewedAt: summary.lastReviewedAt,
     lastReviewedBy: summary.lastReviewedBy ?? null,
-    loaded: true,
+    stage: stageAfterSummary(data.stage, summary),
     // A half-read summary's counts are not what will be loaded: no count rather than a wrong one.
     ledgerRows: summary.reading ? null : summary.ledgerRows,
-    restored: summary.restored === true,
-    reading: summary.reading === true,
     ...opsFromSnapshot(data, summary),
   };
 }
 
+/** The stage once a summary is applied: the rows held (if any) stay held until new pages replace them. */
+function stageAfterSummary(stage: DeckStage, summary: Summary): DeckStage {
+  const rows = ledgersHeld(stage);
+  if (summary.restored === true) return { state: 'restored', rows };
+  if (summary.reading === true) return { state: 'reading', rows };
+  return rows ? { state: 'ready' } : { state: 'summary' };
+}
+
 /** Replace the ledger rows with those main holds (the pages read after a summary). */
 export function withLedgers(data: DeckData, rows: LedgerRows): DeckData {
-  return { ...data, ...ledgerRowsOf(rows), ledgersLoaded: true };
+  const stage: DeckStage = data.stage.state === 'restored' || data.stage.state === 'reading' ? { ...data.stage, rows: true } : { state: 'ready' };
+  return { ...data, ...ledgerRowsOf(rows), stage };
 }
 
 /** Replace everything a snapshot carries; keeps `info`. */
@@ -204,7 +228,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   // Before the rows are loaded there is nothing to apply them to: the store replays them over
   // the pages when those arrive.
   'ledgers.changed': (data, d, now) => {
-    if (!data.ledgersLoaded) return { data, refetch: false };
+    if (!ledgersHeld(data.stage)) return { data, refetch: false };
     return changed(
       {
         ...data,

@@ -18,6 +18,7 @@ import {
   type UsageRow,
 } from './poll-types';
 import { isErrorStatus, parseUsageRows } from './usage-rows';
+import { messageOf } from '../../../../shared/errors';
 
 /** Fields of a crossbar `HostView` Loopdeck expects; absent ones are reported in `missing`. */
 export const CROSSBAR_HOST_FIELDS = ['up', 'n_ctx', 'slots', 'per_slot_ctx', 'models', 'inflight', 'queued'] as const;
@@ -115,14 +116,14 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
   try {
     hostsBody = await getJson(get, label, '/_crossbar/hosts');
   } catch (e) {
-    return downResult(proxy, 'crossbar', now, (e as Error).message);
+    return downResult(proxy, 'crossbar', now, messageOf(e));
   }
   let hosts: HostEntry[];
   let listed: number;
   try {
     ({ hosts, listed } = hostList(hostsBody));
   } catch (e) {
-    return downResult(proxy, 'crossbar', now, `${label}/_crossbar/hosts: ${(e as Error).message}`);
+    return downResult(proxy, 'crossbar', now, `${label}/_crossbar/hosts: ${messageOf(e)}`);
   }
   if (hosts.length === 0) {
     const empty = downResult(proxy, 'crossbar', now, `${label}/_crossbar/hosts lists no backends`);
@@ -140,7 +141,7 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
     if (parsed.dropped) notes.push(`${proxyKey(proxy)}: usage listed ${parsed.rows.length + parsed.dropped} rows; kept the newest ${parsed.rows.length} this poll`);
   } catch (e) {
     proxyMissing.push('usage');
-    if (!(e instanceof FetchError && e.status === 404)) notes.push((e as Error).message);
+    if (!(e instanceof FetchError && e.status === 404)) notes.push(messageOf(e));
   }
   let metrics: ReturnType<typeof fromMetrics> = { counters: new Map(), gauges: new Map() };
   let haveMetrics = false;
@@ -151,7 +152,7 @@ export const pollCrossbar: Adapter = async (get, proxy, now, base) => {
     if (!haveMetrics) proxyMissing.push('metrics.crossbar_requests_total');
   } catch (e) {
     proxyMissing.push('metrics');
-    if (!(e instanceof FetchError && e.status === 404)) notes.push(e instanceof FetchError ? e.message : `${label}/_crossbar/metrics: ${(e as Error).message}`);
+    if (!(e instanceof FetchError && e.status === 404)) notes.push(e instanceof FetchError ? e.message : `${label}/_crossbar/metrics: ${messageOf(e)}`);
   }
   const capacity: Capacity[] = [];
   const samples: Sample[] = [];

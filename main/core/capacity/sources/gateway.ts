@@ -1,6 +1,7 @@
 import { first, GatewayStatus, parseLenient } from './admin-schemas';
 import { blankCapacity, downResult, errorLabel, getJson, type Adapter, type Counters } from './poll-types';
 import { isErrorStatus } from './usage-rows';
+import { messageOf } from '../../../../shared/errors';
 
 /** Fields of `/v1/ops/status`'s `capacity` object Loopdeck expects. */
 export const GATEWAY_FIELDS = ['inflight_requests', 'inflight_high_water', 'total_shed', 'heap_size_limit_mb', 'heap_utilization_pct'] as const;
@@ -16,7 +17,7 @@ export function gatewayAdapter(shedThreshold: number | null = null): Adapter {
     try {
       body = await getJson(get, label, '/v1/ops/status');
     } catch (e) {
-      return downResult(proxy, 'gateway', now, (e as Error).message);
+      return downResult(proxy, 'gateway', now, messageOf(e));
     }
     const parsed = parseLenient(GatewayStatus, body);
     const cap = parsed.ok ? parsed.value.capacity : null;

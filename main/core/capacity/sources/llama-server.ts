@@ -4,6 +4,7 @@ import { clip, MAX_SLOTS_PER_HOST, parseJsonBounded, proxyKey } from '../limits'
 import { gauge, parsePrometheus } from './prometheus';
 import { LlamaHealth, LlamaProps, LlamaSlot, LlamaSlots, parseLenient } from './admin-schemas';
 import { blankCapacity, downResult, errorLabel, excerpt, FetchError, getJson, getText, type Adapter, type GetReply } from './poll-types';
+import { messageOf } from '../../../../shared/errors';
 
 type Props = z.infer<typeof LlamaProps>;
 type Slot = z.infer<typeof LlamaSlot>;
@@ -31,7 +32,7 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
   try {
     health = await get('/health');
   } catch (e) {
-    return downResult(proxy, 'llama-server', now, `${label}/health: ${(e as Error).message || String(e)}`);
+    return downResult(proxy, 'llama-server', now, `${label}/health: ${messageOf(e) || String(e)}`);
   }
   let healthJson: z.infer<typeof LlamaHealth> | null;
   try {
@@ -57,7 +58,7 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
     } catch (e) {
       missing.push(what);
       // 404/501: the endpoint is off (no --metrics, --no-slots); not worth an error. Loading: expected.
-      if (!(e instanceof FetchError && (e.status === 404 || e.status === 501 || (loading && e.status === 503)))) notes.push((e as Error).message);
+      if (!(e instanceof FetchError && (e.status === 404 || e.status === 501 || (loading && e.status === 503)))) notes.push(messageOf(e));
       return null;
     }
   };
@@ -119,7 +120,7 @@ export const pollLlamaServer: Adapter = async (get, proxy, now, base) => {
       if (predicted !== null && Number.isFinite(predicted) && predicted >= 0) generatedTokens = predicted;
     } catch (e) {
       missing.push('metrics');
-      notes.push(`${label}/metrics: ${(e as Error).message}`);
+      notes.push(`${label}/metrics: ${messageOf(e)}`);
     }
   }
   inflight ??= slotsBusy;

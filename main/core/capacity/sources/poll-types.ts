@@ -1,5 +1,6 @@
 import type { Capacity, ModelCapacity } from '../../../../shared/domain';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../limits';
+import { messageOf } from '../../../../shared/errors';
 
 /** What a GET answered: the status and the whole body. */
 export interface GetReply {
@@ -119,7 +120,7 @@ export async function getText(get: Getter, label: string, path: string): Promise
   try {
     reply = await get(path);
   } catch (e) {
-    throw new FetchError(`${label}${path}: ${(e as Error).message || String(e)}`, null);
+    throw new FetchError(`${label}${path}: ${messageOf(e) || String(e)}`, null);
   }
   if (reply.status < 200 || reply.status > 299) {
     throw new FetchError(`${label}${path} answered HTTP ${reply.status}: ${excerpt(reply.body)}`, reply.status);

@@ -9,6 +9,7 @@ import { clip, MAX_ERROR_TEXT, MAX_HOSTS_PER_PROXY, MAX_MODELS_PER_HOST, parseJs
 import { blankCapacity, downResult, excerpt, type GetReply, type PollResult } from './poll-types';
 import { LLAMA_SERIES, prometheusQueries, prometheusRangeQueries, VLLM_SERIES } from './prometheus-queries';
 import { checkFigure, MAX_PROM_REQUESTS, MAX_PROM_TOKENS_PER_SECOND, quoteLabel, refusedLabel, refusedText } from './prom-checks';
+import { messageOf } from '../../../../shared/errors';
 
 /** GET a path with its query string on the Prometheus server, reading at most `maxBytes`. */
 export type PromGetter = (pathAndQuery: string, maxBytes: number) => Promise<GetReply>;
@@ -58,7 +59,7 @@ export async function promQuery(get: PromGetter, label: string, endpoint: '/api/
   try {
     reply = await get(`${endpoint}?${new URLSearchParams({ query, ...params }).toString()}`, maxBytes);
   } catch (e) {
-    throw new Error(`${what}: ${(e as Error).message || String(e)}`, { cause: e });
+    throw new Error(`${what}: ${messageOf(e) || String(e)}`, { cause: e });
   }
   let body: unknown = undefined;
   try {
@@ -148,7 +149,7 @@ export async function pollPrometheus(get: PromGetter, proxy: string, now: Date, 
   try {
     vectors = await allInOrder(queries.map((query) => async () => decodeVector(label, query, await promQuery(get, label, '/api/v1/query', query, { time }, MAX_PROM_QUERY_BODY))));
   } catch (e) {
-    return { ...downResult(proxy, 'prometheus', now, (e as Error).message), samples: [] };
+    return { ...downResult(proxy, 'prometheus', now, messageOf(e)), samples: [] };
   }
   const notes: string[] = [];
   const [upVec = [], vllmVec = [], ...figureVecs] = vectors.map((vec, k) => safeSeries(label, queries[k] as string, vec, notes));
@@ -262,7 +263,7 @@ export async function prometheusHistory(
       }),
     );
   } catch (e) {
-    return { series: [], warnings: [(e as Error).message] };
+    return { series: [], warnings: [messageOf(e)] };
   }
   // Every value sits on the step grid, so one map per instance from time to the four figures.
   const byHost = new Map<string, Map<number, Row>>();

@@ -1,6 +1,7 @@
 import { parsePrometheus } from './prometheus';
 import { blankCapacity, downResult, errorLabel, excerpt, getText, type Adapter } from './poll-types';
 import { hasVllmSeries, readVllm } from './vllm-metrics';
+import { messageOf } from '../../../../shared/errors';
 
 /**
  * Poll one vLLM server directly: its `/metrics` alone (always on in vLLM's API server) gives
@@ -14,13 +15,13 @@ export const pollVllm: Adapter = async (get, proxy, now, base) => {
   try {
     text = await getText(get, label, '/metrics');
   } catch (e) {
-    return downResult(proxy, 'vllm', now, (e as Error).message);
+    return downResult(proxy, 'vllm', now, messageOf(e));
   }
   let points;
   try {
     points = parsePrometheus(text);
   } catch (e) {
-    return downResult(proxy, 'vllm', now, `${label}/metrics answered ${(e as Error).message}: ${excerpt(text)}; is the URL a vLLM server's?`);
+    return downResult(proxy, 'vllm', now, `${label}/metrics answered ${messageOf(e)}: ${excerpt(text)}; is the URL a vLLM server's?`);
   }
   if (!hasVllmSeries(points)) {
     return downResult(proxy, 'vllm', now, `${label}/metrics answered Prometheus text without any vllm:* series (${points.length} other samples, e.g. ${points[0]?.name ?? '?'}); is the URL a vLLM server's? (a llama.cpp server is kind: llama-server)`);

@@ -1,5 +1,6 @@
 import { Octokit } from '@octokit/core';
 import { log } from '../../logging/log';
+import { messageOf } from '../../../../shared/errors';
 
 // The three REST calls Loopdeck makes, through Octokit (its auth header, base URL for GitHub
 // Enterprise, error shape). Each is conditional (If-None-Match with the last ETag: a 304 costs
@@ -138,7 +139,7 @@ export class GithubApi {
       if (this.options.stop.aborted) return { kind: 'failed', failure: { kind: 'other', message: 'stopped' } };
       if (deadline.aborted) return { kind: 'failed', failure: { kind: 'timeout' } };
       if (cut.hit) return tooLarge;
-      if (!isHttpError(err)) return { kind: 'failed', failure: { kind: 'other', message: err instanceof Error ? err.message : String(err) } };
+      if (!isHttpError(err)) return { kind: 'failed', failure: { kind: 'other', message: messageOf(err) } };
       if (err.status === 304) return { kind: 'not-modified' };
       return { kind: 'failed', failure: this.failure(err) };
     }

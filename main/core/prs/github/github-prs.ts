@@ -6,6 +6,7 @@ import { combineChecks } from './github-checks';
 import { prRef, webHost } from './github-target';
 import { githubToken, tokenOrigin } from './github-token';
 import { nextSection } from './next-section';
+import { messageOf } from '../../../../shared/errors';
 
 /** How many PRs are asked about at once: a slow answer holds up one lane, not the round. */
 const LANES = 4;
@@ -151,7 +152,7 @@ export class GithubPrs {
       this.timer = null;
       if (this.inFlight) return void this.inFlight.then(() => this.schedule(0));
       this.inFlight = this.round(false)
-        .catch((err: unknown) => log.warn(`GitHub: a round of PR requests failed: ${err instanceof Error ? err.message : String(err)}`))
+        .catch((err: unknown) => log.warn(`GitHub: a round of PR requests failed: ${messageOf(err)}`))
         .finally(() => {
           this.inFlight = null;
           this.schedule(Math.max(this.options.config.every, this.pausedUntil - this.clock()));
@@ -184,7 +185,7 @@ export class GithubPrs {
         const before = this.remote.get(url) ?? EMPTY;
         const after = await this.ask(url, ref, before).catch((err: unknown): PrRemote => {
           // An answer of an unexpected shape (a field missing): said on the PR, the others go on.
-          const problem = `GitHub: ${ref.owner}/${ref.repo}#${ref.number}: an answer Loopdeck could not read (${err instanceof Error ? err.message : String(err)})`.slice(0, 300);
+          const problem = `GitHub: ${ref.owner}/${ref.repo}#${ref.number}: an answer Loopdeck could not read (${messageOf(err)})`.slice(0, 300);
           return before.problem === problem ? before : { ...before, problem };
         });
         // Not answered for a spent rate limit: asked again as soon as it resets.

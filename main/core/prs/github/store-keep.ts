@@ -1,5 +1,6 @@
 import { log } from '../../logging/log';
 import type { Store } from '../../store/store';
+import { messageOf } from '../../../../shared/errors';
 
 /** The store's meta key for the PRs GitHub said were merged or closed. */
 export const GITHUB_FINALS_META = 'github.finalPrs';
@@ -13,7 +14,7 @@ export function storeKeep(store: Store): { readonly load: () => string | null; r
       try {
         store.setMeta(GITHUB_FINALS_META, json);
       } catch (err) {
-        if (store.noteFailure(err, 'keeping the PRs merged on GitHub') === null) log.warn(`GitHub: could not keep the merged and closed PRs for the next run: ${err instanceof Error ? err.message : String(err)}`);
+        if (store.noteFailure(err, 'keeping the PRs merged on GitHub') === null) log.warn(`GitHub: could not keep the merged and closed PRs for the next run: ${messageOf(err)}`);
       }
     },
   };

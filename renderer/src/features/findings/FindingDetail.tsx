@@ -1,7 +1,7 @@
 import type { BacklogItem } from '../../../../shared/domain';
 import { formatDateTime } from '../../ui/format';
 import { isNewFinding } from './findings';
-import { selectBacklogItem, selectFinding, selectLastReviewedAt, useDeck } from '../../store';
+import { ledgersHeld, selectBacklogItem, selectFinding, selectLastReviewedAt, useDeck } from '../../store';
 import type { FindingRef } from '../../ui/route';
 import { FindingStatusTag, SeverityTag } from './FindingTags';
 
@@ -69,7 +69,7 @@ export function FindingDetail({ finding: ref, onClose }: { finding: FindingRef; 
   const { id } = ref;
   const finding = useDeck((s) => selectFinding(s, ref));
   const reviewedAt = useDeck(selectLastReviewedAt);
-  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const ledgersLoaded = useDeck((s) => ledgersHeld(s.stage));
   return (
     <aside className="detail" data-testid="finding-detail" aria-label="Finding detail">
       <header className="detail-head">

@@ -4,7 +4,7 @@ import { cachedCounts, cachedMask } from './findings-order';
 import { navigate, replaceRoute } from '../../ui/react-hooks';
 import type { FindingRef } from '../../ui/route';
 import type { Finding } from '../../../../shared/domain';
-import { searchKeysOf, selectFindingFacets, selectLastReviewedAt, useDeck } from '../../store';
+import { ledgersHeld, searchKeysOf, selectFindingFacets, selectLastReviewedAt, useDeck } from '../../store';
 import { FindingsFilters } from './FindingsFilters';
 import { FindingsTable } from './FindingsTable';
 
@@ -56,7 +56,7 @@ function LoadingLedgers({ expected }: { expected: number | null }) {
 
 /** All findings of every loop: filters, counts by severity, and the virtualised table. */
 export function FindingsView({ selected }: { selected: FindingRef | null }) {
-  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const ledgersLoaded = useDeck((s) => ledgersHeld(s.stage));
   const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   if (!ledgersLoaded) return <LoadingLedgers expected={expected} />;
   return <LoadedFindings selected={selected} />;

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { useDeck } from '../../store';
+import { ledgersHeld, useDeck } from '../../store';
 import { auditLedgers, lessonsByLoop, taskLines } from './ledgers';
 
 const dash = (v: string | null): string => (v === null || v.trim() === '' ? '—' : v);
@@ -150,7 +150,7 @@ function LessonsSection() {
 
 /** What the loops' ledgers say beyond findings: implementer tasks, the audit ledger, the lessons. */
 export function LedgersView() {
-  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const ledgersLoaded = useDeck((s) => ledgersHeld(s.stage));
   if (!ledgersLoaded) {
     return (
       <div className="empty card" data-testid="ledgers-loading" aria-busy="true">

@@ -1,7 +1,8 @@
 import { useContext, useEffect, useState } from 'react';
 import type { LoopState } from '../../../../shared/domain';
 import { reviewMarkdown } from '../../../../shared/review-summary';
-import { DeckContext, useDeck } from '../../store';
+import { DeckContext, ledgersHeld, useDeck } from '../../store';
+import { messageOf } from '../../../../shared/errors';
 
 type CopyState = { readonly kind: 'idle' } | { readonly kind: 'copied' } | { readonly kind: 'error'; readonly message: string };
 
@@ -15,7 +16,7 @@ const CONFIRM_MS = 4000;
 export function CopyMarkdownButton({ since }: { since: string }) {
   const [state, setState] = useState<CopyState>({ kind: 'idle' });
   // Until the findings have all arrived a summary would leave some out: wait for them.
-  const ready = useDeck((s) => s.ledgersLoaded);
+  const ready = useDeck((s) => ledgersHeld(s.stage));
   const store = useContext(DeckContext);
 
   useEffect(() => {
@@ -39,7 +40,7 @@ export function CopyMarkdownButton({ since }: { since: string }) {
       await navigator.clipboard.writeText(markdown);
       setState({ kind: 'copied' });
     } catch (err) {
-      setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+      setState({ kind: 'error', message: messageOf(err) });
     }
   };
 

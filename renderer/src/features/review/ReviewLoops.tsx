@@ -45,7 +45,7 @@ function Stop({ loop, stop }: { loop: string; stop: StopPoint }) {
  */
 export function ReviewLoop({ review }: { review: LoopReview }) {
   const { loop, deadman, last, lastStop } = review;
-  const reading = useDeck((s) => s.reading);
+  const reading = useDeck((s) => s.stage.state === 'reading');
   const older = review.issues.filter((i) => !(lastStop && i.cycle === lastStop.cycle && i.phase === lastStop.phase));
   return (
     <li className={`rv-loop${review.attention ? ' attention' : ''}`} data-testid={`review-loop-${loop}`}>

@@ -5,7 +5,7 @@ import { formatAge, formatDateTime } from '../../ui/format';
 import { routeHash } from '../../ui/route';
 import { drillRunsSince, fleetIncidents, newFindings, readyPrs, reviewFindingsShown, reviewLoop, reviewSince } from './review';
 import { useNow } from '../../ui/react-hooks';
-import { useDeck, useMay, useRoleNeeded } from '../../store';
+import { ledgersHeld, useDeck, useMay, useRoleNeeded } from '../../store';
 import { RoleNote } from '../../ui/RoleNote';
 import { CopyMarkdownButton } from './CopyMarkdownButton';
 import { argsText, DrillStatusBadge, runDuration } from '../drills/DrillParts';
@@ -82,9 +82,9 @@ export function ReviewView() {
   const hosts = useDeck((s) => s.hosts);
   const findings = useDeck((s) => s.findings);
   // The findings come in pages after the first paint; until then the section says so.
-  const ledgersLoaded = useDeck((s) => s.ledgersLoaded);
+  const ledgersLoaded = useDeck((s) => ledgersHeld(s.stage));
   // Main's first read has not caught up (nothing was saved): no verdict on the loops yet.
-  const reading = useDeck((s) => s.reading);
+  const reading = useDeck((s) => s.stage.state === 'reading');
   const expected = useDeck((s) => s.ledgerRows?.findings ?? null);
   const prs = useDeck((s) => s.prs);
   const runs = useDeck((s) => s.drillRuns);

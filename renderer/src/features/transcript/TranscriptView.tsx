@@ -9,6 +9,7 @@ import { MARK_LABEL, MarkList, TranscriptHeader } from './TranscriptParts';
 import { TranscriptText } from './TranscriptText';
 import { useTranscriptSearch } from './use-transcript-search';
 import './transcript.css';
+import { messageOf } from '../../../../shared/errors';
 
 // A phase's transcript, readable at any size: only the rows on screen exist in the DOM and only
 // their blocks are asked of main (row-cache.ts), the scrollbar means position in the file
@@ -90,7 +91,7 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
         },
         (err: unknown) => {
           if (!live) return;
-          const message = err instanceof Error ? err.message : String(err);
+          const message = messageOf(err);
           if (message.includes(TRANSCRIPT_BEING_READ)) {
             setWaiting(message);
             retry = window.setTimeout(attempt, OPEN_RETRY_MS);

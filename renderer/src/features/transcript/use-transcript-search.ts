@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { TranscriptSearch } from '../../../../shared/transcript-domain';
 import { useDeck } from '../../store';
+import { messageOf } from '../../../../shared/errors';
 
 /** The transcript a search runs in. */
 interface TranscriptRef {
@@ -39,7 +40,7 @@ export function useTranscriptSearch(ref: TranscriptRef, jump: (line: number) => 
       if (first) jump(first.n);
     } catch (err) {
       setFound(null);
-      setError(err instanceof Error ? err.message : String(err));
+      setError(messageOf(err));
     } finally {
       setSearching(false);
     }

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { deriveChurn } from '../../../../shared/churn';
 import { trendsReport } from '../../../../shared/loop-measures';
 import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
-import { useDeck } from '../../store';
+import { summaryShown, useDeck } from '../../store';
 import '../../trends.css';
 import { TrendsLoop } from './TrendsLoop';
 
@@ -14,7 +14,7 @@ export function TrendsView() {
   const backlog = useDeck((s) => s.backlog);
   const nightMap = useDeck((s) => s.nights);
   const loadNights = useDeck((s) => s.loadNights);
-  const loaded = useDeck((s) => s.loaded);
+  const loaded = useDeck((s) => summaryShown(s.stage));
   // The nights kept past the followed window: asked for when the view opens (and after a reload).
   useEffect(() => {
     if (loaded) void loadNights();
