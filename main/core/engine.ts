@@ -104,13 +104,12 @@ export class Engine {
   ) {
     this.store = options.store;
     // What the services publish that the next derive depends on: the notices read drills and the
-    // pre-flight, and a pre-flight that moved is news for the next poll.
+    // pre-flight, and a pre-flight that moved, or GitHub's news of a PR (outside a poll: a poll's
+    // own PRs are derived in it), is news for the next poll.
     this.bus.subscribe((...[event]) => {
       if (event === 'drills.changed') this.noticeGate.drillsChanged();
-      if (event === 'preflight.changed') {
-        this.noticeGate.preflightChanged();
-        this.wake();
-      }
+      if (event === 'preflight.changed') this.noticeGate.preflightChanged();
+      if (event === 'preflight.changed' || (event === 'prs.changed' && !this.polling)) this.wake();
     });
     this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
@@ -157,7 +156,6 @@ export class Engine {
         deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
         caughtUp: () => !this.behind(),
         bus: this.bus,
-        wake: () => this.wake(),
         setProblem: (key, problem) => this.setProblem(key, problem),
         onWindowRead: () => {
           for (const f of this.followers) f.reattribute();

@@ -38,8 +38,6 @@ export interface EngineWiring {
   readonly caughtUp: () => boolean;
   /** Where the services publish what changed. */
   readonly bus: EventBus;
-  /** Poll again soon (GitHub's news of a PR: the notices follow at the next poll). */
-  readonly wake: () => void;
   readonly setProblem: (key: ProblemKey, problem: Problem | null) => void;
 }
 
@@ -80,9 +78,8 @@ export function engineServices(w: EngineWiring): EngineServices {
         onChange: (remote) => {
           const prs = w.prTracker.setRemote(remote);
           if (!prs) return;
+          // The engine hears it and polls soon: the notices (a merged PR's merge cue) follow.
           w.bus.publish('prs.changed', { prs });
-          // The notices (a merged PR's merge cue) follow at the next poll: make it soon.
-          w.wake();
         },
         onProblem: (problem) => w.setProblem('github', problem),
         keep: storeKeep(store),

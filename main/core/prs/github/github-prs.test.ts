@@ -7,7 +7,7 @@ import { reviewMarkdown } from '../../../../shared/review-summary';
 import { waitingOnYou } from '../../../../shared/waiting';
 import { shaOf, startGithubServer, type FakePr, type GithubServer } from '../../../../testing/github-server';
 import { createRunnerFixture, type RunnerFixture } from '../../../../testing/runner-fixture';
-import { until } from '../../../../testing/until';
+import { holdsWithin, until } from '../../../../testing/until';
 import { parseConfig } from '../../config/load-config';
 import { type Engine } from '../../engine';
 import { Store } from '../../store/store';
@@ -51,7 +51,7 @@ interface Rig {
 async function rig(
   numbers: number[],
   fakes: Record<number, FakePr>,
-  github: { token?: string; every?: string; timeout?: string; env?: NodeJS.ProcessEnv; server?: GithubServer; store?: Store } = {},
+  github: { token?: string; every?: string; timeout?: string; env?: NodeJS.ProcessEnv; server?: GithubServer; store?: Store; afterPoll?: () => void } = {},
 ): Promise<Rig> {
   const server = github.server ?? (await startGithubServer(TOKEN));
   if (!github.server) cleanups.push(() => server.close());
@@ -64,7 +64,7 @@ async function rig(
   fx.write('2026-08-24', 'deliver.status', `deliver 2026-08-24T00:31:00-04:00 STARTED\ndeliver 2026-08-24T01:02:11-04:00 ${urls.length} PR(s) green, ready to merge: ${urls.join(' ')}\n`);
   const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   const store = github.store ?? Store.open(':memory:');
-  const engine = composeEngine(config, { store, now: () => NOW, githubEnv: github.env ?? { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
+  const engine = composeEngine(config, { store, now: () => NOW, githubEnv: github.env ?? { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN }, ...(github.afterPoll ? { afterPoll: github.afterPoll } : {}) });
   cleanups.push(async () => {
     await engine.close();
     if (!github.store) store.close();
@@ -77,6 +77,21 @@ async function rig(
 const pullRequests = (s: GithubServer, n: number) => s.requests.filter((r) => r.path === `/repos/acme/radon/pulls/${n}`);
 
 describe('PR state from GitHub', () => {
+  it("GitHub's news of a PR wakes the engine's own schedule (its notices follow at once), and the poll it wakes wakes no other", async () => {
+    let polls = 0;
+    const { engine, pr } = await rig([88], { 88: open({ state: 'closed', merged: true }) }, { afterPoll: () => polls++ });
+    // Its own schedule with a timer ten minutes away: only a wake polls within the waits below.
+    engine.run({ intervalMs: 600_000 });
+    await until(() => polls >= 2, 10_000, 'the schedule\'s first poll');
+    const before = polls;
+    engine.start();
+    await until(() => pr(88)?.github?.state === 'merged', 5_000, '#88 read from GitHub');
+    await until(() => polls > before, 5_000, 'a poll woken by GitHub\'s news');
+    const after = polls;
+    // That poll publishes the PRs itself, which wakes nothing more.
+    expect(await holdsWithin(() => polls > after, 1_000)).toBe(false);
+  });
+
   it('shows merged (by whom, when) and closed PRs out of ready-to-merge, the checks of open ones, and the Next section as the pre-merge actions', async () => {
     const { server, engine, pr, prs } = await rig([88, 89, 90, 91, 92], {
       88: { state: 'closed', merged: true, mergedBy: 'hubot', mergedAt: '2026-08-24T06:10:00Z', body: BODY_WITH_NEXT, checks: [] },
