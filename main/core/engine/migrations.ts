@@ -2,7 +2,7 @@ import { useSchema, type Migrations } from '../store/migrations';
 import { CAPACITY_KV_MIGRATION, CAPACITY_MIGRATION } from '../capacity/history/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../nights/schema';
-import { NOTICES_MIGRATION } from '../notices/schema';
+import { NOTICES_MIGRATION, NOTICES_PERIODIC_MIGRATION, NOTICES_SEEDED_MIGRATION } from '../notices/schema';
 import { WEBHOOKS_MIGRATION } from '../notices/sinks/webhook-schema';
 
 /**
@@ -91,18 +91,10 @@ export const MIGRATIONS: Migrations = [
     SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY rowid) AS n FROM problems) WHERE n > 20
   );
   `,
-  // 9: notices listed by the first start's seed (history, not news) are marked, so an emergency
-  //    among them is never repeated: it was never alerted in the first place.
-  `
-  ALTER TABLE notices ADD COLUMN seeded INTEGER NOT NULL DEFAULT 0;
-  `,
-  // 10: the notices with periodic work to do, each kind reached through its own small index: a
-  //     year of P0 findings is tens of thousands of notices, and the tick runs every few seconds.
-  `
-  CREATE INDEX notices_unsent ON notices (key) WHERE sends = 0 AND acknowledged_at IS NULL;
-  CREATE INDEX notices_snoozed ON notices (snoozed_until) WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL;
-  CREATE INDEX notices_emergency ON notices (created_at) WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0;
-  `,
+  // 9: notices seeded by the first start are marked (notices/schema.ts).
+  NOTICES_SEEDED_MIGRATION,
+  // 10: the notices' periodic work through small indexes (notices/schema.ts).
+  NOTICES_PERIODIC_MIGRATION,
   // 11: `records` becomes a rowid table whose row may hold a JSON array: the records of one commit,
   //     up to RECORDS_PER_ROW a row, so an appended ledger section is one insert, not one per
   //     finding. A WITHOUT ROWID table stores such rows in its key's b-tree (slow for rows of

@@ -71,3 +71,21 @@ export function toNotice(r: NoticeRow): Notice {
     snoozedBy: r.snoozed_by ?? null,
   };
 }
+
+/**
+ * Migration 9: notices listed by the first start's seed (history, not news) are marked, so an
+ * emergency among them is never repeated: it was never alerted in the first place.
+ */
+export const NOTICES_SEEDED_MIGRATION = `
+  ALTER TABLE notices ADD COLUMN seeded INTEGER NOT NULL DEFAULT 0;
+  `;
+
+/**
+ * Migration 10: the notices with periodic work to do, each kind reached through its own small
+ * index: a year of P0 findings is tens of thousands of notices, and the tick runs every few seconds.
+ */
+export const NOTICES_PERIODIC_MIGRATION = `
+  CREATE INDEX notices_unsent ON notices (key) WHERE sends = 0 AND acknowledged_at IS NULL;
+  CREATE INDEX notices_snoozed ON notices (snoozed_until) WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL;
+  CREATE INDEX notices_emergency ON notices (created_at) WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0;
+  `;
