@@ -33,8 +33,6 @@ export const RECORDS_PER_ROW = 256;
 
 export { MAX_PROBLEMS_PER_FILE } from './file-problems';
 
-export type { TrustedKey } from '../ssh/trusted-keys';
-
 /** Options for opening the store. */
 export interface StoreOptions {
   /** A better-sqlite3 build for another ABI (Electron's); the Node build is used otherwise. */
