@@ -12,17 +12,12 @@ import { StoreHealth } from './store-health';
 import { LineIndexTable } from './line-index';
 import type { FileCommit, FileRow } from './store-types';
 import { makeQuery, type Query, type QueryMaker } from './query';
+import { PositionWriter } from './position-writer';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
 export type { Query, QueryMaker } from './query';
 
-/**
- * Positions moved by lines that made no record are written to SQLite within this long (ms): with
- * a poll that comes this long after the last write, else by a timer. Five seconds: a restart reads
- * at most that much again, and those lines make no record the second time either; a transaction
- * a second was a seventh of what a line cost in a process woken for each one.
- */
-export const POSITION_WRITE_MS = 5000;
+export { POSITION_WRITE_MS } from './position-writer';
 
 /**
  * The most records stored in one `records` row. A commit's records share rows (a JSON array), so
@@ -63,14 +58,10 @@ export class Store implements QueryMaker {
   /** One transaction function for every commit (building one per commit costs more than a small commit). */
   private readonly commitTx: (fileId: number, c: FileCommit, state: string) => void;
   /** Writes the positions held only in memory (see `commit`) when no poll does, within POSITION_WRITE_MS of the first. */
-  private positionTimer: NodeJS.Timeout | null = null;
-  /** When a write transaction last committed (performance clock, ms). */
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  private readonly positions: PositionWriter;
 
   /** A full data folder, a damaged database (store-health.ts). */
   private readonly health: StoreHealth;
-  /** The position timer's last write failed (said once, not once a second). */
-  private positionsFailing = false;
   /** Whether the data folder is full (see DiskSpace): every failed write here is noted in it. */
   readonly space: DiskSpace;
   /** Transcripts' sparse line index and marks, written with the positions that cover them. */
@@ -86,6 +77,7 @@ export class Store implements QueryMaker {
     this.space = new DiskSpace(dirname(dbPath));
     this.health = new StoreHealth(dbPath, this.space);
     this.lineIndex = new LineIndexTable(this);
+    this.positions = new PositionWriter({ dbPath, flush: () => this.flushPositions(), open: () => db.open, noteFailure: (err, what) => this.noteFailure(err, what) });
     this.commitTx = db.transaction((fileId: number, c: FileCommit, state: string) => {
       // Positions held in memory go first, so this commit's UPDATE starts from them.
       this.writeUnwritten();
@@ -230,46 +222,11 @@ export class Store implements QueryMaker {
     this.rows.update(fileId, (r) => afterCommit(r, c, state));
     if (positionOnly) {
       this.rows.markUnwritten(fileId);
-      this.writePositionsSoon();
+      this.positions.soon();
     }
   }
 
-  /**
-   * Write the positions held in memory within POSITION_WRITE_MS. While lines keep coming they go
-   * with the first of them at least POSITION_WRITE_MS after the last write, in the poll that read
-   * it; once they stop, a timer set at the first one left unwritten writes them (and is cleared by
-   * such a write, so while lines flow it never wakes the process). From a timer nothing may escape:
-   * a write that fails (a full disk, another process holding the database past its busy timeout)
-   * is noted, and tried again every POSITION_WRITE_MS while there is something to write.
-   */
-  private writePositionsSoon(): void {
-    if (!this.positionsFailing && performance.now() - this.lastWriteAt >= POSITION_WRITE_MS && this.tryWritePositions()) {
-      if (this.positionTimer) clearTimeout(this.positionTimer);
-      this.positionTimer = null;
-      return;
-    }
-    this.positionTimer ??= setTimeout(() => {
-      this.positionTimer = null;
-      if (!this.tryWritePositions() && this.db.open) this.writePositionsSoon();
-    }, POSITION_WRITE_MS).unref();
-  }
-
-  /** Write the positions held in memory; false (the failure noted, said once) when that failed. */
-  private tryWritePositions(): boolean {
-    try {
-      this.flushPositions();
-      this.positionsFailing = false;
-      return true;
-    } catch (err) {
-      if (this.noteFailure(err, 'writing the positions of followed files') === null && !this.positionsFailing) {
-        log.warn(`${this.dbPath}: writing the positions of followed files failed; trying again every ${POSITION_WRITE_MS} ms.`, err);
-      }
-      this.positionsFailing = true;
-      return false;
-    }
-  }
-
-  /** Write the positions held only in memory now (writePositionsSoon does it within POSITION_WRITE_MS). */
+  /** Write the positions held only in memory now (the position writer does it within POSITION_WRITE_MS). */
   flushPositions(): void {
     if (!this.db.open || (!this.rows.anyUnwritten() && !this.lineIndex.anyPending())) return;
     this.db.transaction(() => this.writeUnwritten())();
@@ -281,7 +238,7 @@ export class Store implements QueryMaker {
     this.rows.written();
     this.lineIndex.written();
     this.space.wrote();
-    this.lastWriteAt = performance.now();
+    this.positions.wrote();
   }
 
   private writeUnwritten(): void {
@@ -401,8 +358,7 @@ export class Store implements QueryMaker {
    * that made no record, read again from the stored ones at the next start.
    */
   close(): void {
-    if (this.positionTimer) clearTimeout(this.positionTimer);
-    this.positionTimer = null;
+    this.positions.stop();
     try {
       if (this.db.open) this.flushPositions();
     } catch (err) {
