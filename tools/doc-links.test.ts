@@ -23,7 +23,7 @@ function pages(): string[] {
 const slug = (heading: string): string => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
 
 /** The local links of a page that lead nowhere: a missing file, or a heading it does not have. */
-export function brokenLinks(page: string): string[] {
+function brokenLinks(page: string): string[] {
   const text = readFileSync(page, 'utf8').replace(/```[\s\S]*?```/g, '');
   const broken: string[] = [];
   for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {

@@ -11,7 +11,7 @@ import { FileProblems } from './file-problems';
 import { StoreHealth } from './store-health';
 import { LineIndexTable } from './line-index';
 import type { FileCommit, FileRow } from './store-types';
-import { makeQuery, type Query, type QueryMaker } from './query';
+import { queryMaker, type Query, type QueryMaker } from './query';
 import { PositionWriter } from './position-writer';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
@@ -104,13 +104,16 @@ export class Store implements QueryMaker {
    * on first use, and kept.
    */
   query<P extends readonly unknown[], R = never>(sql: string): Query<P, R> {
-    return makeQuery<P, R>((s) => this.statement(s), sql, false);
+    return this.queries.query<P, R>(sql);
   }
 
   /** Declare a query whose rows are each their first column (`SELECT COUNT(*) ...`, `SELECT key ...`). */
   column<P extends readonly unknown[], V>(sql: string): Query<P, V> {
-    return makeQuery<P, V>((s) => this.statement(s), sql, true);
+    return this.queries.column<P, V>(sql);
   }
+
+  /** Queries over this connection's statement cache. */
+  private readonly queries: QueryMaker = queryMaker((sql) => this.statement(sql));
 
   /** The store's own queries on `files`, `records` and `meta`. */
   private readonly q = {
