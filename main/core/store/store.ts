@@ -28,6 +28,28 @@ export const RECORDS_PER_ROW = 256;
 
 export { MAX_PROBLEMS_PER_FILE } from './file-problems';
 
+/** How long opening a new database tries to switch it to WAL while another process does the same (ms). */
+const WAL_SWITCH_MS = 5000;
+
+/**
+ * Switch to WAL. Two processes switching a new file at once can each hold the shared lock the
+ * other's switch must wait out: SQLite then answers SQLITE_BUSY at once to one of them, without
+ * its busy handler (that wait could never end). That one tries again, a few ms later, for up to
+ * WAL_SWITCH_MS; by then the other has switched, and the switch is a read.
+ */
+function switchToWal(db: Database.Database): void {
+  const until = Date.now() + WAL_SWITCH_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 /** Options for opening the store. */
 export interface StoreOptions {
   /** A better-sqlite3 build for another ABI (Electron's); the Node build is used otherwise. */
@@ -132,7 +154,7 @@ export class Store implements QueryMaker {
       // The first read of the file: SQLite finds a truncated or overwritten one here (SQLITE_CORRUPT).
       // busy_timeout first: another process may be creating or migrating the same file.
       db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
+      switchToWal(db);
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       const migrations = options.migrations ?? installedSchema();
