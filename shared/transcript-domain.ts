@@ -5,6 +5,8 @@ import * as z from 'zod';
  * (a first read of a large file, or one replaced): the view waits and asks again.
  */
 export const TRANSCRIPT_BEING_READ = 'is being read';
+/** What a transcript's open answers while its host is not connected (a reconnect, a first start): asked again, like TRANSCRIPT_BEING_READ. */
+export const HOST_NOT_REACHABLE_NOW = 'cannot be reached now';
 
 /** The most rows one `transcript.lines` answers. */
 export const TRANSCRIPT_MAX_ROWS = 2000;

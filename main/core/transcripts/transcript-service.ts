@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import {
+  HOST_NOT_REACHABLE_NOW,
   TRANSCRIPT_INTEREST_MS,
   TranscriptMarkKindSchema,
   type TranscriptAt,
@@ -69,7 +70,7 @@ export class TranscriptService {
     const path = posix.join(loop.runs, ref.date, loop.layout.log.split('{phase}').join(ref.phase));
     const host = hosts.get(loop.host);
     if (!host || !isReachable(host) || !host.source) {
-      throw new TranscriptNotFoundError(`Loop ${ref.loop}, cycle ${ref.date}, phase ${ref.phase}: host ${loop.host} cannot be reached now, so ${path} cannot be read.`);
+      throw new TranscriptNotFoundError(`Loop ${ref.loop}, cycle ${ref.date}, phase ${ref.phase}: host ${loop.host} ${HOST_NOT_REACHABLE_NOW}, so ${path} cannot be read.`);
     }
     return { host: loop.host, path, source: host.source, shell: host.shell };
   }

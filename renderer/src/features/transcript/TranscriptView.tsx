@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { TRANSCRIPT_BEING_READ, type TranscriptInfo } from '../../../../shared/transcript-domain';
+import { HOST_NOT_REACHABLE_NOW, TRANSCRIPT_BEING_READ, type TranscriptInfo } from '../../../../shared/transcript-domain';
 import { stripEscapes } from '../../../../shared/transcript-text';
 import { transcriptKey, useDeck } from '../../store';
 import { navigate } from '../../ui/react-hooks';
@@ -92,7 +92,8 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
         (err: unknown) => {
           if (!live) return;
           const message = messageOf(err);
-          if (message.includes(TRANSCRIPT_BEING_READ)) {
+          // Both pass: the first read ends, the host (re)connects. Asked again until then.
+          if (message.includes(TRANSCRIPT_BEING_READ) || message.includes(HOST_NOT_REACHABLE_NOW)) {
             setWaiting(message);
             retry = window.setTimeout(attempt, OPEN_RETRY_MS);
           } else setError(message);
