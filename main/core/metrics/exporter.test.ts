@@ -125,16 +125,18 @@ function sample(text: string, series: string): number | undefined {
  */
 function heldBy(port: number): number {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  let held = 0;
+  // Counted by inode, not by line: the kernel lists /proc/net/tcp a page at a time, and a socket
+  // that moves in its table between two reads (the flood opens and closes many) is listed twice.
+  const held = new Set<string>();
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
       // A connection still in the listen backlog has no inode (no process holds it yet): the
       // kernel's, not the server's, however many a flood leaves there at the instant of reading.
       const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
-      if (local?.endsWith(`:${hex}`) && (state === '01' || state === '08') && inode !== '0') held++;
+      if (local?.endsWith(`:${hex}`) && (state === '01' || state === '08') && inode && inode !== '0') held.add(inode);
     }
   }
-  return held;
+  return held.size;
 }
 
 describe('the /metrics exporter', () => {
