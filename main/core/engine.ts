@@ -71,8 +71,8 @@ export class Engine {
   private readonly reads: LoopReads;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly board: ProblemBoard;
-  /** Every published event: the engine's and its services'. */
-  private readonly bus = new EventBus();
+  /** Every published event, the engine's and its services', and the signals it listens for. */
+  private readonly bus: EventBus;
   /** What `close` undoes, newest first: added as each part starts. */
   private readonly teardown = new Disposables();
   /** Phase transcripts: ranges, search, and which open ones changed. */
@@ -103,6 +103,7 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.store = options.store;
+    this.bus = options.bus ?? new EventBus();
     // What the services publish that the next derive depends on: the notices read drills and the
     // pre-flight, and a pre-flight that moved, or GitHub's news of a PR (outside a poll: a poll's
     // own PRs are derived in it), is news for the next poll.
@@ -111,6 +112,15 @@ export class Engine {
       if (event === 'preflight.changed') this.noticeGate.preflightChanged();
       if (event === 'preflight.changed' || (event === 'prs.changed' && !this.polling)) this.wake();
     });
+    // What its parts signal: a problem of a part beside the loops (GitHub, /metrics, the
+    // database), and Prometheus's history of a bad phase's window read (causes derived again).
+    this.teardown.add(this.bus.onSignal('problem', ({ key, problem }) => this.setProblem(key, problem)));
+    this.teardown.add(
+      this.bus.onSignal('capacity.window-read', () => {
+        for (const f of this.followers) f.reattribute();
+        this.wake();
+      }),
+    );
     this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
@@ -156,11 +166,6 @@ export class Engine {
         deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
         caughtUp: () => !this.behind(),
         bus: this.bus,
-        setProblem: (key, problem) => this.setProblem(key, problem),
-        onWindowRead: () => {
-          for (const f of this.followers) f.reattribute();
-          this.wake();
-        },
       }));
     // Undone last, in this order: the watchers a poll started, the poll in flight, the notices, the connections.
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.ssh?.connection.close()));
@@ -350,7 +355,7 @@ export class Engine {
   }
 
   /** Record (or clear, with null) a problem of a part beside the engine, e.g. the /metrics exporter's port. */
-  setProblem(key: ProblemKey, problem: Problem | null): void {
+  private setProblem(key: ProblemKey, problem: Problem | null): void {
     this.board.errors.set(key, problem);
     this.board.publishIfChanged();
   }

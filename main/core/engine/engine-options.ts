@@ -1,6 +1,7 @@
 import type { SshHostEnv } from '../ssh/ssh-host';
 import type { Store } from '../store/store';
 import type { SourceTap } from '../hosts/host-table';
+import type { EventBus } from '../state/event-bus';
 
 // What an Engine is made with and run with, and what listens to it.
 
@@ -21,6 +22,8 @@ export interface EngineOptions {
   readonly tapSource?: SourceTap;
   /** Where `github.token: env:NAME` is read and what `gh auth token` runs with (process.env by default). */
   readonly githubEnv?: NodeJS.ProcessEnv;
+  /** Where the engine and its services publish and signal (a new one by default; the composition root passes the core's). */
+  readonly bus?: EventBus;
 }
 
 /** How the engine polls on its own (`run`). */

@@ -1,4 +1,4 @@
-import type { Capacity, LoopState, Problem } from '../../../shared/domain';
+import type { Capacity, LoopState } from '../../../shared/domain';
 import { CapacityService } from '../capacity/capacity-service';
 import type { Config } from '../config/schema';
 import { DrillService } from '../drills/drill-service';
@@ -12,7 +12,6 @@ import type { ReviewMark } from '../notices/review-mark';
 import { PreflightService } from '../preflight/preflight-service';
 import type { Store } from '../store/store';
 import type { EventBus } from '../state/event-bus';
-import type { ProblemKey } from '../state/problem-key';
 import { TranscriptService } from '../transcripts/transcript-service';
 import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 
@@ -22,8 +21,6 @@ import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 
 /** What the services are given of the engine. */
 export interface EngineWiring {
-  /** Prometheus's history of a bad phase's window was read: the phases put down to `unknown` are derived again. */
-  readonly onWindowRead: () => void;
   readonly config: Config;
   readonly store: Store;
   readonly now: () => Date;
@@ -36,9 +33,8 @@ export interface EngineWiring {
   readonly deliverRecord: (loop: string) => DeliverRecord | null;
   /** Every follower caught up with its backlog. */
   readonly caughtUp: () => boolean;
-  /** Where the services publish what changed. */
+  /** Where the services publish what changed, and signal what the engine alone hears. */
   readonly bus: EventBus;
-  readonly setProblem: (key: ProblemKey, problem: Problem | null) => void;
 }
 
 /** The engine's services. */
@@ -69,7 +65,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       capacityNow = next;
       w.bus.publish('capacity.changed', { capacity: next });
     },
-    onWindowRead: () => w.onWindowRead(),
+    onWindowRead: () => w.bus.signal('capacity.window-read', null),
   });
   const github = config.github
     ? new GithubPrs({
@@ -81,7 +77,7 @@ export function engineServices(w: EngineWiring): EngineServices {
           // The engine hears it and polls soon: the notices (a merged PR's merge cue) follow.
           w.bus.publish('prs.changed', { prs });
         },
-        onProblem: (problem) => w.setProblem('github', problem),
+        onProblem: (problem) => w.bus.signal('problem', { key: 'github', problem }),
         keep: storeKeep(store),
       })
     : null;

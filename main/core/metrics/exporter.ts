@@ -66,10 +66,10 @@ export async function startMetricsExporter(config: MetricsConfig, source: Metric
   } catch (err) {
     const message = bindFailure(config.listen, err as NodeJS.ErrnoException, configPath);
     log.error(message);
-    source.setProblem(PROBLEM_KEY, { source: 'metrics.listen', line: null, message });
+    source.signals.signal('problem', { key: PROBLEM_KEY, problem: { source: 'metrics.listen', line: null, message } });
     return { address: null, close: async () => undefined };
   }
-  source.setProblem(PROBLEM_KEY, null);
+  source.signals.signal('problem', { key: PROBLEM_KEY, problem: null });
   server.on('error', (err) => log.error(`/metrics server on ${config.listen} failed`, err));
   const bound = server.address() as AddressInfo;
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;

@@ -1,12 +1,11 @@
-import { SEVERITIES, type Finding, type Problem } from '../../../shared/domain';
+import { SEVERITIES, type Finding } from '../../../shared/domain';
 import type { LiveState } from '../state/live-state';
-import type { ProblemKey } from '../state/problem-key';
+import type { SignalSink } from '../state/event-bus';
 
-/** What the exporter reads and reports to: the engine, structurally. */
+/** What the exporter reads, and where it reports a port it cannot bind (the core's signals). */
 export interface MetricsSource {
   liveState(): LiveState;
-  /** Record (or clear, with null) a problem of the exporter under its own key. */
-  setProblem(key: ProblemKey, problem: Problem | null): void;
+  readonly signals: SignalSink;
 }
 
 /** The severities a loop always reports (0 when none is open); findings without one count as `none`. */

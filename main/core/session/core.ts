@@ -6,6 +6,7 @@ import { openWith } from '../store/open-store';
 import { MIGRATIONS } from '../engine/migrations';
 import type { Store } from '../store/store';
 import { Disposables } from '../state/disposables';
+import { EventBus, type SignalSink } from '../state/event-bus';
 import type { CapacityService } from '../capacity/capacity-service';
 import type { TrendNights } from '../nights/trend-nights';
 import type { Notifier } from '../notices/notifier';
@@ -45,6 +46,8 @@ export interface Core {
   /** Follows the sources, derives the state and publishes it (poll → derive → publish). */
   readonly engine: Engine;
   readonly services: CoreServices;
+  /** Where a part beside the engine reports (a problem of /metrics, of the database): heard by the engine, sent to no console. */
+  readonly signals: SignalSink;
   /** One sentence when a damaged database was moved aside for a fresh one (logged already), else null. */
   readonly recovered: string | null;
   /** The engine (after its poll in flight), then the store. */
@@ -88,10 +91,11 @@ export function servicesOf(engine: Engine): CoreServices {
  */
 export function openCore(options: CoreOptions): Core {
   const { config, dataDir, storeOptions, ...engineOptions } = options;
-  const made = openWith(dataDir, { migrations: MIGRATIONS, ...storeOptions }, (store) => composeEngine(config, { ...engineOptions, store }));
+  const bus = new EventBus();
+  const made = openWith(dataDir, { migrations: MIGRATIONS, ...storeOptions }, (store) => composeEngine(config, { ...engineOptions, store, bus }));
   const { store, made: engine, recovered } = made;
   const teardown = new Disposables();
   teardown.add(() => store.close());
   teardown.add(() => engine.close());
-  return { config, store, engine, services: servicesOf(engine), recovered, close: () => teardown.dispose() };
+  return { config, store, engine, services: servicesOf(engine), signals: bus, recovered, close: () => teardown.dispose() };
 }

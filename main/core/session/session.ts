@@ -129,7 +129,7 @@ export function createSession(options: SessionOptions): Session {
       if (core === next) [core, engine] = [null, null];
     });
     // Shown in the console until the next start; the CLI says it on stderr instead.
-    if (next.recovered) engine.setProblem('database', { source: next.store.dbPath, line: null, message: next.recovered });
+    if (next.recovered) next.signals.signal('problem', { key: 'database', problem: { source: next.store.dbPath, line: null, message: next.recovered } });
     teardown.add(next.services.subscribe((...event) => {
       for (const l of listeners) l(...event);
     }));
@@ -144,7 +144,7 @@ export function createSession(options: SessionOptions): Session {
     // Loaded only when configured: prom-client is ~50 ms of a start otherwise.
     if (config.metrics) {
       const { startMetricsExporter } = await import('../metrics/exporter');
-      const exporter = await startMetricsExporter(config.metrics, engine, loaded.path);
+      const exporter = await startMetricsExporter(config.metrics, { liveState: () => next.engine.liveState(), signals: next.signals }, loaded.path);
       teardown.add(() => exporter.close());
     }
   };
