@@ -66,6 +66,17 @@ export const LayoutSchema = z
   })
   .strict();
 
+/** `owner/name` of a GitHub repository. */
+const RepoName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected a GitHub repository as "owner/name"');
+
+/** What fires a loop on its runner: a crontab line matching a pattern, a systemd unit, or a launchd label. */
+export const SchedulerSchema = z.union(
+  [z.object({ cron: NonEmpty }).strict(), z.object({ systemd: NonEmpty }).strict(), z.object({ launchd: NonEmpty }).strict()],
+  { error: () => 'expected one of { cron: PATTERN } (a crontab line containing it), { systemd: UNIT } or { launchd: LABEL }' },
+);
+/** What fires a loop on its runner. */
+export type SchedulerConfig = z.infer<typeof SchedulerSchema>;
+
 /** One agent loop on a runner host. */
 export const LoopConfigSchema = z
   .object({
@@ -99,6 +110,12 @@ export const LoopConfigSchema = z
     models: z.array(NonEmpty).optional(),
     /** How many nights back Trends reaches (kept in the store as summaries, past the followed `cycles`). */
     history: z.number().int().min(1).max(1000).default(90),
+    /** The nightly branch in the clone (`dir`), `{date}` the cycle's date: its reflog says what each phase committed. */
+    branch: NonEmpty.default('reliability/{date}'),
+    /** The rolling GitHub issue each phase comments on (the manual's dead-man); absent: not checked. */
+    deadman: z.object({ repo: RepoName, label: NonEmpty.default('reliability-nightly') }).strict().optional(),
+    /** What fires the loop on its runner; the pre-flight checks that it is installed. Absent: not checked. */
+    scheduler: SchedulerSchema.optional(),
   })
   .strict()
   .superRefine((loop, ctx) => {
