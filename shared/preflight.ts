@@ -5,9 +5,11 @@ import { escapeMarkdown } from './markdown-text';
 // reachable and trusted, room on its runs folder and clone, the previous cycle finished, the fleet
 // it uses up with free slots and its models loaded, no drill over the night's window — checked at
 // a lead before the fire, so a failure is seen before the run and not by the dead-man after it.
+// Issue 43 (item 11) adds whether the runner will fire at all: its scheduler entry installed
+// (`scheduler`, when the loop declares one) and its clone's origin answering (`origin`, with `dir`).
 
 /** The checks a pre-flight makes, in the order they are shown. */
-export const PREFLIGHT_CHECKS = ['host', 'disk', 'previous-cycle', 'deliver-record', 'fleet', 'models', 'drills'] as const;
+export const PREFLIGHT_CHECKS = ['host', 'disk', 'scheduler', 'origin', 'previous-cycle', 'deliver-record', 'fleet', 'models', 'drills'] as const;
 
 /** One check's outcome: `warn` is worth saying but not a risk (a deliver record to resume); `unknown` could not be told. */
 export const PreflightCheckStatusSchema = z.enum(['ok', 'warn', 'fail', 'unknown']);
@@ -62,6 +64,8 @@ export function preflightCheck(name: PreflightCheck['name'], status: PreflightCh
 export const PREFLIGHT_CHECK_LABEL: Readonly<Record<PreflightCheck['name'], string>> = {
   host: 'host',
   disk: 'disk',
+  scheduler: 'scheduler',
+  origin: 'origin',
   'previous-cycle': 'previous cycle',
   'deliver-record': 'deliver record',
   fleet: 'fleet',

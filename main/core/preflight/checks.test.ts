@@ -4,6 +4,8 @@ import { preflightReasons } from '../../../shared/preflight';
 import { parseConfig } from '../config/load-config';
 import { deliverRecordCheck, diskCheck, drillsCheck, fleetChecks, hostCheck, judgePreflight, modelsCheck, previousCycleCheck, type PreflightInput } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
+import { originCheck, schedulerCheck } from './runner-checks';
+import { parseRunner, type OriginAnswer, type RunnerAsk } from './runner-probe';
 
 const GB = 1024 ** 3;
 const NOW = new Date('2026-11-29T23:00:00Z');
@@ -125,6 +127,95 @@ describe('pre-flight rules', () => {
     expect(p.state).toBe('at-risk');
     expect(preflightReasons(p).map((c) => c.name)).toEqual(['host', 'models']);
     expect(judgePreflight({ ...base, capacity: [] }).state).toBe('unknown');
+  });
+});
+
+describe('the runner checks: scheduler and origin', () => {
+  const said = (asks: readonly RunnerAsk[], lines: readonly string[]) => parseRunner(lines.join('\n'), asks);
+  const sched = (ask: RunnerAsk, lines: readonly string[]) => {
+    const s = ask.scheduler;
+    if (!s) throw new Error('no scheduler');
+    return schedulerCheck('reliability', 'runner', s, said([ask], lines)[0]?.scheduler ?? null);
+  };
+  const origin = (o: Partial<OriginAnswer>): OriginAnswer => ({ noGit: false, notRepo: false, url: 'ssh://git@github.com/acme/radon.git', via: 'timeout', rc: 0, error: null, ...o });
+
+  it('cron: a matching uncommented line is ok; none, or no crontab at all, fails; crontab not installed is said, not success', () => {
+    const cron = { scheduler: { cron: 'reliability-nightly' } };
+    expect(sched(cron, ['S 0 rc 0', 'S 0 + 0 0 * * * /srv/reliability-nightly.sh'])).toMatchObject({ status: 'ok', detail: `runner's crontab has "0 0 * * * /srv/reliability-nightly.sh"` });
+    expect(sched(cron, ['S 0 rc 0'])).toMatchObject({ status: 'fail', ok: false });
+    expect(sched(cron, ['S 0 rc 1', 'S 0 ! no crontab for ops'])).toMatchObject({
+      status: 'fail',
+      detail: 'runner has no crontab (crontab -l: no crontab for ops): no line contains "reliability-nightly", tonight\'s fire is not installed (loops.reliability.scheduler.cron)',
+    });
+    expect(sched(cron, ['S 0 rc 1', 'S 0 ! crontab: your UID isn\'t in the passwd file.']).status).toBe('unknown');
+    expect(sched(cron, ['S 0 none'])).toMatchObject({ status: 'unknown', ok: false, detail: 'crontab is not installed on runner: cannot tell whether a crontab line containing "reliability-nightly" is installed (loops.reliability.scheduler)' });
+    // The host said nothing for it (a cut-off answer): not success either.
+    expect(sched(cron, []).status).toBe('unknown');
+  });
+
+  it('systemd: an enabled timer with a next fire is ok; enabled but inactive, disabled or not installed fails; a failed list-timers cannot tell', () => {
+    const timer = { scheduler: { systemd: 'reliability.timer' } };
+    const user = (en: string, timers: string[]) => ['S 0 en system Failed to get unit file state for reliability.timer: No such file or directory', 'S 0 T system', `S 0 en user ${en}`, 'S 0 T user', ...timers.map((t) => `S 0 T+ user ${t}`)];
+    const next = 'Mon 2026-11-30 00:00:00 UTC 59min left Sun 2026-11-29 00:00:03 UTC 23h ago reliability.timer reliability.service';
+    expect(sched(timer, user('enabled', [next]))).toMatchObject({ status: 'ok', detail: `reliability.timer is enabled (user) on runner; list-timers: ${next}` });
+    expect(sched(timer, user('enabled', ['n/a n/a n/a n/a reliability.timer reliability.service'])).status).toBe('fail');
+    expect(sched(timer, user('enabled', [])).detail).toBe('reliability.timer is enabled (user) on runner but not loaded (list-timers does not list it): start it with `systemctl --user start reliability.timer` (loops.reliability.scheduler.systemd)');
+    expect(sched(timer, user('disabled', [])).detail).toBe("reliability.timer is disabled (user) on runner: tonight's fire will not start it (loops.reliability.scheduler.systemd)");
+    expect(sched(timer, user('not-found', [])).detail).toBe("reliability.timer is not installed on runner (neither a system nor a user unit): tonight's fire will not happen (loops.reliability.scheduler.systemd)");
+    const noInit = ['S 0 en system enabled', "S 0 T! system System has not been booted with systemd as init system (PID 1). Can't operate.", 'S 0 en user not-found', 'S 0 T! user Failed to connect to bus'];
+    expect(sched(timer, noInit)).toMatchObject({ status: 'unknown', detail: "reliability.timer is enabled (system) on runner, but list-timers failed: System has not been booted with systemd as init system (PID 1). Can't operate.: cannot tell its next fire" });
+    // A service (fired by a timer, so static) is checked with is-enabled alone.
+    expect(sched({ scheduler: { systemd: 'reliability.service' } }, ['S 0 en system static', 'S 0 T! system x', 'S 0 en user not-found', 'S 0 T! user x']).status).toBe('ok');
+    expect(sched(timer, ['S 0 none']).detail).toMatch(/^systemctl is not installed on runner: cannot tell/);
+  });
+
+  it('launchd: the label in launchctl list (or launchctl print) is ok; absent fails; launchctl not installed is said', () => {
+    const ld = { scheduler: { launchd: 'com.acme.reliability' } };
+    expect(sched(ld, ['S 0 rc 0', 'S 0 + -\t78\tcom.acme.reliability'])).toMatchObject({ status: 'ok', detail: 'com.acme.reliability is loaded on runner (launchctl list: last exit status 78)' });
+    // A label that only contains it is not it.
+    expect(sched(ld, ['S 0 rc 0', 'S 0 + -\t0\tcom.acme.reliability.old'])).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^com\.acme\.reliability is not loaded on runner \(launchctl list does not list it\)/) });
+    expect(sched(ld, ['S 0 rc 0', 'S 0 P gui/501']).detail).toBe('com.acme.reliability is loaded on runner (launchctl print gui/501/com.acme.reliability)');
+    expect(sched(ld, ['S 0 none']).status).toBe('unknown');
+  });
+
+  it('origin: answering is ok; an error names the remote and git\'s first line; the bound hit is said; no git cannot tell', () => {
+    expect(originCheck('runner', '/srv/radon', origin({}), 20)).toMatchObject({ status: 'ok', detail: 'origin ssh://git@github.com/acme/radon.git answers (git ls-remote --heads, clone /srv/radon)' });
+    expect(originCheck('runner', '/srv/radon', origin({ rc: 128, error: 'ssh: connect to host github.com port 22: Connection timed out' }), 20).detail).toBe(
+      'origin ssh://git@github.com/acme/radon.git does not answer from clone /srv/radon on runner (git ls-remote exit 128): ssh: connect to host github.com port 22: Connection timed out',
+    );
+    expect(originCheck('runner', '/srv/radon', origin({ rc: 124 }), 20)).toMatchObject({
+      status: 'fail',
+      detail: "origin ssh://git@github.com/acme/radon.git did not answer within 20 s (the bound was hit: timeout 20 on runner), from clone /srv/radon: tonight's pushes and PR will fail",
+    });
+    expect(originCheck('runner', '/srv/radon', origin({ noGit: true }), 20)).toMatchObject({ status: 'unknown', detail: 'git is not installed on runner: cannot tell whether the origin of clone /srv/radon answers' });
+    expect(originCheck('runner', '/srv/radon', null, 20).status).toBe('unknown');
+    // A first line that ends with a colon goes on in the next.
+    const [a] = said([{ dir: '/srv/radon' }], ['O 0 url git://10.0.0.1/r.git', 'O 0 via timeout', 'O 0 rc 128', 'O 0 ! fatal: unable to connect to 10.0.0.1:', 'O 0 ! 10.0.0.1[0: 10.0.0.1]: errno=Connection refused']);
+    expect(a?.origin?.error).toBe('fatal: unable to connect to 10.0.0.1: 10.0.0.1[0: 10.0.0.1]: errno=Connection refused');
+  });
+
+  it('judges the scheduler only when declared and the origin only with a dir; a missing scheduler or an unreachable origin puts the night at risk', () => {
+    expect(judgePreflight(base).checks.map((c) => c.name)).not.toContain('scheduler');
+    const runner = { scheduler: { kind: 'cron', rc: 0, lines: [], error: null } as const, origin: origin({ rc: 128, error: 'fatal: x' }) };
+    const cron = { cron: 'reliability-nightly' };
+    const p = judgePreflight({ ...base, scheduler: cron, dir: '/srv/clone', runner });
+    expect(p.checks.map((c) => c.name).slice(0, 4)).toEqual(['host', 'disk', 'scheduler', 'origin']);
+    expect(p.state).toBe('at-risk');
+    expect(preflightReasons(p).map((c) => c.name)).toEqual(['scheduler', 'origin']);
+    expect(judgePreflight({ ...base, scheduler: cron, runner: { ...runner, scheduler: { kind: 'cron', rc: 0, lines: ['0 0 * * * reliability-nightly'], error: null } } }).state).toBe('ready');
+    // The host could not be read: neither is taken for success.
+    const unread = judgePreflight({ ...base, scheduler: cron, dir: '/srv/clone', runner: null });
+    expect(unread.checks.filter((c) => c.name === 'scheduler' || c.name === 'origin').map((c) => c.status)).toEqual(['unknown', 'unknown']);
+  });
+
+  it('asks in the one script: origin in the background with timeout 20 (else a watchdog), the scheduler quoted', () => {
+    const script = probeScript([['/srv/runs', '/srv/clone']], [{ dir: '/srv/clone', scheduler: { cron: "it's-nightly" } }]);
+    expect(script).toContain("( o=$(ld_git '/srv/clone' 20); printf '%s\\n' \"$o\" | sed 's/^/O 0 /' ) &");
+    expect(script).toContain('timeout "$2" git -C "$1" ls-remote --heads origin');
+    expect(script).toContain("ld_cron 'it'\\''s-nightly' | sed 's/^/S 0 /'");
+    expect(script.trimEnd().endsWith('wait\nexit 0')).toBe(true);
+    // Nothing asked: the script is what it was.
+    expect(probeScript([['/srv/runs']])).not.toContain('ld_git');
   });
 });
 

@@ -4,8 +4,11 @@ import { drillCadence } from '../../../shared/drill-due';
 import { preflightCheck, preflightState, type Preflight, type PreflightCheck } from '../../../shared/preflight';
 import { formatBytes, formatThreshold, type DiskThreshold } from '../config/disk-threshold';
 import { formatDuration } from '../config/duration';
+import type { SchedulerConfig } from '../config/schema';
 import type { DeliverRecord } from '../prs/pull-requests';
 import type { PathAnswer } from './host-probe';
+import { originCheck, schedulerCheck, type HostSaid } from './runner-checks';
+import { ORIGIN_BOUND_S, type RunnerAnswer } from './runner-probe';
 
 // The pre-flight's rules: pure functions of what the engine knows and what the host answered.
 
@@ -32,6 +35,14 @@ export interface PreflightInput {
   readonly models: readonly string[];
   readonly drills: readonly Drill[];
   readonly drillRuns: readonly DrillRun[];
+  /** `loops.<name>.scheduler`; absent: not checked, and no `scheduler` check is shown (as `deliver-record` without `deliverRecord`). */
+  readonly scheduler?: SchedulerConfig | undefined;
+  /** The clone (`loops.<name>.dir`); absent: no `origin` check. */
+  readonly dir?: string | undefined;
+  /** The host's answer about the scheduler and origin: null when not asked (the host cannot be read), a string when the probe failed. */
+  readonly runner?: HostSaid<RunnerAnswer>;
+  /** The bound on `git ls-remote` (s); default ORIGIN_BOUND_S. */
+  readonly originBoundS?: number;
 }
 
 const clock = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -156,7 +167,12 @@ export function drillsCheck(input: Pick<PreflightInput, 'drills' | 'drillRuns' |
 
 /** One loop's pre-flight from what is known. */
 export function judgePreflight(input: PreflightInput): Preflight {
-  const checks: PreflightCheck[] = [hostCheck(input.hostName, input.host), diskCheck(input.hostName, input.disk, input.threshold), previousCycleCheck(input.cycles, input.fireAt)];
+  const checks: PreflightCheck[] = [hostCheck(input.hostName, input.host), diskCheck(input.hostName, input.disk, input.threshold)];
+  const runner = input.runner ?? null;
+  const said = <K extends keyof RunnerAnswer>(k: K): HostSaid<RunnerAnswer[K]> => (runner === null || typeof runner === 'string' ? runner : (runner[k] ?? 'the check script said nothing about it'));
+  if (input.scheduler) checks.push(schedulerCheck(input.loop, input.hostName, input.scheduler, said('scheduler')));
+  if (input.dir !== undefined) checks.push(originCheck(input.hostName, input.dir, said('origin'), input.originBoundS ?? ORIGIN_BOUND_S));
+  checks.push(previousCycleCheck(input.cycles, input.fireAt));
   if (input.deliverRecordPath !== null) checks.push(deliverRecordCheck(input.deliverRecordPath, input.deliverRecord));
   checks.push(...fleetChecks(input.proxies, input.capacity));
   const models = modelsCheck(input.models, input.proxies, input.capacity);

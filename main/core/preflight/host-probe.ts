@@ -1,9 +1,10 @@
-import { shellQuote } from '../sources/remote-shell';
+import { hostPath, ORIGIN_BOUND_S, runnerScript, type RunnerAsk } from './runner-probe';
 
 // What a pre-flight asks of one host, in ONE script run over the host's one shell, however many
 // loops are on it: for each loop, whether its runs folder and clone exist and are writable, and
 // their free room from one `df -Pk` for both paths (stock on GNU and BSD: POSIX output, 1024-byte
-// blocks, one line an operand, in order).
+// blocks, one line an operand, in order); then, in the same script, whether its scheduler entry is
+// installed and its clone's origin answers (runner-probe.ts).
 
 /** What the host said about one folder. */
 export interface PathAnswer {
@@ -14,15 +15,12 @@ export interface PathAnswer {
   readonly df: { readonly totalBytes: number; readonly availableBytes: number; readonly mount: string } | null;
 }
 
-/** A shell word for a path on the host: `~/x` is the host's home, anything else as written. */
-function hostPath(path: string): string {
-  if (path === '~') return '"$HOME"';
-  if (path.startsWith('~/')) return `"$HOME"/${shellQuote(path.slice(2))}`;
-  return shellQuote(path);
-}
-
-/** The script for groups of folders (a loop's runs folder and clone): one `df` a group. */
-export function probeScript(groups: readonly (readonly string[])[]): string {
+/**
+ * The script for groups of folders (a loop's runs folder and clone): one `df` a group; with the
+ * loops' runner asks (by the same index), their scheduler and origin checks, origin bounded to
+ * `boundS` seconds.
+ */
+export function probeScript(groups: readonly (readonly string[])[], asks: readonly (RunnerAsk | undefined)[] = [], boundS: number = ORIGIN_BOUND_S): string {
   const lines = ['LC_ALL=C; export LC_ALL', "d() { if [ -d \"$1\" ]; then if [ -w \"$1\" ]; then echo 'D w'; else echo 'D r'; fi; else echo 'D -'; fi; }"];
   groups.forEach((paths, i) => {
     const words = paths.map(hostPath);
@@ -30,7 +28,7 @@ export function probeScript(groups: readonly (readonly string[])[]): string {
     for (const w of words) lines.push(`d ${w}`);
     lines.push(['set --', ...words.map((w) => `[ -d ${w} ] && set -- "$@" ${w}`), `[ $# -gt 0 ] && df -Pk -- "$@" 2>/dev/null | sed '1d;s/^/F /'`].join('; '));
   });
-  lines.push('exit 0');
+  lines.push(...runnerScript(asks, boundS), 'exit 0');
   return lines.join('\n');
 }
 

@@ -6,12 +6,19 @@ import { fireTimes } from '../loops/deadman';
 import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
+import { ORIGIN_BOUND_S, parseRunner, type RunnerAnswer, type RunnerAsk } from './runner-probe';
 import { messageOf } from '../../../shared/errors';
 
 /** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
 export const UNKNOWN_AGAIN_MS = 30_000;
-/** How long one host's probe may take (ms). */
-const PROBE_TIMEOUT_MS = 20_000;
+/** How long one host's probe may take (ms): the origin checks' bound (they run at once) and room for the rest. */
+const PROBE_TIMEOUT_MS = ORIGIN_BOUND_S * 1000 + 15_000;
+
+/** What one host said for one loop. */
+interface LoopAnswer {
+  readonly paths: readonly PathAnswer[];
+  readonly runner: RunnerAnswer;
+}
 
 /** What the pre-flight reads from the engine, as it is now. */
 export interface PreflightState {
@@ -42,8 +49,9 @@ export function leadOf(config: Config, loop: LoopConfig): number | null {
 /**
  * Pre-flight before each loop's fire: once `now` is within the loop's lead of its next fire, and
  * again every `preflight.every` inside that window (after UNKNOWN_AGAIN_MS for one that could not tell), each host is asked once (one script over its
- * one shell, all hosts at once) what its loops' folders need, and each loop is judged from that
- * and what the engine already knows (host state, cycles, deliver record, fleet, drills).
+ * one shell, all hosts at once) what its loops' folders need, whether their schedulers are
+ * installed and their clones' origins answer, and each loop is judged from that and what the
+ * engine already knows (host state, cycles, deliver record, fleet, drills).
  */
 export class PreflightService {
   private readonly byLoop = new Map<string, Preflight>();
@@ -146,10 +154,10 @@ export class PreflightService {
     // Each host is asked once for all of its loops' folders, and every host at once.
     const byHost = new Map<string, (readonly [string, LoopConfig])[]>();
     for (const e of entries) byHost.set(e[1].host, [...(byHost.get(e[1].host) ?? []), e]);
-    const answers = new Map<string, readonly PathAnswer[] | string | null>();
+    const answers = new Map<string, LoopAnswer | string | null>();
     await Promise.all(
       [...byHost].map(async ([host, group]) => {
-        const got = await this.probe(host, group.map(([, l]) => folders(l)));
+        const got = await this.probe(host, group.map(([, l]) => folders(l)), group.map(([, l]) => runnerAsk(l)));
         group.forEach(([name], i) => answers.set(name, typeof got === 'string' || got === null ? got : (got[i] ?? null)));
       }),
     );
@@ -158,6 +166,8 @@ export class PreflightService {
     const results = entries.map(([name, loop]): Preflight => {
       const fireAt = fireTimes(loop.schedule, loop.timezone, now).next ?? now.getTime();
       const uses = loop.uses ?? Object.keys(config.proxies);
+      const answer = answers.get(name) ?? null;
+      const said = <T>(f: (a: LoopAnswer) => T): T | string | null => (answer === null || typeof answer === 'string' ? answer : f(answer));
       return judgePreflight({
         loop: name,
         hostName: loop.host,
@@ -165,7 +175,7 @@ export class PreflightService {
         fireAt,
         capMs: loop.cap,
         now,
-        disk: answers.get(name) ?? null,
+        disk: said((a) => a.paths),
         threshold: loop.preflightDisk ?? config.preflight.disk,
         cycles: state.cycles(name),
         deliverRecordPath: loop.deliverRecord ?? null,
@@ -175,6 +185,9 @@ export class PreflightService {
         models: loop.models ?? [],
         drills: state.drills(),
         drillRuns: state.drillRuns(),
+        scheduler: loop.scheduler,
+        dir: loop.dir,
+        runner: said((a) => a.runner),
       });
     });
     for (const r of results) this.byLoop.set(r.loop, r);
@@ -182,19 +195,26 @@ export class PreflightService {
     return results;
   }
 
-  /** One script on the host for every folder group; null when the host cannot be read now, a string when the script failed. */
-  private async probe(host: string, groups: readonly (readonly string[])[]): Promise<PathAnswer[][] | string | null> {
+  /** One script on the host for every folder group and runner ask; null when the host cannot be read now, a string when the script failed. */
+  private async probe(host: string, groups: readonly (readonly string[])[], asks: readonly RunnerAsk[]): Promise<LoopAnswer[] | string | null> {
     const h = this.options.hosts.get(host);
     if (!isReachable(h) || !h.shell) return null;
-    const script = probeScript(groups);
+    const script = probeScript(groups, asks);
     try {
       const out = h.ssh ? await h.ssh.connection.run(script, PROBE_TIMEOUT_MS) : await h.shell.exec(script, PROBE_TIMEOUT_MS);
       if (out.code !== 0) return `the check script exited ${out.code ?? 'without a code'}${out.stderr ? `: ${out.stderr.trim().slice(0, 200)}` : ''}`;
-      return parseProbe(out.stdout.toString('utf8'), groups);
+      const stdout = out.stdout.toString('utf8');
+      const runner = parseRunner(stdout, asks);
+      return parseProbe(stdout, groups).map((paths, i) => ({ paths, runner: runner[i] ?? { scheduler: null, origin: null } }));
     } catch (err) {
       return messageOf(err);
     }
   }
+}
+
+/** What the pre-flight asks of a loop's runner beyond its folders: its scheduler (when declared), its clone's origin (with `dir`). */
+function runnerAsk(loop: LoopConfig): RunnerAsk {
+  return { scheduler: loop.scheduler, dir: loop.dir };
 }
 
 /** The folders a loop writes to: its runs folder, then its clone. */
