@@ -69,6 +69,43 @@ describe('deriveDeadman: states', () => {
     expect(dm({ now: '2026-11-30T05:30:00Z', cycles }).state).toBe('overrun');
   });
 
+  /** A finished cycle of `date` that ran from `start` to `end` (audit then remediate, by their stamps). */
+  const ran = (date: string, status: CycleStatus, start: string, end: string): Cycle => ({
+    date,
+    status,
+    phases: [
+      { ...phase('audit', 'ok', start), endedAt: new Date(Date.parse(start) + HOUR).toISOString() },
+      { ...phase('remediate', status, new Date(Date.parse(start) + HOUR).toISOString()), endedAt: end },
+    ],
+  });
+
+  it('is overrun, naming the previous cycle, for a fire day it swallowed, also once that cycle has finished', () => {
+    // 2026-11-29's cycle ran from its own 00:00 fire to 02:30 EST on 11-30, past the 00:00 fire (05:00Z): no 11-30 cycle.
+    const cycles = [ran('2026-11-29', 'ok', '2026-11-29T05:00:04Z', '2026-11-30T07:30:00Z')];
+    for (const now of ['2026-11-30T09:00:00Z', '2026-11-30T20:00:00Z']) {
+      const d = dm({ now, cycles });
+      expect(d.state).toBe('overrun');
+      expect(d.reason).toBe('cycle 2026-11-29 was still running at the 00:00 America/New_York fire (it ended 2026-11-30 02:30, ok), so 2026-11-30 had no cycle');
+    }
+    // A folder for the swallowed day without evidence is no cycle either.
+    expect(dm({ now: '2026-11-30T09:00:00Z', cycles: [pending('2026-11-30'), ...cycles] }).state).toBe('overrun');
+    // However it ended.
+    expect(dm({ now: '2026-11-30T09:00:00Z', cycles: [ran('2026-11-29', 'incomplete', '2026-11-29T05:00:04Z', '2026-11-30T05:00:01Z')] }).state).toBe('overrun');
+  });
+
+  it('is missed when the previous cycle ended before the fire, or ran after it without running at it', () => {
+    const before = dm({ now: '2026-11-30T09:00:00Z', cycles: [ran('2026-11-29', 'ok', '2026-11-29T05:00:04Z', '2026-11-30T04:59:59Z')] });
+    expect(before.state).toBe('missed');
+    expect(before.reason).toBe('no cycle for 2026-11-30 by 02:00 America/New_York (fired 00:00 America/New_York, grace 2h)');
+    // An end after now is not believed until the clock reaches it, and the state is looked at again then.
+    const ahead = [ran('2026-11-29', 'ok', '2026-11-29T05:00:04Z', '2026-11-30T09:00:05Z')];
+    const early = deadmanAt({ schedule: '0 0 * * *', timezone: NY, graceMs: 2 * HOUR, capMs: 20 * HOUR, cycles: ahead, now: new Date('2026-11-30T09:00:00Z') });
+    expect(early).toMatchObject({ deadman: { state: 'missed' }, until: Date.parse('2026-11-30T09:00:05Z') });
+    expect(dm({ now: '2026-11-30T09:00:05Z', cycles: ahead }).state).toBe('overrun');
+    // Started by hand after the fire: it did not hold the fire up.
+    expect(dm({ now: '2026-11-30T09:00:00Z', cycles: [ran('2026-11-29', 'ok', '2026-11-30T05:10:00Z', '2026-11-30T07:00:00Z')] }).state).toBe('missed');
+  });
+
   it('is missed when the previous cycle finished, even if badly', () => {
     expect(dm({ now: '2026-11-30T09:00:00Z', cycles: [cycle('2026-11-29', 'incomplete')] }).state).toBe('missed');
   });
@@ -326,6 +363,17 @@ describe('deadmanAt: until when the clock leaves the state as it is', () => {
   it('a finished or missed night holds until the next fire', () => {
     expect(at('2026-11-30T12:00:00Z', [cycle('2026-11-30', 'ok')]).until).toBe(Date.parse('2026-12-01T05:00:00Z'));
     expect(at('2026-11-30T12:00:00Z', []).until).toBe(Date.parse('2026-12-01T05:00:00Z'));
+  });
+
+  it('the clock keeps a swallowed fire day overrun when the cycle that ran over it finishes', () => {
+    const clock = new DeadmanClock();
+    const cfg = { schedule: base.schedule, timezone: NY, grace: base.graceMs, cap: base.capMs, caps: {} } as unknown as Parameters<DeadmanClock['derive']>[1];
+    const running = [cycle('2026-11-29', 'running', '2026-11-29T05:00:04Z')];
+    expect(clock.derive('l', cfg, running, new Date('2026-11-30T06:00:00Z'), true)?.state).toBe('overrun');
+    const finished: Cycle[] = [{ date: '2026-11-29', status: 'ok', phases: [{ ...phase('audit', 'ok', '2026-11-29T05:00:04Z'), endedAt: '2026-11-30T07:30:00Z' }] }];
+    const after = clock.derive('l', cfg, finished, new Date('2026-11-30T07:31:00Z'), true);
+    expect(after).toMatchObject({ state: 'overrun', reason: expect.stringContaining('cycle 2026-11-29 was still running at the 00:00 America/New_York fire') as unknown as string });
+    expect(clock.derive('l', cfg, finished, new Date('2026-11-30T12:00:00Z'), false)).toBeUndefined();
   });
 
   it('the clock of a loop derives it again only when it is due, its cycles moved, or the clock went back', () => {

@@ -181,6 +181,12 @@ function earliestStart(c: Cycle): number | null {
   return starts.length === 0 ? null : Math.min(...starts);
 }
 
+/** The latest end among a cycle's phases (epoch ms), null when none has one. */
+function latestEnd(c: Cycle): number | null {
+  const ends = c.phases.map((p) => Date.parse(p.endedAt ?? '')).filter((t) => !Number.isNaN(t));
+  return ends.length === 0 ? null : Math.max(...ends);
+}
+
 /** A loop's dead-man state at `now` (FORMATS.md §2.5). Throws on an invalid cron or time zone. */
 export function deriveDeadman(input: DeadmanInput): Deadman {
   return deadmanAt(input).deadman;
@@ -212,11 +218,20 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
     if (previous?.status === 'running') {
       return result('overrun', `cycle ${previous.date} is still running past the ${clockIn(last, tz)} ${tz} fire, so ${date} has not started`);
     }
+    // One that has finished since swallowed the fire all the same when it was running at T: it
+    // began before T and its end came after. An end after now (a host clock ahead, file times
+    // from elsewhere) is not believed until the clock reaches it: then it is looked at again.
+    const ended = previous === null ? null : latestEnd(previous);
+    const swallowed = previous !== null && ended !== null && ended > last && (earliestStart(previous) ?? last) <= last;
+    if (swallowed && ended <= nowMs) {
+      return result('overrun', `cycle ${previous.date} was still running at the ${clockIn(last, tz)} ${tz} fire (it ended ${dateIn(ended, tz)} ${clockIn(ended, tz)}, ${previous.status}), so ${date} had no cycle`);
+    }
+    const recheck = swallowed ? ended : Number.POSITIVE_INFINITY;
     const deadline = last + graceMs;
     if (nowMs < deadline) {
-      return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`, deadline);
+      return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`, Math.min(deadline, recheck));
     }
-    return result('missed', `no cycle for ${date} by ${clockIn(deadline, tz)} ${tz} (${fired}, grace ${duration(graceMs)})`);
+    return result('missed', `no cycle for ${date} by ${clockIn(deadline, tz)} ${tz} (${fired}, grace ${duration(graceMs)})`, recheck);
   }
   // A running cycle turns stalled once an age passes its cap (`age > cap`: the millisecond after).
   let stallsAt = Number.POSITIVE_INFINITY;

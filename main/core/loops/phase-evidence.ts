@@ -46,8 +46,13 @@ export function signalEvidence(o: {
     .map((f) => o.cache.get(posix.join(dir, f.name))?.mtimeMs)
     .filter((t): t is number => typeof t === 'number');
   const started = Date.parse(phase.startedAt ?? '');
+  const seen = files.flatMap((f) => {
+    const c = o.cache.get(posix.join(dir, f.name));
+    return c ? [{ name: f.name, mtimeMs: c.mtimeMs }] : [];
+  });
   return {
     status: phase.status,
+    files: seen,
     transcript: cached ? { lines: watch?.lines ?? 0, mtimeMs: cached.mtimeMs } : null,
     rcChangedMs: rcTimes.length > 0 ? Math.max(...rcTimes) : null,
     startedMs: Number.isNaN(started) ? null : started,

@@ -1,4 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/load-config';
+import { LocalSource } from '../sources/local-source';
+import { Store } from '../store/store';
+import { LoopFollower } from './loop-follower';
 import { lineHash, phaseSignal, REPEAT_MIN_LINES, RepeatTracker, WATCHDOG_TAIL, type SignalEvidence } from './phase-signal';
 import { isWatchdogKill } from '../transcripts/transcript-marks';
 
@@ -10,7 +17,7 @@ const SILENCE = 30 * MIN;
 const word = (n: number): string => `${String.fromCharCode(97 + (n % 26))}${String.fromCharCode(97 + (Math.floor(n / 26) % 26))}${String.fromCharCode(97 + (Math.floor(n / 676) % 26))}`;
 
 function evidence(over: Partial<SignalEvidence> = {}): SignalEvidence {
-  return { status: 'running', transcript: { lines: 120, mtimeMs: NOW - 5 * MIN }, rcChangedMs: NOW - 5 * MIN, startedMs: NOW - 60 * MIN, repetition: null, watchdog: null, silenceMs: SILENCE, nowMs: NOW, ...over };
+  return { status: 'running', files: [], transcript: { lines: 120, mtimeMs: NOW - 5 * MIN }, rcChangedMs: NOW - 5 * MIN, startedMs: NOW - 60 * MIN, repetition: null, watchdog: null, silenceMs: SILENCE, nowMs: NOW, ...over };
 }
 
 describe('RepeatTracker', () => {
@@ -123,5 +130,84 @@ describe('phaseSignal', () => {
     expect(phaseSignal(evidence({ watchdog, transcript: { lines: 102, mtimeMs: NOW - MIN } })).signal).toMatchObject({ kind: 'watchdog', line: 100 });
     expect(phaseSignal(evidence({ watchdog, transcript: { lines: 100 + WATCHDOG_TAIL, mtimeMs: NOW - MIN } })).signal).toBeNull();
     expect(phaseSignal(evidence({ watchdog, status: 'failed' })).signal).toBeNull();
+  });
+});
+
+describe('phaseSignal without a transcript (issue 43, item 12)', () => {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  /** Remediate stamped STARTED an hour ago, an rc file with steps still pending, no transcript. */
+  const noTranscript = (statusMs: number, rcMs: number): SignalEvidence =>
+    evidence({
+      transcript: null,
+      files: [{ name: 'remediate.status', mtimeMs: statusMs }, { name: 'remediate.gates.rc', mtimeMs: rcMs }],
+      rcChangedMs: rcMs,
+      startedMs: NOW - 60 * MIN,
+    });
+
+  it('is hung after silence since the newest growth of any file, naming the files seen; line null', () => {
+    const hung = phaseSignal(noTranscript(NOW - 60 * MIN, NOW - 35 * MIN));
+    expect(hung.signal).toMatchObject({ kind: 'hung', line: null, since: iso(NOW - 35 * MIN) });
+    expect(hung.signal?.detail).toBe(
+      `nothing grew in any file of the phase since ${iso(NOW - 35 * MIN)}, past the loop's silence of 30m; ` +
+        `files seen: remediate.gates.rc (last grew ${iso(NOW - 35 * MIN)}), remediate.status (last grew ${iso(NOW - 60 * MIN)}); no transcript`,
+    );
+    expect(hung.dueMs).toBe(Infinity);
+  });
+
+  it('is not hung while any file grew within silence, and turns hung at that growth plus silence', () => {
+    const rcRecent = phaseSignal(noTranscript(NOW - 60 * MIN, NOW - 10 * MIN));
+    expect(rcRecent).toEqual({ signal: null, dueMs: NOW + 20 * MIN });
+    // A stamp written recently (a new round) counts as growth too.
+    expect(phaseSignal(noTranscript(NOW - 5 * MIN, NOW - 50 * MIN))).toEqual({ signal: null, dueMs: NOW + 25 * MIN });
+  });
+
+  it('is hung when the transcript, the rc files and the stamps all stopped growing, and not when only the stamps grew', () => {
+    const files = (statusMs: number) => [{ name: 'remediate.status', mtimeMs: statusMs }, { name: 'remediate.gates.rc', mtimeMs: NOW - 45 * MIN }, { name: 'remediate.log', mtimeMs: NOW - 40 * MIN }];
+    const base = { transcript: { lines: 7, mtimeMs: NOW - 40 * MIN }, rcChangedMs: NOW - 45 * MIN };
+    const hung = phaseSignal(evidence({ ...base, files: files(NOW - 60 * MIN) }));
+    expect(hung.signal).toMatchObject({ kind: 'hung', line: 7, since: iso(NOW - 40 * MIN) });
+    expect(hung.signal?.detail).toContain(`no new output since ${iso(NOW - 40 * MIN)} and no rc step since ${iso(NOW - 45 * MIN)}, past the loop's silence of 30m; last line 7`);
+    expect(hung.signal?.detail).toContain(
+      `nothing grew in any file of the phase since ${iso(NOW - 40 * MIN)}; files seen: remediate.log (last grew ${iso(NOW - 40 * MIN)}), ` +
+        `remediate.gates.rc (last grew ${iso(NOW - 45 * MIN)}), remediate.status (last grew ${iso(NOW - 60 * MIN)})`,
+    );
+    expect(hung.signal?.detail).not.toContain('no transcript');
+    expect(phaseSignal(evidence({ ...base, files: files(NOW - 2 * MIN) })).signal).toBeNull();
+  });
+
+  it('says nothing for a phase that is not running, or with no time to measure from', () => {
+    expect(phaseSignal({ ...noTranscript(NOW - 60 * MIN, NOW - 50 * MIN), status: 'ok' }).signal).toBeNull();
+    expect(phaseSignal(evidence({ transcript: null, files: [], rcChangedMs: null, startedMs: null }))).toEqual({ signal: null, dueMs: Infinity });
+  });
+});
+
+describe('LoopFollower: a phase without a transcript', () => {
+  it('turns hung by the clock once none of its files grew for silence, and not while its rc file is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-notranscript-'));
+    const runs = join(dir, 'runs');
+    const day = join(runs, '2026-11-29');
+    mkdirSync(day, { recursive: true });
+    const at = (s: string): Date => new Date(s);
+    const write = (name: string, text: string, mtime: string): void => {
+      writeFileSync(join(day, name), text);
+      utimesSync(join(day, name), at(mtime), at(mtime));
+    };
+    write('remediate.status', 'remediate 2026-11-29T05:00:00+00:00 STARTED\n', '2026-11-29T05:00:00Z');
+    write('remediate.gates.rc', 'gates_rc=\nsuite_rc=\ngates_rc=0\n', '2026-11-29T05:40:00Z');
+    const cfg = parseConfig(join(dir, 'c.yaml'), `hosts: { r: { local: true } }\nloops: { l: { host: r, runs: ${JSON.stringify(runs)}, phases: [remediate], cap: 20h, silence: 30m } }\n`);
+    const follower = new LoopFollower('l', cfg.loops.l!, new LocalSource('r'), Store.open(':memory:'));
+    const first = await follower.poll(at('2026-11-29T06:00:00Z'));
+    expect(first.cycles[0]?.phases[0]).toMatchObject({ status: 'running' });
+    expect(first.cycles[0]?.phases[0]?.signal).toBeUndefined();
+    expect((await follower.poll(at('2026-11-29T06:09:00Z'), { quiet: true })).upserted).toEqual([]);
+    const hung = await follower.poll(at('2026-11-29T06:10:00Z'), { quiet: true });
+    const signal = hung.upserted[0]?.phases[0]?.signal;
+    expect(signal).toMatchObject({ kind: 'hung', line: null, since: '2026-11-29T05:40:00.000Z' });
+    expect(signal?.detail).toContain('files seen: remediate.gates.rc (last grew 2026-11-29T05:40:00.000Z), remediate.status (last grew 2026-11-29T05:00:00.000Z); no transcript');
+    // A step written: it moves again.
+    write('remediate.gates.rc', 'gates_rc=\nsuite_rc=\ngates_rc=0\nsuite_rc=0\n', '2026-11-29T06:11:00Z');
+    const moving = await follower.poll(at('2026-11-29T06:12:00Z'));
+    expect(moving.cycles[0]?.phases[0]?.signal).toBeUndefined();
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,10 +1,11 @@
 import type { PhaseSignal, PhaseStatus } from '../../../shared/domain';
 import { stripEscapes } from '../../../shared/transcript-text';
 
-// What a running phase's transcript tells (issue 28, item 6): hung, spinning, the watchdog's kill.
-// Everything here is computed from what the follower already keeps — the transcript's mtime and
-// line count, the rc files' mtimes, the marks and a small window of line hashes fed while the
-// file is read — never by reading the file again.
+// What a running phase's files tell (issue 28, item 6): hung, spinning, the watchdog's kill; hung
+// also for a phase without a transcript, from its stamps and rc files (issue 43, item 12).
+// Everything here is computed from what the follower already keeps — every phase file's mtime,
+// the transcript's line count, the marks and a small window of line hashes fed while the file is
+// read — never by reading the file again.
 
 /** How many of a transcript's newest lines the repetition window holds. */
 export const REPEAT_WINDOW = 64;
@@ -131,9 +132,22 @@ export interface WatchdogKill {
   readonly atMs: number;
 }
 
+/** One file of a phase as followed (its stamps, an rc file, its transcript) and when it last grew. */
+export interface SeenFile {
+  /** The file's name in its cycle folder, e.g. `remediate.gates.rc`. */
+  readonly name: string;
+  /** Its mtime as followed (ms; null: not known). */
+  readonly mtimeMs: number | null;
+}
+
+/** The most files a hung signal's detail names one by one (a phase has a few). */
+const FILES_NAMED = 8;
+
 /** What the signals of one phase are computed from. */
 export interface SignalEvidence {
   readonly status: PhaseStatus;
+  /** Every file of the phase read so far, transcript and rc files included: a phase is hung only when none grew for `silence`. */
+  readonly files: readonly SeenFile[];
   /** The transcript as followed (null: there is none yet). */
   readonly transcript: { readonly lines: number; readonly mtimeMs: number | null } | null;
   /** The newest mtime among the phase's rc files (null: none): an rc step written. */
@@ -164,34 +178,57 @@ function minutes(ms: number): string {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The files seen and when each last grew, newest first, for a hung signal's detail. */
+function filesSaid(files: readonly SeenFile[], transcript: boolean): string {
+  const newest = [...files].sort((a, b) => (b.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.mtimeMs ?? Number.NEGATIVE_INFINITY) || a.name.localeCompare(b.name));
+  const named = newest.slice(0, FILES_NAMED).map((f) => `${f.name} (last grew ${f.mtimeMs === null ? 'at an unknown time' : iso(f.mtimeMs)})`);
+  if (files.length > FILES_NAMED) named.push(`${files.length - FILES_NAMED} more`);
+  const seen = named.length > 0 ? `files seen: ${named.join(', ')}` : 'no file of it read yet';
+  return transcript ? seen : `${seen}; no transcript`;
+}
+
 /**
  * A running phase's signal, strongest first: the watchdog killed the agent (its kill line among
- * the last WATCHDOG_TAIL lines); hung (no transcript growth and no rc step for `silence`);
- * spinning (the transcript grew within `silence`, no rc step for `silence`, and its newest lines
- * repeat). Null for any other status. Times are the host's (file mtimes) against `now`.
+ * the last WATCHDOG_TAIL lines); hung (none of the phase's files — stamps, rc files, transcript —
+ * grew for `silence`, with or without a transcript); spinning (the transcript grew within
+ * `silence`, no rc step for `silence`, and its newest lines repeat). Null for any other status.
+ * Times are the host's (file mtimes) against `now`.
  */
 export function phaseSignal(ev: SignalEvidence): SignalOutcome {
-  if (ev.status !== 'running' || ev.transcript === null) return NONE;
-  const { lines, mtimeMs } = ev.transcript;
+  if (ev.status !== 'running') return NONE;
+  const t = ev.transcript;
+  const lines = t?.lines ?? 0;
   const lastLine = lines > 0 ? lines : null;
   const wd = ev.watchdog;
-  if (wd && lines - wd.line < WATCHDOG_TAIL) {
+  if (t !== null && wd && lines - wd.line < WATCHDOG_TAIL) {
     return { signal: { kind: 'watchdog', line: wd.line, since: iso(wd.atMs), detail: `the stream watchdog killed the agent at line ${wd.line}: ${wd.text}` }, dueMs: Infinity };
   }
-  if (mtimeMs === null) return NONE;
+  const outputMs = t?.mtimeMs ?? null;
   // No rc step advanced since the newest rc write, or (without one) since the phase started.
   const rcFrom = Math.max(ev.rcChangedMs ?? Number.NEGATIVE_INFINITY, ev.startedMs ?? Number.NEGATIVE_INFINITY);
   const rcQuiet = Number.isFinite(rcFrom) ? ev.nowMs - rcFrom >= ev.silenceMs : true;
   const rcSaid = Number.isFinite(rcFrom) ? `no rc step since ${iso(rcFrom)}` : 'no rc step';
-  const quietFrom = Math.max(mtimeMs, rcFrom);
+  // The newest growth of any of its files (or its start): nothing moved since.
+  const grew = [outputMs, rcFrom, ...ev.files.map((f) => f.mtimeMs)].filter((x): x is number => x !== null && Number.isFinite(x));
+  if (grew.length === 0) return NONE;
+  const quietFrom = Math.max(...grew);
+  const silence = `past the loop's silence of ${minutes(ev.silenceMs)}`;
   if (ev.nowMs - quietFrom >= ev.silenceMs) {
+    const seen = filesSaid(ev.files, t !== null);
+    if (outputMs === null) {
+      const at = t === null ? '' : lastLine === null ? '; the transcript has no line yet' : `; last line ${lastLine}`;
+      return { signal: { kind: 'hung', line: lastLine, since: iso(quietFrom), detail: `nothing grew in any file of the phase since ${iso(quietFrom)}, ${silence}${at}; ${seen}` }, dueMs: Infinity };
+    }
     const at = lastLine === null ? 'it has no line yet' : `last line ${lastLine}`;
-    return { signal: { kind: 'hung', line: lastLine, since: iso(mtimeMs), detail: `no new output since ${iso(mtimeMs)} and ${rcSaid}, past the loop's silence of ${minutes(ev.silenceMs)}; ${at}` }, dueMs: Infinity };
+    return {
+      signal: { kind: 'hung', line: lastLine, since: iso(outputMs), detail: `no new output since ${iso(outputMs)} and ${rcSaid}, ${silence}; ${at}; nothing grew in any file of the phase since ${iso(quietFrom)}; ${seen}` },
+      dueMs: Infinity,
+    };
   }
   // Not hung: it turns hung at quietFrom + silence unless something moves first.
   const hungAt = quietFrom + ev.silenceMs;
   const rep = ev.repetition;
-  if (rep === null) return { signal: null, dueMs: hungAt };
+  if (outputMs === null || rep === null) return { signal: null, dueMs: hungAt };
   if (!rcQuiet) return { signal: null, dueMs: Math.min(hungAt, rcFrom + ev.silenceMs) };
   const pct = Math.round(rep.share * 100);
   return {
