@@ -4,6 +4,9 @@ import type { LoopConfig } from '../config/schema';
 import { followDocument } from '../follow/document-follower';
 import { followOnce } from '../follow/line-follower';
 import { flushLedger, ledgerParser } from './ledger-parser';
+import type { ContractBreach } from '../../../shared/contract-breach';
+import { anchorCount, duplicateIds, idsOutOfOrder, rewriteBreach } from './ledger-contract';
+import { LedgerTrail } from './ledger-trail';
 import type { LedgerRecord, LedgerState } from './ledger-records';
 import { deriveFindings } from './findings';
 import { parseDeliverRecord, type DeliverRecord } from '../prs/pull-requests';
@@ -67,6 +70,11 @@ export class LedgerFollower {
   private firstSeenAt: Map<string, string> | null = null;
   private derivedOnce = false;
   private leftUnread = false;
+  /** The audit's and the log's lines as read in this process (to name a rewrite's first changed line). */
+  private readonly trails = new Map<string, LedgerTrail>();
+  /** Rewrites noticed in this process, kept until it ends. */
+  private readonly rewrites: ContractBreach[] = [];
+  private breaches: { of: LoopLedgers; list: readonly ContractBreach[] } | null = null;
 
   /** Derived once: a quiet poll (the host watches the ledgers, nothing woke) reads and changes nothing. */
   get settled(): boolean {
@@ -141,9 +149,13 @@ export class LedgerFollower {
     let reset = false;
     const appended: LedgerRecord[] = [];
     this.leftUnread = false;
-    for (const { path } of this.paths()) {
-      const out = await followOnce(this.source, this.store, path, ledgerParser, { verifyTail: true });
+    for (const { role, path } of this.paths()) {
+      const trail = this.trail(role, path);
+      trail?.drop();
+      const out = await followOnce(this.source, this.store, path, trail?.parser ?? ledgerParser, { verifyTail: true });
       this.leftUnread ||= out.more;
+      const rewrite = out.changed && trail ? trail.settle(out.reset !== null, out.more) : null;
+      if (rewrite) this.noteRewrite(rewriteBreach(this.loop, path, role === 'log' ? 'append-only' : 'frozen-sections', rewrite, now));
       let file = this.files.get(path);
       if (!file) {
         // First sight in this process: what the store holds, then what this poll appended to it.
@@ -178,6 +190,38 @@ export class LedgerFollower {
     }
     if (!changed && !deliverChanged && this.derivedOnce) return { changed: false, deliverChanged: false, findings: NONE, backlog: NONE, tasks: NONE, lessons: NONE, audits: NONE };
     return this.report(now, changed, reset, appended, deliverChanged);
+  }
+
+  /** The audit's and the log's trail, made at first sight knowing how many lines the store holds (not known here). */
+  private trail(role: 'audit' | 'log' | 'implementer', path: string): LedgerTrail | null {
+    if (role === 'implementer') return null;
+    let trail = this.trails.get(path);
+    if (!trail) {
+      trail = new LedgerTrail(role === 'log' ? 'append-only' : 'frozen-sections', this.store.file(this.source.host, path).lineNo);
+      this.trails.set(path, trail);
+    }
+    return trail;
+  }
+
+  private noteRewrite(breach: ContractBreach): void {
+    if (this.rewrites.some((b) => b.id === breach.id && b.date === breach.date)) return;
+    this.rewrites.push(breach);
+    this.breaches = null;
+  }
+
+  /**
+   * The rules of the loop's manual its ledgers show broken, as of the last poll (pure over what
+   * was read): `ledger-rewritten` (each rewrite noticed since this process started, at its first
+   * changed line), `duplicate-id`, `id-order`, and the count half of `anchor`. Evidence names the
+   * ledger's path and line.
+   */
+  contractBreaches(): ContractBreach[] {
+    if (this.breaches?.of !== this.current) {
+      const reads = this.paths().map(({ role, path }) => ({ role, path, records: this.records(path) }));
+      const list = [...this.rewrites, ...duplicateIds(this.loop, reads), ...idsOutOfOrder(this.loop, reads), ...anchorCount(this.loop, reads)];
+      this.breaches = { of: this.current, list };
+    }
+    return [...this.breaches.list];
   }
 
   /**
