@@ -18,6 +18,7 @@ import {
 } from './domain';
 import { keyedDeltaSchema } from './deltas';
 import { PreflightSchema } from './preflight';
+import { ContractBreachSchema } from './contract-breach';
 import { CallerSchema, type Caller } from './roles';
 import { NightSummarySchema } from './night-summary';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
@@ -257,6 +258,8 @@ export const events = {
   'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
   /** The loops' pre-flights: one ran, or one's fire passed (a small slice, sent whole). */
   'preflight.changed': z.object({ preflight: z.array(PreflightSchema).readonly() }),
+  /** The Broken contract list (shared/contract-breach.ts) moved: sent whole (it is bounded, MAX_CONTRACT_BREACHES). */
+  'contract.changed': z.object({ contract: z.array(ContractBreachSchema).readonly() }),
   /** Show a view: the desktop shell sends it when the operator clicks a notification. */
   'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */

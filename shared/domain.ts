@@ -5,6 +5,7 @@ import { AuditMarkSchema, BacklogItemSchema, FindingSchema, LessonSchema, TaskSc
 import { LoopStateSchema, PullRequestSchema } from './loop-domain';
 import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
 import { PreflightSchema } from './preflight';
+import { ContractBreachSchema } from './contract-breach';
 
 // The domain, one file per feature; this one re-exports them all and holds the snapshot.
 export * from './loop-domain';
@@ -36,6 +37,8 @@ export const SnapshotSchema = z
     drillRuns: z.array(DrillRunSchema).readonly(),
     /** Each loop's pre-flight before its next fire, while one has run (absent: none, and older saved summaries). */
     preflight: z.array(PreflightSchema).readonly().optional(),
+    /** Where the loops broke their manual's rules (shared/contract-breach.ts); absent in older saved summaries. */
+    contract: z.array(ContractBreachSchema).readonly().optional(),
   })
   .readonly();
 /** The whole observable state. */
@@ -60,5 +63,6 @@ export function emptySnapshot(takenAt: string): Snapshot {
     lastReviewedAt: null,
     drills: [],
     drillRuns: [],
+    contract: [],
   };
 }

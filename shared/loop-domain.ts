@@ -135,8 +135,18 @@ export const PhaseSchema = z
     hollow: z.object({ items: z.array(z.string()).readonly() }).readonly().nullable().optional(),
     /** How many STARTED stamps the phase has (continuation rounds), when more than one; absent otherwise. */
     rounds: z.number().int().min(2).optional(),
+    /**
+     * The deciding wrapper stamp is `FAILED 75`: exit code 75, an incomplete the next fire resumes
+     * (FORMATS.md §2.1), as opposed to a plain `INCOMPLETE`. Absent otherwise and in older saved state.
+     */
+    resumable: z.literal(true).optional(),
     /** Why it failed, went incomplete or hung (see FailureCauseSchema); absent or null otherwise, and in older saved state. */
     cause: FailureCauseSchema.nullable().optional(),
+    /**
+     * A deliver stamped `OK` (exit 0) whose transcript does not end with a READY or INCOMPLETE
+     * verdict line: `incomplete`, as the manual says (FORMATS.md §2.2). Absent otherwise.
+     */
+    noVerdict: z.literal(true).optional(),
   })
   .readonly();
 /** One phase of a cycle. */

@@ -1,3 +1,4 @@
+import type { ContractBreach } from './contract-breach';
 import { describe, expect, it } from 'vitest';
 import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, PullRequest } from './domain';
 import { emptySnapshot } from './domain';
@@ -144,6 +145,10 @@ describe('the review summary', () => {
         '- **ready to merge** testing `89` — Merge \\#89: CI is green on testing/2026-08-24 (waiting since 2026-08-24T05:00:00.000Z)',
         '  - https://github.com/acme/radon/pull/89',
         '',
+        '## Broken contract',
+        '',
+        'None.',
+        '',
         '## What ran',
         '',
         '- **reliability** on runner — dead-man **missed**: No cycle for 2026-08-24 by 06:00.',
@@ -183,7 +188,7 @@ describe('the review summary', () => {
     const tasks = [task('v2/01-props', 'stopped', { notes: 'make gate fails on two GIVEN v1 proxy tests', firstSeenAt: '2026-08-23T20:00:00.000Z' })];
     const findings = [...state.findings, auditFinding('R-105', [], { text: 'a 502 is reported as success', firstSeenAt: '2026-08-23T05:00:00.000Z' })];
     const md = reviewMarkdown({ ...state, backlog, tasks, findings }, { now: NOW });
-    const section = md.slice(md.indexOf('## Waiting on you'), md.indexOf('## What ran'));
+    const section = md.slice(md.indexOf('## Waiting on you'), md.indexOf('## Broken contract'));
     expect(section).toBe(
       [
         '## Waiting on you',
@@ -237,9 +242,28 @@ describe('the review summary', () => {
   it('says so when nothing happened, rather than leaving sections out', () => {
     const md = reviewMarkdown({ ...state, loops: [{ ...testing, cycles: [] }], findings: [], prs: [], drillRuns: [], capacity: [] }, { now: NOW });
     expect(md).toContain('- **testing** on runner\n  - no cycle ran since 2026-08-23T00:00:00.000Z');
-    expect(md.match(/\nNone\.\n/g)).toHaveLength(4);
+    expect(md.match(/\nNone\.\n/g)).toHaveLength(5);
     expect(md).toContain('## Waiting on you\n\nNothing.\n');
     expect(md).toContain('0 of 1 loop need attention · 0 new findings · 0 PRs ready to merge · 0 drill runs · 0 fleet incidents');
+  });
+
+  it('lists the broken contract after what waits on you: the rule, where, what the evidence shows and where it is; outside text escaped', () => {
+    const contract: ContractBreach[] = [
+      { kind: 'no-verdict', loop: 'reliability', date: '2026-08-23', phase: 'deliver', id: null, detail: 'deliver exited 0 (stamped OK) but its transcript does not end with a READY or INCOMPLETE verdict line: incomplete', since: '2026-08-23T10:40:00.000Z', evidence: { file: '/srv/runs/2026-08-23/deliver.log', line: null, url: null } },
+      { kind: 'deferred', loop: 'reliability', date: '2026-08-23', phase: null, id: 'REL-051', detail: 'REL-051 has a DEFERRED outcome in the log: *later*', since: null, evidence: { file: '/srv/clone/RELIABILITY_LOG.md', line: 7, url: null } },
+    ];
+    const md = reviewMarkdown({ ...state, contract }, { now: NOW });
+    const section = md.slice(md.indexOf('## Broken contract'), md.indexOf('## What ran'));
+    expect(section).toBe(
+      [
+        '## Broken contract',
+        '',
+        '- **no deliver verdict** reliability 2026-08-23 deliver: deliver exited 0 (stamped OK) but its transcript does not end with a READY or INCOMPLETE verdict line: incomplete (`/srv/runs/2026-08-23/deliver.log`)',
+        '- **DEFERRED outcome** reliability 2026-08-23 `REL-051`: REL-051 has a DEFERRED outcome in the log: \\*later\\* (`/srv/clone/RELIABILITY_LOG.md:7`)',
+        '',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('says what tonight looks like once a pre-flight has run: each loop\'s state, the failing checks and the warnings', () => {

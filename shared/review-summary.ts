@@ -4,6 +4,7 @@ import { causeText } from './causes';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { WAITING_LABEL, waitingOnYou, type WaitingItem } from './waiting';
 import { preflightMarkdown, type Preflight } from './preflight';
+import { contractMarkdown, type ContractBreach } from './contract-breach';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
@@ -18,7 +19,7 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills' | 'preflight'>>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills' | 'preflight' | 'contract'>>;
 
 /** What a host that cannot be read is doing, for a sentence. */
 const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
@@ -132,6 +133,8 @@ export interface ReviewSummary {
   readonly incidents: readonly SummaryIncident[];
   /** Each loop's pre-flight before its next fire, while one has run (see shared/preflight.ts). */
   readonly preflight: readonly Preflight[];
+  /** Where the loops broke their manual's rules (shared/contract-breach.ts), in the list's order. */
+  readonly contract: readonly ContractBreach[];
 }
 
 /** Options of `buildReviewSummary`. */
@@ -261,7 +264,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
 
   const waiting = waitingOnYou(input, options.now);
-  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity), preflight: input.preflight ?? [] };
+  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity), preflight: input.preflight ?? [], contract: input.contract ?? [] };
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -349,6 +352,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     // Only once a pre-flight has run (inside a loop's lead before its fire).
     ...(s.preflight.length ? section('Tonight', preflightMarkdown(s.preflight), '') : []),
     ...section('Waiting on you', waitingList(s.waiting), 'Nothing.'),
+    ...section('Broken contract', contractMarkdown(s.contract), 'None.'),
     ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
     ...section('New P0/P1 findings', findings, 'None.'),
     ...section('Ready to merge', s.prs.map(prLine), 'None.'),

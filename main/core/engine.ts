@@ -30,6 +30,8 @@ import { engineServices } from './engine/engine-services';
 import { TrendNights } from './nights/trend-nights';
 import type { ProblemKey } from './state/problem-key';
 import { Disposables } from './state/disposables';
+import { listenOnBus } from './engine/bus-listeners';
+import { ContractWatch } from './engine/contract-watch';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
 import { messageOf } from '../../shared/errors';
@@ -69,6 +71,8 @@ export class Engine {
   private readonly loops: LoopStates;
   /** One loop's read in a poll. */
   private readonly reads: LoopReads;
+  /** Where the loops broke their manual's rules. */
+  private readonly contract: ContractWatch;
   /** Sources that failed: a runs folder, a loop's ledgers, the drills. */
   private readonly board: ProblemBoard;
   /** Every published event, the engine's and its services', and the signals it listens for. */
@@ -104,23 +108,13 @@ export class Engine {
   ) {
     this.store = options.store;
     this.bus = options.bus ?? new EventBus();
-    // What the services publish that the next derive depends on: the notices read drills and the
-    // pre-flight, and a pre-flight that moved, or GitHub's news of a PR (outside a poll: a poll's
-    // own PRs are derived in it), is news for the next poll.
-    this.bus.subscribe((...[event]) => {
-      if (event === 'drills.changed') this.noticeGate.drillsChanged();
-      if (event === 'preflight.changed') this.noticeGate.preflightChanged();
-      if (event === 'preflight.changed' || (event === 'prs.changed' && !this.polling)) this.wake();
+    listenOnBus(this.bus, this.teardown, {
+      noticeGate: this.noticeGate,
+      wake: () => this.wake(),
+      polling: () => this.polling !== null,
+      setProblem: (key, problem) => this.setProblem(key, problem),
+      reattribute: () => this.followers.forEach((f) => f.reattribute()),
     });
-    // What its parts signal: a problem of a part beside the loops (GitHub, /metrics, the
-    // database), and Prometheus's history of a bad phase's window read (causes derived again).
-    this.teardown.add(this.bus.onSignal('problem', ({ key, problem }) => this.setProblem(key, problem)));
-    this.teardown.add(
-      this.bus.onSignal('capacity.window-read', () => {
-        for (const f of this.followers) f.reattribute();
-        this.wake();
-      }),
-    );
     this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
@@ -151,8 +145,9 @@ export class Engine {
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
+    this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, emit: (e, p) => this.emit(e, p) });
     const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, nights, board } = this;
-    this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
+    this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
       engineServices({
         config,
@@ -226,7 +221,7 @@ export class Engine {
       if (!this.hosts.reachable(f.host)) continue;
       const dirs = byHost.get(f.host) ?? new Set<string>();
       for (const d of f.hotDirs()) dirs.add(d);
-      for (const d of this.ledgerFollowers.get(f.name)?.watchDirs() ?? []) dirs.add(d);
+      for (const d of [...(this.ledgerFollowers.get(f.name)?.watchDirs() ?? []), ...this.contract.watchDirs(f.name)]) dirs.add(d);
       byHost.set(f.host, dirs);
     }
     this.watches.update(byHost);
@@ -282,6 +277,7 @@ export class Engine {
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (readMore) this.updateWatches();
     this.publishPrs(now);
+    this.contract.publish(now);
     // A host's state moves with its connection, whose status events publish it at once: a poll a
     // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
@@ -296,7 +292,7 @@ export class Engine {
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow(), caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list() };
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.board.errors.set('notices', null);
@@ -387,7 +383,7 @@ export class Engine {
     const ops = { notices: this.notifier.list(), ...this.reviewMark.reviewed(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     // Only while a pre-flight has run: a snapshot without one prints what it printed before.
     const preflight = this.preflight.list();
-    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), ledgerRows: this.ledgers.counts() };
+    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: this.contract.list(), ledgerRows: this.ledgers.counts() };
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

@@ -11,6 +11,7 @@ import type { PrTracker } from '../prs/pr-tracker';
 import { NotConnectedError } from '../ssh/connection';
 import type { HostTable } from '../hosts/host-table';
 import type { LoopStates } from './loop-states';
+import type { ContractWatch } from './contract-watch';
 import type { PollChanges } from './poll-changes';
 import type { SourceErrors } from './source-errors';
 import type { UnreadLoops } from './unread-loops';
@@ -33,6 +34,8 @@ export interface LoopReadParts {
   readonly ledgers: LedgerBook;
   readonly prTracker: PrTracker;
   readonly nights: TrendNights;
+  /** The Broken contract list's followers: the loops' nightly branches. */
+  readonly contract: Pick<ContractWatch, 'readBranches' | 'branchProblem'>;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** A failure the store or the source under `key` is to report (Engine.failed). */
   readonly failed: (key: ProblemKey, err: unknown, problem: () => Problem) => void;
@@ -119,8 +122,21 @@ export class LoopReads {
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
     if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
     if (backlogMoved) this.deps.loops.refreshHollow(name, changed.loops);
+    await this.readBranches(name, follower.host, hostScope);
     this.deps.unread.read(name);
     return readMore;
+  }
+
+  /** The loop's nightly branches' reflogs, for its followed cycles (the Broken contract list reads them). */
+  private async readBranches(loop: string, host: string, scope: ReadScope): Promise<void> {
+    const key = loopProblemKey.branch(loop);
+    try {
+      await this.deps.contract.readBranches(loop, (this.deps.loops.get(loop)?.cycles ?? []).map((c) => c.date), scope);
+      this.deps.errors.set(key, this.deps.contract.branchProblem(loop));
+    } catch (err) {
+      if (err instanceof NotConnectedError || !this.deps.hosts.reachable(host)) return;
+      this.deps.failed(key, err, () => ({ source: `loops.${loop}.branch`, line: null, message: `Reading loop ${loop}'s nightly branch reflog failed: ${messageOf(err)}` }));
+    }
   }
 
   /** A chunk of a loop's older nights for Trends (a first start; see TrendNights). */

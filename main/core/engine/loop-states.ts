@@ -34,6 +34,11 @@ export class LoopStates {
     return this.states.values();
   }
 
+  /** One loop's state, or undefined for a name the config has not. */
+  get(name: string): LoopState | undefined {
+    return this.states.get(name);
+  }
+
   /**
    * Take one loop's poll: keep its cycles, re-derive the dead-man, publish what changed. Cycles
    * `restored` from the store get no dead-man: they are not what the host holds now.

@@ -117,7 +117,7 @@ describe('LoopFollower with files it cannot read', () => {
       `${join(day, 'remediate.status')} is a named pipe (FIFO), not a regular file; not read.`,
     ]);
     // Polling goes on: a later stamp of the readable phase still lands.
-    appendFileSync(join(day, 'deliver.status'), 'deliver 2026-11-29T05:00:00+00:00 OK\n');
+    appendFileSync(join(day, 'deliver.status'), 'deliver 2026-11-29T05:00:00+00:00 0 PR(s), nothing to merge\n');
     const next = await follower.poll(new Date('2026-11-29T06:00:01Z'));
     expect(next.cycles[0]?.phases.find((p) => p.name === 'deliver')?.status).toBe('ok');
   });

@@ -99,6 +99,13 @@ describe('derivePhase: wrapper stamps decide first', () => {
   it('the LAST stamp decides: a new STARTED after an outcome is a running continuation round', () => {
     const p = derive({ status: 'audit 2026-08-23T00:00:04-04:00 STARTED\naudit 2026-08-23T01:00:00-04:00 FAILED 75\naudit 2026-08-23T01:05:00-04:00 STARTED' });
     expect(p).toMatchObject({ status: 'running', startedAt: '2026-08-23T04:00:04.000Z', endedAt: null, timesFrom: 'stamps' });
+    expect(p.resumable).toBeUndefined();
+  });
+
+  it('marks an exit-75 phase (FAILED 75) resumable, and neither a plain INCOMPLETE, INCOMPLETE: <check> nor another rc', () => {
+    const stamped = (stamp: string) => derive({ status: `audit 2026-08-23T00:00:04-04:00 STARTED\naudit 2026-08-23T02:00:00-04:00 ${stamp}` });
+    expect(stamped('FAILED 75')).toMatchObject({ status: 'incomplete', resumable: true });
+    for (const stamp of ['INCOMPLETE', 'INCOMPLETE: ci/test', 'FAILED 1', 'FAILED 175']) expect(stamped(stamp).resumable).toBeUndefined();
   });
 
   it('ignores stamps naming another phase, and their detail', () => {
@@ -290,7 +297,7 @@ describe('deriveStage', () => {
 describe('readStamp', () => {
   it('tells starts, outcomes and unknown text apart', () => {
     expect(readStamp('STARTED')).toEqual({ kind: 'started' });
-    expect(readStamp('FAILED 75')).toEqual({ kind: 'final', status: 'incomplete' });
+    expect(readStamp('FAILED 75')).toEqual({ kind: 'final', status: 'incomplete', resumable: true });
     expect(readStamp('FAILED')).toEqual({ kind: 'final', status: 'failed' });
     expect(readStamp('OKAY')).toEqual({ kind: 'unknown' });
     expect(readStamp('0 PR(s) green, ready to merge:')).toEqual({ kind: 'final', status: 'ok' });
@@ -339,5 +346,25 @@ describe('deriveCycle', () => {
   it('keeps the phases as given', () => {
     const phases = [phase('audit', 'ok'), phase('remediate', 'failed')];
     expect(deriveCycle('2026-08-23', phases, NOW, CAP)).toEqual({ date: '2026-08-23', status: 'failed', phases });
+  });
+});
+
+describe('derivePhase: an exit-0 deliver without its verdict line (issue 43, no-verdict)', () => {
+  const OK = 'deliver 2026-08-23T10:02:11-04:00 STARTED\ndeliver 2026-08-23T10:40:00-04:00 OK';
+  it('is incomplete and marked, with or without a transcript', () => {
+    for (const log of [undefined, 'pushed the branch\nopened PR #88']) {
+      const p = derive({ phase: 'deliver', status: OK, ...(log ? { log } : {}) });
+      expect(p).toMatchObject({ status: 'incomplete', noVerdict: true });
+      expect(p.reason).toContain('does not end with a READY or INCOMPLETE verdict line');
+    }
+  });
+  it('a READY or INCOMPLETE last line keeps the stamp; other phases stamped OK are ok; the wrapper\'s own PR stamps are verdicts', () => {
+    expect(derive({ phase: 'deliver', status: OK, log: READY })).toMatchObject({ status: 'ok' });
+    expect(derive({ phase: 'deliver', status: OK, log: READY }).noVerdict).toBeUndefined();
+    expect(derive({ phase: 'deliver', status: OK, log: INCOMPLETE }).noVerdict).toBeUndefined();
+    expect(derive({ phase: 'remediate', status: OK.replaceAll('deliver', 'remediate') })).toMatchObject({ status: 'ok' });
+    expect(derive({ phase: 'deliver', status: FORMATS_STATUS }).noVerdict).toBeUndefined();
+    // A READY line quoted mid-transcript (prose) is no verdict.
+    expect(derive({ phase: 'deliver', status: OK, log: `${READY}\nthen more output` })).toMatchObject({ status: 'incomplete', noVerdict: true });
   });
 });

@@ -24,7 +24,7 @@ export interface PhaseEvidence {
 /** What a wrapper stamp's STATUS means: a start, an outcome, or text we do not know. */
 export type StampMeaning =
   | { readonly kind: 'started' }
-  | { readonly kind: 'final'; readonly status: PhaseStatus }
+  | { readonly kind: 'final'; readonly status: PhaseStatus; readonly resumable?: true }
   | { readonly kind: 'unknown' };
 
 /** Statuses that are an outcome (the phase is over), as opposed to pending or running. */
@@ -33,7 +33,10 @@ export const FINAL_STATUSES: ReadonlySet<PhaseStatus> = new Set<PhaseStatus>(['o
 // Urgency order of FORMATS.md §2.4; ok outranks no-op so that a tie between them reads `ok`.
 const URGENCY: Readonly<Record<PhaseStatus, number>> = { failed: 6, incomplete: 5, running: 4, ready: 3, ok: 2, 'no-op': 1, pending: 0 };
 
-/** Classify a stamp's STATUS text (FORMATS.md §2.1): exit code 75 is resumable, so incomplete. */
+/**
+ * Classify a stamp's STATUS text (FORMATS.md §2.1): exit code 75 is resumable, so incomplete, and
+ * marked `resumable` (the next fire resumes it) to tell it from a plain `INCOMPLETE`.
+ */
 export function readStamp(status: string): StampMeaning {
   const s = status.trim();
   if (/^STARTED\b/i.test(s)) return { kind: 'started' };
@@ -41,7 +44,7 @@ export function readStamp(status: string): StampMeaning {
   if (/^NO-OP\b/i.test(s)) return { kind: 'final', status: 'no-op' };
   if (/^INCOMPLETE\b/i.test(s)) return { kind: 'final', status: 'incomplete' };
   const failed = /^FAILED\b(?:[\s:]*(-?\d+))?/i.exec(s);
-  if (failed) return { kind: 'final', status: failed[1] !== undefined && Number(failed[1]) === 75 ? 'incomplete' : 'failed' };
+  if (failed) return failed[1] !== undefined && Number(failed[1]) === 75 ? { kind: 'final', status: 'incomplete', resumable: true } : { kind: 'final', status: 'failed' };
   const green = /^(\d+)\s*PR\(s\)\s+green\b/i.exec(s);
   if (green) return { kind: 'final', status: Number(green[1]) >= 1 ? 'ready' : 'ok' };
   if (/^\d+\s*PR\(s\),\s*nothing to merge\b/i.test(s)) return { kind: 'final', status: 'ok' };
@@ -87,7 +90,7 @@ function duration(ms: number): string {
  */
 function counts(v: Verdict, ev: PhaseEvidence): boolean {
   if (v.loop !== ev.loop) return false;
-  return v.kind === 'no-op' ? v.phase === ev.phase : ev.phase === 'deliver';
+  return v.kind === 'no-op' ? v.phase === ev.phase : ev.phase === DELIVER_PHASE;
 }
 
 /**
@@ -149,7 +152,14 @@ interface Decision {
   readonly endStamp: OwnStamp | null;
   /** Decided by the phase's cap: no outcome by then. */
   readonly capHit?: boolean;
+  /** Decided by a `FAILED 75` stamp: the next fire resumes the phase (see PhaseSchema.resumable). */
+  readonly resumable?: true;
+  /** A deliver stamped OK without a verdict line (see PhaseSchema.noVerdict). */
+  readonly noVerdict?: boolean;
 }
+
+/** The phase whose verdict is READY or INCOMPLETE (FORMATS.md §2.2). */
+export const DELIVER_PHASE = 'deliver';
 
 /** A phase's status from its evidence, strongest first (FORMATS.md §2.4). */
 /**
@@ -211,6 +221,8 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     verdict,
     reason: decision.reason,
     ...(rounds > 1 ? { rounds } : {}),
+    ...(decision.resumable ? { resumable: true as const } : {}),
+    ...(decision.noVerdict ? { noVerdict: true as const } : {}),
     ...(decision.status === 'failed' || decision.status === 'incomplete' ? { cause: runnerCause(ev, decision, capMs) } : {}),
   };
 
@@ -218,7 +230,11 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     const last = stamps.at(-1);
     const meaning = last ? readStamp(last.status) : null;
     if (last && meaning?.kind === 'final') {
-      return { status: meaning.status, reason: `wrapper stamp ${last.status}`, detail: last.detail, endStamp: last };
+      // "An exit-0 deliver phase without the line is INCOMPLETE": OK is the wrapper's exit 0, not a verdict.
+      if (ev.phase === DELIVER_PHASE && /^OK\b/i.test(last.status.trim()) && verdict?.kind !== 'deliver-ready' && verdict?.kind !== 'deliver-incomplete') {
+        return { status: 'incomplete', reason: `wrapper stamp ${last.status}, but the transcript does not end with a READY or INCOMPLETE verdict line (an exit-0 deliver without it is INCOMPLETE)`, detail: last.detail, endStamp: last, noVerdict: true };
+      }
+      return { status: meaning.status, reason: `wrapper stamp ${last.status}`, detail: last.detail, endStamp: last, ...(meaning.resumable ? { resumable: true as const } : {}) };
     }
     if (verdict) return { ...verdictStatus(verdict), detail: [], endStamp: null };
     const notes: string[] = [];

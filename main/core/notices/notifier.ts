@@ -130,6 +130,7 @@ export class Notifier {
     const drafts = deriveNotices({
       ...state,
       prs: prsDerived ? state.prs : [],
+      currentPrs: state.prs,
       hostDownSince: this.tracked,
       fleetIncidentSince: this.incidentSince,
       rules: ruleOverrides(this.options.notify.rules).rules,

@@ -2,6 +2,7 @@ import type { Store } from '../store/store';
 import type { z } from 'zod';
 import type { NoticePriority } from '../../../shared/domain';
 import type { NotifyConfigSchema } from '../config/schema';
+import { CONTRACT_KINDS, type ContractKind } from '../../../shared/contract-breach';
 
 /** The validated `notify` section (durations already in milliseconds). */
 export type NotifyConfig = z.output<typeof NotifyConfigSchema>;
@@ -25,12 +26,13 @@ export const RULE_NAMES = [
   'waiting-operator-only',
   'waiting-stopped',
   'waiting-uncovered',
-  'remediate-hollow',
   'waiting-drill-due',
   'fleet-error-burst',
   'fleet-heap',
   'fleet-shed-threshold',
   'preflight-at-risk',
+  // Broken contract (shared/contract-breach.ts), one rule a kind; contract-hollow was remediate-hollow.
+  ...CONTRACT_KINDS.map((k) => `contract-${k}` as const),
 ] as const;
 
 /** The name of a notice rule. */
@@ -40,6 +42,8 @@ export type RuleName = (typeof RULE_NAMES)[number];
 export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'loop-missed': 1,
   'loop-stalled': 1,
+  // The ceiling of an incomplete phase: one that resumes itself (exit 75, a resumable deliver record)
+  // is capped at 0, unless it was incomplete on the previous fire too (rules.ts, incompleteLevel).
   'phase-incomplete': 1,
   'phase-failed': 1,
   'finding-p0': 2,
@@ -55,7 +59,6 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'waiting-operator-only': 1,
   'waiting-stopped': 1,
   'waiting-uncovered': 1,
-  'remediate-hollow': 0,
   'waiting-drill-due': 0,
   // Requests failing now, or a gateway about to run out of memory: someone should look soon.
   'fleet-error-burst': 1,
@@ -64,7 +67,12 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'fleet-shed-threshold': 0,
   // Tonight's run will fail unless someone acts before the fire.
   'preflight-at-risk': 1,
+  // What the loop did against its own manual: worth the morning's look, not a page at night.
+  ...(Object.fromEntries(CONTRACT_KINDS.map((k) => [`contract-${k}`, 0])) as Record<`contract-${ContractKind}`, NoticePriority>),
 };
+
+/** Rule names of earlier versions, still read from `notify.rules`: the rule they became. */
+const RENAMED_RULES: Readonly<Record<string, RuleName>> = { 'remediate-hollow': 'contract-hollow' };
 
 /** Pushover's bounds: an emergency repeats at least 30 s apart and for at most 3 h. */
 export const MIN_RETRY_MS = 30_000;
@@ -85,9 +93,10 @@ export function ruleOverrides(rules: Readonly<Record<string, number>> | undefine
 } {
   const out: Partial<Record<RuleName, NoticePriority>> = {};
   const unknown: string[] = [];
-  for (const [name, value] of Object.entries(rules ?? {})) {
-    if (!isRuleName(name)) unknown.push(name);
-    else out[name] = Math.max(-2, Math.min(2, Math.round(value))) as NoticePriority;
+  for (const [written, value] of Object.entries(rules ?? {})) {
+    const name = RENAMED_RULES[written] ?? written;
+    if (!isRuleName(name)) unknown.push(written);
+    else if (name === written || out[name] === undefined) out[name] = Math.max(-2, Math.min(2, Math.round(value))) as NoticePriority;
   }
   return { rules: out, unknown };
 }

@@ -8,6 +8,7 @@ import {
   PullRequestSchema,
   VerdictKindSchema,
 } from '../../../shared/domain';
+import { CONTRACT_KINDS } from '../../../shared/contract-breach';
 import { PreflightStateSchema } from '../../../shared/preflight';
 
 // The shape of a saved summary, checked by hand: every top-level field, and the fields of each
@@ -92,6 +93,7 @@ const summary = record({
   drillRuns: list(record({ id: str, drill: str, host: str, startedAt: str, status: oneOf(DrillRunStatusSchema.options) })),
   ledgerRows: record({ findings: count, backlog: count, tasks: count, lessons: count, audits: count }),
   preflight: optional(list(record({ loop: str, fireAt: str, state: oneOf(PreflightStateSchema.options), checks: list(record({ name: str, ok: bool, status: str, detail: str })), checkedAt: str }))),
+  contract: optional(list(record({ kind: oneOf(CONTRACT_KINDS), loop: str, date: nullable(str), phase: nullable(str), id: nullable(str), detail: str, since: nullable(str), evidence: record({ file: nullable(str), line: nullable(num), url: nullable(str) }) }))),
 });
 
 /** What is wrong with a saved summary's shape, naming the first wrong field (`summary.loops[0].cycles is not a list`), or null. */

@@ -11,7 +11,8 @@ export type ProblemKey =
   | 'config metrics.listen'
   | `loop ${string}`
   | `loop ${string} ledgers`
-  | `loop ${string} nights`;
+  | `loop ${string} nights`
+  | `loop ${string} branch`;
 
 /** The keys of one loop's parts. */
 export const loopProblemKey = {
@@ -20,4 +21,6 @@ export const loopProblemKey = {
   ledgers: (loop: string): ProblemKey => `loop ${loop} ledgers`,
   /** Its nights older than the followed window, read for Trends. */
   nights: (loop: string): ProblemKey => `loop ${loop} nights`,
+  /** Its nightly branches' reflogs (the Broken contract list). */
+  branch: (loop: string): ProblemKey => `loop ${loop} branch`,
 } as const;

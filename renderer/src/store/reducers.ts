@@ -15,6 +15,7 @@ import type {
 import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, lessonKey, taskKey } from '../../../shared/deltas';
 import type { NightSummary } from '../../../shared/night-summary';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
+import type { ContractBreach } from '../../../shared/contract-breach';
 import type { Preflight } from '../../../shared/preflight';
 import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
 
@@ -75,6 +76,8 @@ export interface DeckData extends OpsData {
   readonly capacity: readonly Capacity[];
   /** Each loop's pre-flight before its next fire, while one has run. */
   readonly preflight: readonly Preflight[];
+  /** Where the loops broke their manual's rules, in main's order (shared/contract-breach.ts). */
+  readonly contract: readonly ContractBreach[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
   /** Who marked it (null: never, or not known). */
@@ -131,6 +134,7 @@ export const emptyDeckData: DeckData = {
   prs: [],
   capacity: [],
   preflight: [],
+  contract: [],
   lastReviewedAt: null,
   lastReviewedBy: null,
   stage: { state: 'empty' },
@@ -164,6 +168,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     prs: summary.prs,
     capacity: summary.capacity,
     preflight: summary.preflight ?? [],
+    contract: summary.contract ?? [],
     lastReviewedAt: summary.lastReviewedAt,
     lastReviewedBy: summary.lastReviewedBy ?? null,
     stage: stageAfterSummary(data.stage, summary),
@@ -252,6 +257,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'nights.changed': (data, { upserted }, now) => changed(withNights(data, upserted), now),
   'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
   'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
+  'contract.changed': (data, { contract }, now) => changed({ ...data, contract }, now),
   'notices.changed': (data, { notices, lastReviewedAt, lastReviewedBy }, now) =>
     changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt, lastReviewedBy: lastReviewedBy ?? null }, now),
   'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),

@@ -1,5 +1,7 @@
+import type { ContractBreach } from '../../../../shared/contract-breach';
 import { describe, expect, it } from 'vitest';
 import { NoticeSchema } from '../../../../shared/domain';
+import type { Cycle, NoticePriority, Phase } from '../../../../shared/domain';
 import { trackIncidentSince } from './fleet-rules';
 import { trackDownSince } from './host-rules';
 import { ruleOverrides } from '../notify-config';
@@ -222,16 +224,24 @@ describe('deriveNotices', () => {
       expect(waiting(deriveNotices(emptyInput(NOW, { backlog: [done] })))).toEqual([]);
     });
 
-    it('raises a hollow remediate at priority 0 (overridable), keyed by loop, cycle and phase', () => {
-      const hollow = phase('remediate', 'ok', { hollow: { items: ['REL-052', 'REL-053'] } });
-      const loop = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('audit', 'ok'), hollow] }] });
-      const drafts = deriveNotices(emptyInput(NOW, { loops: [loop] }));
-      expect(drafts.map((d) => [d.key, d.priority])).toEqual([['hollow:reliability:2026-11-29:remediate', 0]]);
+    it('raises each Broken contract item once, at priority 0 (overridable per kind, contract-<kind>); a hollow remediate keeps its key and the old rule name', () => {
+      const evidence = { file: '/srv/runs/2026-11-29/remediate.log', line: null, url: null };
+      const hollow: ContractBreach = { kind: 'hollow', loop: 'reliability', date: '2026-11-29', phase: 'remediate', id: null, detail: 'remediate ended ok while REL-052, REL-053 had no outcome', since: null, evidence };
+      const stage: ContractBreach = { ...hollow, kind: 'unfinished-stage', id: 'gates', detail: 'remediate is stamped OK while its gates stage has no DONE', evidence: { ...evidence, file: '/srv/runs/2026-11-29/remediate.gates.rc' } };
+      const drafts = deriveNotices(emptyInput(NOW, { contract: [hollow, stage] }));
+      expect(drafts.map((d) => [d.key, d.priority])).toEqual([
+        ['hollow:reliability:2026-11-29:remediate', 0],
+        ['contract:unfinished-stage:reliability:2026-11-29:remediate:gates', 0],
+      ]);
       expect(drafts[0]?.message).toContain('REL-052, REL-053');
-      const { rules } = ruleOverrides({ 'remediate-hollow': 1 });
-      expect(deriveNotices(emptyInput(NOW, { loops: [loop], rules }))[0]?.priority).toBe(1);
-      const clean = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('remediate', 'ok')] }] });
-      expect(deriveNotices(emptyInput(NOW, { loops: [clean] }))).toEqual([]);
+      expect(drafts[1]?.message).toContain('The manual: "The completion marker must not be printed while any stage is still in flight."');
+      expect(drafts[1]?.message).toContain('/srv/runs/2026-11-29/remediate.gates.rc');
+      const { rules, unknown } = ruleOverrides({ 'remediate-hollow': 1, 'contract-unfinished-stage': 2 });
+      expect(unknown).toEqual([]);
+      expect(deriveNotices(emptyInput(NOW, { contract: [hollow, stage], rules })).map((d) => d.priority)).toEqual([1, 2]);
+      // The phase's own hollow mark raises nothing by itself: the list is the one source.
+      const loop = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('remediate', 'ok', { hollow: { items: ['REL-052'] } })] }] });
+      expect(deriveNotices(emptyInput(NOW, { loops: [loop] }))).toEqual([]);
     });
   });
 });
@@ -253,5 +263,66 @@ describe('fleet incident notices', () => {
     expect(trackIncidentSince(first, [burst], NOW)).toEqual(first);
     expect(trackIncidentSince(first, [], NOW)).toEqual(first);
     expect(trackIncidentSince(first, [{ ...burst, errorShare: { errors: 1, requests: 200, windowMs: 900_000 } }], NOW)).toEqual({});
+  });
+});
+
+describe('incompletes that fix themselves (issue 43, item 14)', () => {
+  const EXIT_75 = phase('remediate', 'incomplete', { resumable: true, reason: 'wrapper stamp FAILED 75' });
+  const PLAIN = phase('remediate', 'incomplete', { reason: 'wrapper stamp INCOMPLETE', detail: ['agent exited 0 without committing to the nightly branch'] });
+  const PR_90 = 'https://github.com/acme/radon/pull/90';
+  const DELIVER_INCOMPLETE = phase('deliver', 'incomplete', {
+    reason: 'wrapper stamp INCOMPLETE: ci/pytest',
+    verdict: { kind: 'deliver-incomplete', loop: 'reliability', phase: null, prs: null, urls: [PR_90], check: 'ci/pytest', reason: null, line: `NIGHTLY DELIVER INCOMPLETE: loop=reliability check=ci/pytest pr=${PR_90}` },
+  });
+  /** PR #90 as the PR list carries a deliver record with status `incomplete` (check ci/pytest). */
+  const RESUMING = { ...pr(90, 'incomplete'), check: 'ci/pytest', cycle: '2026-11-29' };
+  const cycle = (date: string, phases: Phase[]): Cycle => ({ date, status: phases.some((p) => p.status === 'incomplete') ? 'incomplete' : 'ok', phases });
+  const OK_28 = cycle('2026-11-28', [phase('audit', 'ok'), phase('remediate', 'ok'), phase('deliver', 'ok')]);
+  const notices = (cycles: Cycle[], over: Parameters<typeof emptyInput>[1] = {}) =>
+    byKey(deriveNotices(emptyInput(NOW, { loops: [reliabilityLoop({ deadman: null, cycles })], ...over })));
+  const REMEDIATE_29 = 'phase:reliability:2026-11-29:remediate:incomplete';
+  const DELIVER_29 = 'phase:reliability:2026-11-29:deliver:incomplete';
+
+  it('notices an exit-75 phase at priority 0, saying it resumes on the next fire', () => {
+    expect(notices([cycle('2026-11-29', [EXIT_75]), OK_28]).get(REMEDIATE_29)).toMatchObject({
+      priority: 0,
+      message: 'reliability remediate incomplete in cycle 2026-11-29 on mac. Not urgent: exit 75, it resumes on the next fire. wrapper stamp FAILED 75',
+    });
+    // The operator's priority for phase-incomplete is the ceiling: 2 is quieted to 0, -1 stays -1.
+    const at = (p: NoticePriority) => notices([cycle('2026-11-29', [EXIT_75]), OK_28], { rules: ruleOverrides({ 'phase-incomplete': p }).rules }).get(REMEDIATE_29)?.priority;
+    expect([at(2), at(-1)]).toEqual([0, -1]);
+    // Without the previous cycle in view a repeat cannot be ruled out: the rule's priority, nothing said.
+    expect(notices([cycle('2026-11-29', [EXIT_75])]).get(REMEDIATE_29)).toMatchObject({ priority: 1, message: 'reliability remediate incomplete in cycle 2026-11-29 on mac. wrapper stamp FAILED 75' });
+  });
+
+  it('notices a resumable deliver INCOMPLETE (its PR incomplete in the deliver record) at priority 0, naming the PR', () => {
+    const d = notices([cycle('2026-11-29', [DELIVER_INCOMPLETE]), OK_28], { prs: [RESUMING] }).get(DELIVER_29);
+    expect(d?.priority).toBe(0);
+    expect(d?.message).toContain('failing check ci/pytest. Not urgent: PR #90 resumes on the next fire (the deliver record holds it incomplete on ci/pytest).');
+    // A PR of another loop, or none incomplete: nothing says the next fire finishes it.
+    expect(notices([cycle('2026-11-29', [DELIVER_INCOMPLETE]), OK_28], { prs: [{ ...RESUMING, loop: 'testing' }] }).get(DELIVER_29)?.priority).toBe(1);
+    expect(notices([cycle('2026-11-29', [DELIVER_INCOMPLETE]), OK_28], { prs: [pr(90, 'ready')] }).get(DELIVER_29)?.priority).toBe(1);
+  });
+
+  it('notices the same phase, or the same deliver check, incomplete two fires in a row at priority 1, naming the dates', () => {
+    const phaseTwice = notices([cycle('2026-11-29', [EXIT_75]), cycle('2026-11-28', [EXIT_75])]).get(REMEDIATE_29);
+    expect(phaseTwice).toMatchObject({ priority: 1, message: expect.stringContaining('Incomplete two fires in a row: 2026-11-28, 2026-11-29; it is not fixing itself.') as unknown as string });
+    const checkTwice = notices([cycle('2026-11-29', [DELIVER_INCOMPLETE]), cycle('2026-11-28', [DELIVER_INCOMPLETE])], { prs: [RESUMING] }).get(DELIVER_29);
+    expect(checkTwice?.priority).toBe(1);
+    expect(checkTwice?.message).toContain('Incomplete two fires in a row: 2026-11-28, 2026-11-29 (check ci/pytest both times); it is not fixing itself.');
+    // Not in a row: an ok fire in between makes the latest one resume quietly again.
+    expect(notices([cycle('2026-11-29', [EXIT_75]), OK_28, cycle('2026-11-27', [EXIT_75])]).get(REMEDIATE_29)?.priority).toBe(0);
+  });
+
+  it('keeps a plain incomplete at its rule\'s priority and message, beside a resumable one', () => {
+    const drafts = notices([cycle('2026-11-29', [phase('audit', 'incomplete', { resumable: true, reason: 'wrapper stamp FAILED 75' }), PLAIN, DELIVER_INCOMPLETE]), OK_28]);
+    expect(drafts.get('phase:reliability:2026-11-29:audit:incomplete')?.priority).toBe(0);
+    expect(drafts.get(REMEDIATE_29)).toMatchObject({
+      priority: 1,
+      message: 'reliability remediate incomplete in cycle 2026-11-29 on mac. wrapper stamp INCOMPLETE agent exited 0 without committing to the nightly branch',
+    });
+    // A deliver INCOMPLETE whose PR no record holds incomplete is plain too.
+    expect(drafts.get(DELIVER_29)?.priority).toBe(1);
+    expect(drafts.get(DELIVER_29)?.message).not.toContain('Not urgent');
   });
 });

@@ -5,6 +5,8 @@ import { waitingKey, waitingOnYou, type WaitingKind } from '../../../../shared/w
 import { fleetDrafts } from './fleet-rules';
 import { hostDrafts } from './host-rules';
 import { preflightDrafts } from './preflight-rules';
+import { contractDrafts, contractRule } from './contract-rules';
+import type { ContractBreach } from '../../../../shared/contract-breach';
 import type { Preflight } from '../../../../shared/preflight';
 import { makeDraft, type NoticeDraft } from '../notice-draft';
 import { consoleLink, humanDuration } from '../notice-text';
@@ -33,6 +35,12 @@ export interface NoticeInput {
   readonly drills?: readonly Drill[];
   /** The loops' pre-flights: one at risk is noticed once per fire. */
   readonly preflight?: readonly Preflight[];
+  /** Every PR as derived now, when `prs` holds only those to notice again (an incomplete deliver's PR resumes). */
+  readonly currentPrs?: readonly PullRequest[];
+  /** A loop's whole followed cycles, when `loops` holds only those that changed (an incomplete on the previous fire too). */
+  readonly cyclesOf?: (loop: string) => readonly Cycle[] | undefined;
+  /** The Broken contract list: each item noticed once (rule `contract-<kind>`). */
+  readonly contract?: readonly ContractBreach[];
   /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
   readonly rules: Partial<Record<RuleName, NoticePriority>>;
   readonly now: Date;
@@ -117,27 +125,15 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
           );
         }
         const rule = PHASE_RULES[phase.status];
-        if (phase.hollow) {
-          out.push(
-            makeDraft({
-              key: `hollow:${loop.name}:${cycle.date}:${phase.name}`,
-              priority: prio('remediate-hollow'),
-              source: `loop:${loop.name}`,
-              title: `${loop.name} ${phase.name} ${phase.status} but hollow`,
-              message: `${loop.name} ${phase.name} in cycle ${cycle.date} on ${loop.host} ended ${phase.status} with backlog items of its audit or earlier still without a DONE, BLOCKED or operator-only outcome: ${phase.hollow.items.join(', ')}. The contract calls that a failed remediate.`,
-              url: loopUrl,
-              urlTitle: `${loop.name} in Loopdeck`,
-            }),
-          );
-        }
         if (!rule) continue;
+        const level = phase.status === 'incomplete' ? incompleteLevel({ ...loop, cycles: input.cyclesOf?.(loop.name) ?? loop.cycles }, cycle, phase, input.currentPrs ?? input.prs, prio(rule)) : { priority: prio(rule), why: null };
         out.push(
           makeDraft({
             key: `phase:${loop.name}:${cycle.date}:${phase.name}:${phase.status}`,
-            priority: prio(rule),
+            priority: level.priority,
             source: `loop:${loop.name}`,
             title: `${loop.name} ${phase.name} ${phase.status}`,
-            message: phaseMessage(loop, cycle, phase),
+            message: phaseMessage(loop, cycle, phase, level.why),
             // Why it stopped is in its transcript: the link opens it on its last screen.
             url: link(transcriptHash({ loop: loop.name, date: cycle.date, phase: phase.name })),
             urlTitle: `${phase.name}'s transcript in Loopdeck`,
@@ -225,6 +221,7 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
   );
 
   out.push(...preflightDrafts(input.preflight ?? [], prio('preflight-at-risk'), input.consoleUrl));
+  out.push(...contractDrafts(input.contract ?? [], (kind) => prio(contractRule(kind)), input.consoleUrl));
 
   for (const run of input.drillRuns) {
     if (run.status === 'running') continue;
@@ -245,8 +242,11 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
   return out;
 }
 
-/** Where the phase stopped (stage and step) and why, for an incomplete/failed/no-op phase. */
-function phaseMessage(loop: LoopState, cycle: Cycle, phase: Phase): string {
+/**
+ * Where the phase stopped (stage and step) and why, for an incomplete/failed/no-op phase; `level`
+ * (why the notice is quieter or louder than its rule) follows the first sentence, so no cut loses it.
+ */
+function phaseMessage(loop: LoopState, cycle: Cycle, phase: Phase, level: string | null): string {
   const head = `${loop.name} ${phase.name} ${phase.status} in cycle ${cycle.date} on ${loop.host}`;
   const stopped = phase.stages
     .filter((s) => !s.done)
@@ -256,5 +256,53 @@ function phaseMessage(loop: LoopState, cycle: Cycle, phase: Phase): string {
   const why = phase.status === 'no-op' && phase.verdict?.reason ? phase.verdict.reason : phase.reason;
   const detail = phase.detail.length ? ` ${phase.detail.join(' ')}` : '';
   const cause = phase.cause ? ` Cause: ${causeText(phase.cause)}.` : '';
-  return `${head}${where}${check}. ${why}${detail}${cause}`;
+  return `${head}${where}${check}.${level ? ` ${level}` : ''} ${why}${detail}${cause}`;
+}
+
+/** An incomplete phase's priority, and the sentence saying why when that is not simply its rule's. */
+interface IncompleteLevel {
+  readonly priority: NoticePriority;
+  readonly why: string | null;
+}
+
+/**
+ * An incomplete that fixes itself is not urgent (issue 43, item 14): an exit-75 phase (`resumable`)
+ * or a deliver whose PR the deliver record holds incomplete (the next fire finishes that PR; the
+ * record reaches the rules through the PR list). Its priority is the rule's capped at 0, which
+ * quiet hours hold back, so it is never louder than the operator set `phase-incomplete`. The same
+ * phase incomplete in the loop's previous cycle too is not fixing itself: it keeps the rule's
+ * priority (1 by default), as does one whose previous cycle is not in the input (a repeat cannot be
+ * ruled out). Any other incomplete keeps the rule's priority and says nothing more.
+ */
+function incompleteLevel(loop: LoopState, cycle: Cycle, phase: Phase, prs: readonly PullRequest[], base: NoticePriority): IncompleteLevel {
+  const resumes = phase.resumable === true ? 'Not urgent: exit 75, it resumes on the next fire.' : resumedPr(loop, cycle, phase, prs);
+  const previous = resumes === null ? null : previousCycle(loop, cycle.date);
+  if (resumes === null || previous === null) return { priority: base, why: null };
+  const before = previous.phases.find((p) => p.name === phase.name && p.status === 'incomplete');
+  if (!before) return { priority: base > 0 ? 0 : base, why: resumes };
+  const check = deliverCheck(before);
+  const same = check !== null && check === deliverCheck(phase) ? ` (check ${check} both times)` : '';
+  return { priority: base, why: `Incomplete two fires in a row: ${previous.date}, ${cycle.date}${same}; it is not fixing itself.` };
+}
+
+/** For an incomplete deliver: why its PR resumes (the PR list holds this cycle's PR incomplete), else null. */
+function resumedPr(loop: LoopState, cycle: Cycle, phase: Phase, prs: readonly PullRequest[]): string | null {
+  if (phase.name !== 'deliver') return null;
+  const named = phase.verdict?.kind === 'deliver-incomplete' ? phase.verdict.urls : [];
+  const pr = prs.find((p) => p.loop === loop.name && p.status === 'incomplete' && (p.cycle === cycle.date || named.includes(p.url)));
+  if (!pr) return null;
+  const name = pr.number === null ? pr.url : `PR #${pr.number}`;
+  return `Not urgent: ${name} resumes on the next fire (the deliver record holds it incomplete${pr.check ? ` on ${pr.check}` : ''}).`;
+}
+
+/** The loop's cycle just before `date` in the input, or null. */
+function previousCycle(loop: LoopState, date: string): Cycle | null {
+  let previous: Cycle | null = null;
+  for (const c of loop.cycles) if (c.date < date && (previous === null || c.date > previous.date)) previous = c;
+  return previous;
+}
+
+/** The failing check a deliver INCOMPLETE verdict names, or null. */
+function deliverCheck(phase: Phase): string | null {
+  return phase.verdict?.kind === 'deliver-incomplete' ? phase.verdict.check : null;
 }

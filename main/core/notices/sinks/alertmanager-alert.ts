@@ -40,7 +40,8 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('host-down:')) return 'host-down';
   if (key.startsWith('host-recovered:')) return 'host-recovered';
   if (key.startsWith('drill:')) return 'drill-finished';
-  if (key.startsWith('hollow:')) return 'remediate-hollow';
+  if (key.startsWith('hollow:')) return 'contract-hollow';
+  if (key.startsWith('contract:')) return `contract-${key.split(':')[1]}` as RuleName;
   if (key.startsWith('preflight:')) return 'preflight-at-risk';
   const fleet = FLEET_KEY.exec(key);
   if (fleet) return `fleet-${fleet[2] as 'error-burst' | 'heap' | 'shed-threshold'}`;

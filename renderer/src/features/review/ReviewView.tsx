@@ -12,6 +12,7 @@ import { argsText, DrillStatusBadge, runDuration } from '../drills/DrillParts';
 import { SeverityTag } from '../findings/FindingTags';
 import { ReviewLoop } from './ReviewLoops';
 import { WaitingSection } from './WaitingSection';
+import { ContractSection } from './ContractSection';
 import { PreflightSection } from './PreflightSection';
 import { waitingOnYou } from '../../../../shared/waiting';
 import { newLessons } from '../ledgers/ledgers';
@@ -94,6 +95,7 @@ export function ReviewView() {
   const tasks = useDeck((s) => s.tasks);
   const lessons = useDeck((s) => s.lessons);
   const preflight = useDeck((s) => s.preflight);
+  const contract = useDeck((s) => s.contract);
   const since = reviewSince(lastReviewedAt, now);
 
   const loopReviews = useMemo(() => {
@@ -114,7 +116,7 @@ export function ReviewView() {
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;
   const tonightAtRisk = preflight.some((p) => p.state === 'at-risk');
-  const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
+  const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && contract.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
       Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago)
@@ -155,6 +157,7 @@ export function ReviewView() {
   const summary = [
     tonightAtRisk ? 'tonight at risk' : null,
     waiting.length ? `${waiting.length} waiting on you` : null,
+    contract.length ? `${contract.length} broken contract` : null,
     needy.length ? `${needy.length} ${needy.length === 1 ? 'loop needs' : 'loops need'} you` : null,
     fresh.items.length ? `${fresh.items.length} new ${fresh.items.length === 1 ? 'finding' : 'findings'}${p0 ? ` (${p0} P0)` : ''}` : null,
     ready.length ? `${ready.length} ${ready.length === 1 ? 'PR' : 'PRs'} ready to merge` : null,
@@ -180,6 +183,8 @@ export function ReviewView() {
       <PreflightSection list={preflight} />
 
       <WaitingSection items={waiting} now={now} />
+
+      <ContractSection items={contract} now={now} />
 
       <Section title="Loops" id="rv-loops" count={<span className="muted small">{needy.length ? `${needy.length} of ${loopReviews.length} need you` : reading ? 'reading…' : 'all fine'}</span>}>
         <ul className="rv-list">

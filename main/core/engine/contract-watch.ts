@@ -1,0 +1,138 @@
+import type { ContractBreach } from '../../../shared/contract-breach';
+import type { EventName, EventPayload } from '../../../shared/contract';
+import type { LoopState, Problem, PullRequest } from '../../../shared/domain';
+import type { Config } from '../config/schema';
+import { ContractBook } from '../contract/contract-book';
+import { branchBreaches } from '../contract/branch-breaches';
+import { loopPaths, type LoopContractInput, type LoopPaths } from '../contract/loop-breaches';
+import type { LedgerBook } from '../ledgers/ledger-book';
+import type { LedgerFollower } from '../ledgers/ledger-follower';
+import { BranchFollower } from '../loops/branch-follower';
+import { branchOf } from '../loops/branch-reflog';
+import type { FileSource } from '../sources/file-source';
+import type { Store } from '../store/store';
+import type { LoopStates } from './loop-states';
+import type { ReadChanges, ReadScope } from '../loops/loop-poll';
+import { posix } from 'node:path';
+
+const NO_BACKLOG: LoopContractInput['backlog'] = [];
+
+/** What the watch reads of the engine. */
+export interface ContractWatchOptions {
+  readonly config: Config;
+  readonly store: Store;
+  /** A host's file source, for the loops' branch reflogs (null: not reachable this way). */
+  readonly sourceOf: (host: string) => FileSource | null | undefined;
+  readonly loops: LoopStates;
+  readonly ledgers: LedgerBook;
+  readonly ledgerFollowers: ReadonlyMap<string, LedgerFollower>;
+  /** The PRs as derived now. */
+  readonly prs: () => readonly PullRequest[];
+  readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+}
+
+/** One loop's breaches found beside its state and backlog, and what they were derived from. */
+interface More {
+  readonly loop: LoopState;
+  readonly branchRead: number;
+  readonly prs: readonly PullRequest[];
+  readonly text: string;
+  readonly list: readonly ContractBreach[];
+}
+
+/**
+ * The Broken contract list of the engine's loops (shared/contract-breach.ts): from each loop's
+ * state and backlog, its ledgers' follower (rewrites, ids, anchors) and its nightly branch's reflog
+ * (followed here, one BranchFollower a loop with a clone), published (`contract.changed`) after a
+ * poll that moved it.
+ */
+export class ContractWatch {
+  private readonly book = new ContractBook();
+  private readonly paths = new Map<string, LoopPaths>();
+  private readonly branches = new Map<string, BranchFollower>();
+  /** How many times each loop's reflogs changed: a new count derives its branch breaches again. */
+  private readonly branchReads = new Map<string, number>();
+  private readonly more = new Map<string, More>();
+
+  constructor(private readonly o: ContractWatchOptions) {
+    for (const [name, loop] of Object.entries(o.config.loops)) {
+      this.paths.set(name, loopPaths(loop));
+      const source = o.sourceOf(loop.host);
+      if (source && loop.dir) this.branches.set(name, new BranchFollower(name, loop, source, o.store));
+    }
+  }
+
+  /**
+   * Read a loop's nightly branches for its followed cycles, as far as the poll's scope reaches: all
+   * of them in a full poll, none in a quiet one, and in one a watcher woke only when it named a
+   * reflog or its folder. Rejects as a follower does when its host drops.
+   */
+  async readBranches(loop: string, dates: readonly string[], scope: ReadScope = {}): Promise<void> {
+    const follower = this.branches.get(loop);
+    if (!follower || scope.quiet) return;
+    const only = scope.only;
+    if (only && !dates.some((d) => named(only, follower.pathOf(d)))) return;
+    if (await follower.poll(dates)) this.branchReads.set(loop, (this.branchReads.get(loop) ?? 0) + 1);
+  }
+
+  /** The folders of a loop's reflogs that hold one (watched, so a commit wakes a poll; a folder not made yet is not). */
+  watchDirs(loop: string): string[] {
+    const follower = this.branches.get(loop);
+    if (!follower) return [];
+    const held = (this.o.loops.get(loop)?.cycles ?? []).map((c) => c.date).filter((d) => follower.entries(d).length > 0).map((d) => follower.pathOf(d));
+    return [...new Set(held.filter((p): p is string => p !== null).map((p) => posix.dirname(p)))];
+  }
+
+  /** A loop's branch follower's own problem (a branch name git would refuse), or null. */
+  branchProblem(loop: string): Problem | null {
+    return this.branches.get(loop)?.problems()[0] ?? null;
+  }
+
+  /** Derive what moved and publish the list when it changed. */
+  publish(now: Date): void {
+    const list = this.book.update(this.inputs(), now);
+    if (list) this.o.emit('contract.changed', { contract: list });
+  }
+
+  /** The list as last derived. */
+  list(): readonly ContractBreach[] {
+    return this.book.list();
+  }
+
+  private *inputs(): Generator<LoopContractInput> {
+    for (const loop of this.o.loops.all()) {
+      const paths = this.paths.get(loop.name);
+      if (!paths) continue;
+      yield { loop, paths, backlog: this.o.ledgers.get(loop.name)?.backlog ?? NO_BACKLOG, more: this.moreOf(loop) };
+    }
+  }
+
+  /** The ledgers' and the branch's breaches of a loop: the same array while they are the same. */
+  private moreOf(loop: LoopState): readonly ContractBreach[] {
+    const was = this.more.get(loop.name);
+    const branchRead = this.branchReads.get(loop.name) ?? 0;
+    const prs = this.o.prs();
+    const ledger = this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? [];
+    const branch = was && was.loop === loop && was.branchRead === branchRead && was.prs === prs ? null : this.branchOf(loop, prs);
+    const list = branch === null && was ? [...ledger, ...was.list.filter(isBranchKind)] : [...ledger, ...(branch ?? [])];
+    const text = JSON.stringify(list);
+    if (was && was.text === text) {
+      if (was.loop !== loop || was.branchRead !== branchRead || was.prs !== prs) this.more.set(loop.name, { ...was, loop, branchRead, prs });
+      return was.list;
+    }
+    this.more.set(loop.name, { loop, branchRead, prs, text, list });
+    return list;
+  }
+
+  private branchOf(loop: LoopState, prs: readonly PullRequest[]): ContractBreach[] {
+    const follower = this.branches.get(loop.name);
+    const config = this.o.config.loops[loop.name];
+    if (!follower || !config) return [];
+    return branchBreaches(loop, { branch: (date) => branchOf(config, date), path: (date) => follower.pathOf(date), entries: (date) => follower.entries(date) }, prs);
+  }
+}
+
+const named = (only: ReadChanges, path: string | null): boolean => path !== null && (only.files.has(path) || only.dirs.has(posix.dirname(path)));
+
+const BRANCH_KINDS: ReadonlySet<ContractBreach['kind']> = new Set(['no-op-after-commit', 'no-pr', 'two-prs']);
+const isBranchKind = (b: ContractBreach): boolean => BRANCH_KINDS.has(b.kind);
