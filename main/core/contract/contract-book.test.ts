@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { LoopState } from '../../../shared/domain';
+import type { ContractBreach } from '../../../shared/contract-breach';
+import { ContractBook, MAX_CONTRACT_BREACHES } from './contract-book';
+import type { LoopContractInput } from './loop-breaches';
+
+const paths = { runs: '/runs', layout: { status: '{phase}.status', log: '{phase}.log', rc: '{phase}.{stage}.rc' }, log: '/clone/RELIABILITY_LOG.md' };
+const state = (name: string): LoopState => ({ name, host: 'runner', deadman: null, cycles: [] });
+const breach = (loop: string, i: number): ContractBreach => ({ kind: 'duplicate-id', loop, date: null, phase: null, id: `R-${String(i).padStart(4, '0')}`, detail: 'twice', since: null, evidence: { file: null, line: i + 1, url: null } });
+
+describe('ContractBook', () => {
+  it('derives a loop again only when one of its inputs is a new object, and says when the list moved', () => {
+    const book = new ContractBook();
+    const more = [breach('a', 1)];
+    const input: LoopContractInput = { loop: state('a'), paths, backlog: [], more };
+    const first = book.update([input], new Date('2026-11-29T12:00:00Z'));
+    expect(first?.map((b) => b.id)).toEqual(['R-0001']);
+    // The same objects: nothing derived, nothing published.
+    expect(book.update([input], new Date('2026-11-29T12:01:00Z'))).toBeNull();
+    // A new but equal list: derived, not published.
+    expect(book.update([{ ...input, more: [breach('a', 1)] }], new Date('2026-11-29T12:02:00Z'))).toBeNull();
+    // A loop gone from the config leaves the list.
+    expect(book.update([], new Date('2026-11-29T12:03:00Z'))).toEqual([]);
+  });
+
+  it('gives an item without a `since` the time it was first seen, kept across derivations', () => {
+    const book = new ContractBook();
+    book.update([{ loop: state('a'), paths, backlog: [], more: [breach('a', 1)] }], new Date('2026-11-29T12:00:00Z'));
+    const later = book.update([{ loop: state('a'), paths, backlog: [], more: [breach('a', 1), breach('a', 2)] }], new Date('2026-11-29T13:00:00Z'));
+    expect(later?.map((b) => [b.id, b.since])).toEqual([
+      ['R-0001', '2026-11-29T12:00:00.000Z'],
+      ['R-0002', '2026-11-29T13:00:00.000Z'],
+    ]);
+  });
+
+  it('is bounded: at most MAX_CONTRACT_BREACHES items, in the list\'s order', () => {
+    const book = new ContractBook();
+    const more = Array.from({ length: MAX_CONTRACT_BREACHES + 20 }, (_, i) => breach('a', i));
+    const list = book.update([{ loop: state('a'), paths, backlog: [], more }], new Date());
+    expect(list).toHaveLength(MAX_CONTRACT_BREACHES);
+    expect(list?.[0]?.id).toBe('R-0000');
+  });
+});

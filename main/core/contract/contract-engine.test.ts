@@ -1,0 +1,212 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ContractBreach } from '../../../shared/contract-breach';
+import { reviewMarkdown } from '../../../shared/review-summary';
+import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
+import { parseConfig } from '../config/load-config';
+import { composeEngine } from '../session/core';
+import { Store } from '../store/store';
+import type { Engine } from '../engine';
+
+// Issue 43: each kind of the Broken contract list from a runner tree that breaks exactly that rule
+// (real files, a real git clone with its reflog), through the engine; and one tree that keeps
+// every rule and shows no item. `two-prs` needs two PRs whose head is known to be one branch,
+// which only GitHub says: it is shown in branch-breaches.test.ts and the GitHub stand-in's tests.
+
+const DAY = '2026-11-29';
+const NOW = new Date(`${DAY}T12:00:00Z`);
+const PR = 'https://github.com/acme/radon/pull/88';
+
+const audit = (rows: readonly string[], n = rows.length, sha = 'HEAD'): string => `# Reliability audit
+
+## Audit ledger
+Audited through: ${sha} on ${DAY} — ${n} new findings
+
+## Delta audit ${DAY}
+
+### Findings
+| ID | Sev | Category | Where | Finding |
+|----|-----|----------|-------|---------|
+${rows.join('\n')}
+
+### Backlog
+| ID | Findings | Sev | Acceptance criteria |
+|----|----------|-----|---------------------|
+| REL-001 | R-001 | P1 | the pool shrinks under load |
+`;
+
+const LOG_HEAD = '# Reliability log\n\n| ID | Date | Outcome | Red/Green | Notes |\n|----|------|---------|-----------|-------|\n';
+const DONE_ROW = `| REL-001 | ${DAY} | DONE | 1/1 | fixed |\n`;
+const FINDING = '| R-001 | P1 | safety | pool.py:10 | the pool never shrinks |';
+
+interface Tree {
+  /** The cycle's files by name. */
+  readonly cycle: Record<string, string>;
+  readonly audit: string;
+  readonly log: string;
+  /** Commits on the nightly branch, at these times (ISO), with these messages. */
+  readonly commits: readonly { readonly at: string; readonly message: string }[];
+  /** The deliver record naming PR #88, or none. */
+  readonly record: boolean;
+}
+
+/** A night that keeps every rule: stamped phases, a DONE stage, READY with its PR, a commit during remediate, its log row DONE. */
+const CLEAN: Tree = {
+  cycle: {
+    'audit.status': `audit ${DAY}T00:00:00Z STARTED\naudit ${DAY}T00:40:00Z OK\n`,
+    'remediate.status': `remediate ${DAY}T01:00:00Z STARTED\nremediate ${DAY}T03:00:00Z OK\n`,
+    'remediate.gates.rc': 'gates_rc=\nsuite_rc=\ngates_rc=0\nsuite_rc=0\nDONE\n',
+    'deliver.status': `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z 1 PR(s) green, ready to merge: ${PR}\n`,
+    'deliver.log': `pushed\nNIGHTLY DELIVER READY: loop=reliability prs=1 ${PR}\n`,
+  },
+  audit: audit([FINDING]),
+  log: LOG_HEAD + DONE_ROW,
+  commits: [{ at: `${DAY}T02:00:00Z`, message: 'REL-001: shrink the pool' }],
+  record: true,
+};
+
+interface Rig {
+  readonly fx: RunnerFixture;
+  readonly clone: string;
+  readonly engine: Engine;
+  contract(): readonly ContractBreach[];
+  close(): Promise<void>;
+}
+
+const git = (cwd: string, args: readonly string[], at?: string): string =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 'loop', GIT_AUTHOR_EMAIL: 'loop@runner', GIT_COMMITTER_NAME: 'loop', GIT_COMMITTER_EMAIL: 'loop@runner', ...(at ? { GIT_AUTHOR_DATE: at, GIT_COMMITTER_DATE: at } : {}) },
+  }).trim();
+
+async function rig(tree: Tree): Promise<Rig> {
+  const fx0 = createRunnerFixture();
+  const clone = join(fx0.dir, 'clone');
+  mkdirSync(clone);
+  git(clone, ['init', '-q', '-b', 'main']);
+  git(clone, ['commit', '-q', '--allow-empty', '-m', 'start'], `${DAY}T00:00:00Z`);
+  const head = git(clone, ['rev-parse', 'HEAD']);
+  git(clone, ['checkout', '-q', '-b', `reliability/${DAY}`], `${DAY}T00:50:00Z`);
+  for (const c of tree.commits) git(clone, ['commit', '-q', '--allow-empty', '-m', c.message], c.at);
+  writeFileSync(join(clone, 'RELIABILITY_AUDIT.md'), tree.audit.replace('HEAD', head.slice(0, 10)));
+  writeFileSync(join(clone, 'RELIABILITY_LOG.md'), tree.log);
+  const record = join(fx0.dir, 'deliver.json');
+  if (tree.record) writeFileSync(record, JSON.stringify({ loop: 'reliability', branch: `reliability/${DAY}`, pr: 88, url: PR, status: 'green', updated_at: `${DAY}T04:30:00Z` }));
+  // The loop's clone, ledgers and deliver record, added to the fixture's config.
+  writeFileSync(fx0.configPath, `${readFileSync(fx0.configPath, 'utf8')}    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }\n    deliverRecord: ${JSON.stringify(record)}\n`);
+  for (const [name, text] of Object.entries(tree.cycle)) fx0.write(DAY, name, text);
+  const config = parseConfig(fx0.configPath, readFileSync(fx0.configPath, 'utf8'));
+  const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW });
+  await engine.poll();
+  return { fx: fx0, clone, engine, contract: () => engine.snapshot().contract ?? [], close: () => engine.close() };
+}
+
+/** The kinds of the list, and the one item of the kind asked for. */
+async function only(tree: Tree): Promise<{ kinds: string[]; items: readonly ContractBreach[]; rig: Rig }> {
+  const r = await rig(tree);
+  const items = r.contract();
+  return { kinds: items.map((b) => b.kind), items, rig: r };
+}
+
+describe('the Broken contract list, from runner trees', () => {
+  it('a night that keeps every rule shows no item, in the snapshot and the Markdown', async () => {
+    const { kinds, rig: r } = await only(CLEAN);
+    try {
+      expect(kinds).toEqual([]);
+      const snapshot = r.engine.snapshot();
+      expect(snapshot.loops[0]?.cycles[0]?.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ready']);
+      expect(reviewMarkdown(snapshot, { now: NOW.getTime() })).toContain('## Broken contract\n\nNone.\n');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('hollow: remediate stamped OK while its audit\'s REL-001 has no final outcome', async () => {
+    const { kinds, items, rig: r } = await only({ ...CLEAN, log: `${LOG_HEAD}| REL-001 | ${DAY} | PARTIAL | 1/0 | half done |\n` });
+    await r.close();
+    expect(kinds).toEqual(['hollow']);
+    expect(items[0]).toMatchObject({ loop: 'reliability', date: DAY, phase: 'remediate' });
+    expect(items[0]?.detail).toContain('REL-001');
+  });
+
+  it('unfinished-stage: remediate stamped OK while its gates stage has no DONE, naming the rc file', async () => {
+    const { kinds, items, rig: r } = await only({ ...CLEAN, cycle: { ...CLEAN.cycle, 'remediate.gates.rc': 'gates_rc=\nsuite_rc=\ngates_rc=0\n' } });
+    await r.close();
+    expect(kinds).toEqual(['unfinished-stage']);
+    expect(items[0]).toMatchObject({ phase: 'remediate', id: 'gates', since: `${DAY}T03:00:00.000Z` });
+    expect(items[0]?.detail).toContain('stopped at suite');
+    expect(items[0]?.evidence.file).toBe(join(r.fx.runs, DAY, 'remediate.gates.rc'));
+  });
+
+  it('no-verdict: deliver stamped OK (exit 0) without a READY or INCOMPLETE last line is incomplete', async () => {
+    const cycle = { ...CLEAN.cycle, 'deliver.status': `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z OK\n`, 'deliver.log': 'pushed the branch\nall done\n' };
+    const { kinds, items, rig: r } = await only({ ...CLEAN, cycle });
+    const deliver = r.engine.snapshot().loops[0]?.cycles[0]?.phases.find((p) => p.name === 'deliver');
+    await r.close();
+    expect(kinds).toEqual(['no-verdict']);
+    expect(deliver).toMatchObject({ status: 'incomplete', noVerdict: true });
+    expect(items[0]?.evidence.file).toBe(join(r.fx.runs, DAY, 'deliver.log'));
+  });
+
+  it('no-op-after-commit: remediate declared NO-OP while the nightly branch moved by a commit during it, naming the commit and its REL id', async () => {
+    const cycle = { ...CLEAN.cycle, 'remediate.status': `remediate ${DAY}T01:00:00Z STARTED\nremediate ${DAY}T03:00:00Z NO-OP\n` };
+    const { kinds, items, rig: r } = await only({ ...CLEAN, cycle });
+    const sha = git(r.clone, ['rev-parse', `reliability/${DAY}`]);
+    await r.close();
+    expect(kinds).toEqual(['no-op-after-commit']);
+    expect(items[0]).toMatchObject({ phase: 'remediate', id: sha.slice(0, 10) });
+    expect(items[0]?.detail).toContain('REL-001');
+    expect(items[0]?.evidence).toEqual({ file: join(r.clone, '.git/logs/refs/heads/reliability', DAY), line: 2, url: null });
+  });
+
+  it('no-pr: a finished night whose branch has commits, with no PR in the verdicts, the deliver record or GitHub', async () => {
+    const cycle = { ...CLEAN.cycle, 'deliver.status': `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z 0 PR(s), nothing to merge\n`, 'deliver.log': 'nothing to deliver\n' };
+    const { kinds, items, rig: r } = await only({ ...CLEAN, cycle, record: false });
+    await r.close();
+    expect(kinds).toEqual(['no-pr']);
+    expect(items[0]).toMatchObject({ id: `reliability/${DAY}`, phase: null });
+  });
+
+  it('deferred: a log row whose outcome is DEFERRED, though a later row closed the item', async () => {
+    const { kinds, items, rig: r } = await only({ ...CLEAN, log: `${LOG_HEAD}| REL-001 | ${DAY} | DEFERRED | 0/0 | next week |\n${DONE_ROW}` });
+    await r.close();
+    expect(kinds).toEqual(['deferred']);
+    expect(items[0]).toMatchObject({ id: 'REL-001', date: DAY, evidence: { line: 5 } });
+  });
+
+  it('ledger-rewritten: a row of the append-only log changed in place after it was read, named by file and line; what was read is kept', async () => {
+    const { kinds, rig: r } = await only(CLEAN);
+    try {
+      expect(kinds).toEqual([]);
+      writeFileSync(join(r.clone, 'RELIABILITY_LOG.md'), LOG_HEAD + DONE_ROW.replace('fixed', 'fixed it properly'));
+      await r.engine.poll();
+      const items = r.contract();
+      expect(items.map((b) => b.kind)).toEqual(['ledger-rewritten']);
+      expect(items[0]?.evidence).toMatchObject({ file: join(r.clone, 'RELIABILITY_LOG.md'), line: 5 });
+      expect(r.engine.snapshot().backlog.map((b) => b.status)).toEqual(['done']);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('duplicate-id: R-001 on two rows of the audit', async () => {
+    const { kinds, rig: r } = await only({ ...CLEAN, audit: audit([FINDING, FINDING.replace('never shrinks', 'leaks')]) });
+    await r.close();
+    expect(kinds).toEqual(['duplicate-id']);
+  });
+
+  it('id-order: R-002 before R-001 in one section', async () => {
+    const { kinds, rig: r } = await only({ ...CLEAN, audit: audit([FINDING.replace('R-001', 'R-002'), FINDING]) });
+    await r.close();
+    expect(kinds).toEqual(['id-order']);
+  });
+
+  it('anchor: the audit ledger\'s count differs from its section\'s rows', async () => {
+    const { kinds, rig: r } = await only({ ...CLEAN, audit: audit([FINDING], 3) });
+    await r.close();
+    expect(kinds).toEqual(['anchor']);
+  });
+});
