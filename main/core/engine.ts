@@ -346,6 +346,7 @@ export class Engine {
       prs: this.prTracker.prs,
       hosts: this.hosts.states(),
       sourceErrors: this.board.errors.list().length,
+      contract: this.contract.list(),
       notices: () => this.notifier.list(),
     };
   }

@@ -1,3 +1,4 @@
+import { CONTRACT_KINDS } from '../../../shared/contract-breach';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -192,6 +193,13 @@ describe('the /metrics exporter', () => {
     expect(sample(body, 'loopdeck_host_up{host="runner"}')).toBe(1);
     expect(sample(body, 'loopdeck_host_up{host="far"}')).toBe(0);
     expect(sample(body, 'loopdeck_source_errors')).toBe(1);
+
+    // The Broken contract list by loop and kind: a series for every kind, the snapshot's count in each.
+    const snapContract = c.snapshot().contract ?? [];
+    for (const kind of CONTRACT_KINDS) {
+      expect(sample(body, `loopdeck_contract_breaches{loop="reliability",kind="${kind}"}`), kind).toBe(snapContract.filter((b) => b.loop === 'reliability' && b.kind === kind).length);
+    }
+    expect(sample(body, 'loopdeck_contract_breaches{loop="testing",kind="hollow"}')).toBe(0);
 
     // The same counts as the snapshot holds (the exporter reads the engine's state, not a copy).
     const snap = c.snapshot();

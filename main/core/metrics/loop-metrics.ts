@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { DeadmanStateSchema, FailureCauseKindSchema, PhaseStatusSchema } from '../../../shared/domain';
 import { NoticePrioritySchema } from '../../../shared/ops-domain';
+import { CONTRACT_KINDS } from '../../../shared/contract-breach';
 import type { LiveState } from '../state/live-state';
 import { openFindingsBySeverity } from './metrics-state';
 
@@ -80,6 +81,23 @@ export function loopMetricsRegistry(state: () => LiveState): Registry {
           if (severity !== 'none' || count > 0) this.set({ loop: loop.name, severity }, count);
         }
       }
+    },
+  });
+
+  new Gauge({
+    name: 'loopdeck_contract_breaches',
+    help: "Items of the Broken contract list: where each loop broke a rule of its own manual, by kind (0 for every kind it keeps).",
+    labelNames: ['loop', 'kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const s = state();
+      const counts = new Map(s.loops.map((l) => [l.name, new Map<string, number>(CONTRACT_KINDS.map((k) => [k, 0]))]));
+      for (const b of s.contract) {
+        const byKind = counts.get(b.loop);
+        byKind?.set(b.kind, (byKind.get(b.kind) ?? 0) + 1);
+      }
+      for (const [loop, byKind] of counts) for (const [kind, count] of byKind) this.set({ loop, kind }, count);
     },
   });
 

@@ -1,5 +1,6 @@
 import type { Finding, HostState, LoopState, PullRequest } from '../../../shared/domain';
 import type { Notice } from '../../../shared/ops-domain';
+import type { ContractBreach } from '../../../shared/contract-breach';
 
 /**
  * The engine's live state, handed over without copies: its loops, each loop's findings array, the
@@ -15,6 +16,8 @@ export interface LiveState {
   readonly hosts: readonly HostState[];
   /** Sources that currently fail to be read (a runs folder, a loop's ledgers, the drills). */
   readonly sourceErrors: number;
+  /** The Broken contract list as last derived (bounded). */
+  readonly contract: readonly ContractBreach[];
   /** The notice list (a small SQL query): asked only when it is needed. */
   notices(): readonly Notice[];
 }
