@@ -79,19 +79,19 @@ export const CONTRACT_LABEL: Readonly<Record<ContractKind, string>> = {
   'no-dead-man-comment': 'no dead-man comment',
 };
 
-/** The manual's own sentence each kind enforces (shown beside the item, and in the docs). */
+/** The manual's own sentence each kind enforces, verbatim (shown beside the item, and in the docs). */
 export const CONTRACT_RULE: Readonly<Record<ContractKind, string>> = {
-  hollow: 'Every backlog item of the audit gets a DONE, BLOCKED or operator-only outcome: a remediate that leaves one without is a failed remediate.',
-  'unfinished-stage': 'The completion marker must not be printed while any stage is still in flight.',
+  hollow: 'A finding is done only as DONE, BLOCKED (root-cause hypothesis after three genuine attempts), or operator-only (an exact operator action for the PR\'s Next section); verified findings with no implementation is a failed remediate phase.',
+  'unfinished-stage': 'The phase\'s completion marker must not be printed while any stage is still in flight.',
   'no-verdict': 'An exit-0 deliver phase without the line is INCOMPLETE.',
-  'no-op-after-commit': 'Never emit it when you did commit.',
-  'no-pr': 'The PR is the dead-man signal.',
+  'no-op-after-commit': 'Never emit it when you did commit. A commit is its own evidence.',
+  'no-pr': 'Zero new findings still opens/updates the PR — the PR is the dead-man signal that the run happened.',
   'two-prs': 'Never open a second PR for a branch that already has one.',
-  deferred: 'DEFERRED is not an allowed outcome.',
-  'ledger-rewritten': 'RELIABILITY_LOG.md is append-only, and an audit section is frozen once written.',
-  'duplicate-id': 'Ids are unique: the next R-### or REL-### is one past the highest in the ledger.',
-  'id-order': 'Ids ascend within a section.',
-  anchor: 'The anchor line names the commit audited through and the count of new findings, both true.',
+  deferred: 'In remediate mode, `DEFERRED` is not an allowed outcome.',
+  'ledger-rewritten': '`RELIABILITY_AUDIT.md` finding IDs (R-###) and backlog IDs (REL-###) continue their numbering; never renumber or rewrite prior entries. `RELIABILITY_LOG.md` is append-only.',
+  'duplicate-id': 'Dedupe against ALL existing R-### findings … continuing R-numbers … continuing REL-numbers.',
+  'id-order': 'Verify with an assertion that the emitted ids are strictly ascending before you commit.',
+  anchor: 'Update the §Audit ledger line: `Audited through: <HEAD sha> on <date> — <n> new findings`.',
   'no-dead-man-comment': 'A missing daily comment means the runner did not fire.',
 };
 

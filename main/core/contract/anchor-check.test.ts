@@ -10,7 +10,7 @@ import type { ExecResult } from '../ssh/connection-types';
 import type { SshHost } from '../ssh/ssh-host';
 import { LocalShell, type HostShell } from '../hosts/host-shell';
 import { Store } from '../store/store';
-import { AnchorCheck, UNRESOLVED_RETRY_MS, type AnchorMark } from './anchor-check';
+import { AnchorCheck, parseAnchorAnswer, PROBLEM_RETRY_MS, UNRESOLVED_RETRY_MS, type AnchorMark } from './anchor-check';
 
 // The SHA half of the `anchor` rule against real clones: git repositories made here, asked through
 // a real shell on this machine (a `local: true` host), through the OpenSSH client, and through a
@@ -179,9 +179,17 @@ describe('the anchor SHA check on a local host', () => {
     mkdirSync(bin);
     symlinkSync(execFileSync('sh', ['-c', 'command -v sh'], { encoding: 'utf8' }).trim(), join(bin, 'sh'));
     const check = new AnchorCheck();
-    expect(await check.check('radon', config(clone.dir), marks(['deadbeef', '2026-08-24', 5]), AUDIT, shellWithPath(bin), T0)).toBe(false);
+    const shell = counted(shellWithPath(bin));
+    const anchor = marks(['deadbeef', '2026-08-24', 5]);
+    expect(await check.check('radon', config(clone.dir), anchor, AUDIT, shell, T0)).toBe(false);
     expect(check.breaches('radon')).toEqual([]);
     expect(check.problem('radon')).toBe(`the clone at ${clone.dir} on runner: git is not installed (not on the PATH of the host's shell)`);
+    // Tried again after a minute, not on every check before that.
+    await check.check('radon', config(clone.dir), anchor, AUDIT, shell, at(PROBLEM_RETRY_MS - 1));
+    expect(shell.asked).toBe(1);
+    await check.check('radon', config(clone.dir), anchor, AUDIT, shell, at(PROBLEM_RETRY_MS));
+    expect(shell.asked).toBe(2);
+    expect(check.breaches('radon')).toEqual([]);
   });
 
   it('claims nothing when the clone is missing, there is no clone configured or no shell for the host', async () => {
@@ -204,6 +212,20 @@ describe('the anchor SHA check on a local host', () => {
     expect(await check.check('radon', config(clone.dir), marks(['deadbeef', '2026-08-24', 5]), AUDIT, opensshShell(port), T0)).toBe(false);
     expect(check.breaches('radon')).toEqual([]);
     expect(check.problem('radon')).toMatch(new RegExp(`^the clone at .* on runner: the anchor check exited 255: ssh: connect to host 127\\.0\\.0\\.1 port ${port}: Connection refused$`));
+  });
+});
+
+describe("the anchor check's answer", () => {
+  const where = 'the clone at /srv/radon on runner';
+  const answer = (code: number | null, stdout: string, stderr = '') => parseAnchorAnswer({ code, stdout, stderr }, where, 0);
+
+  it('takes only git saying the name does not resolve (exit 128 or 1) as unresolved; a killed git or a silent host is a problem', () => {
+    expect(answer(0, 'A rc 128\nfatal: Not a valid object name abc1234^{commit}\n')).toMatchObject({ kind: 'unresolved', why: 'fatal: Not a valid object name abc1234^{commit}' });
+    expect(answer(0, 'A rc 1\n')).toMatchObject({ kind: 'unresolved', why: 'exit 1' });
+    expect(answer(0, 'A rc 0\n')).toEqual({ kind: 'resolved' });
+    expect(answer(0, 'A rc 143\nTerminated\n')).toMatchObject({ kind: 'problem', problem: `${where}: git cat-file exited 143: Terminated` });
+    expect(answer(0, '')).toMatchObject({ kind: 'problem', problem: `${where}: the anchor check said nothing` });
+    expect(answer(null, '', 'killed\n')).toMatchObject({ kind: 'problem', problem: `${where}: the anchor check ended without an exit code: killed` });
   });
 });
 

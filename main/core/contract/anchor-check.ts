@@ -26,6 +26,8 @@ const MAX_REMEMBERED = 64;
 /** What `git cat-file` can be asked about: a commit SHA as written, 7 to 40 hex digits. */
 const SHA = /^[0-9a-f]{7,40}$/i;
 
+const NONE: readonly ContractBreach[] = Object.freeze([]);
+
 /** The anchor line read: its SHA and date as written, and its line (1-based) in the audit. */
 export type AnchorMark = Pick<AuditMark, 'sha' | 'date' | 'line'>;
 
@@ -119,7 +121,7 @@ export class AnchorCheck {
     const state = this.state(loop);
     const generation = ++state.generation;
     const mark = latestAnchor(marks);
-    let breaches: readonly ContractBreach[] = [];
+    let breaches: readonly ContractBreach[] = NONE;
     let problem: string | null = null;
     if (mark !== null) {
       const base = { kind: 'anchor', loop, date: mark.date, phase: null, id: mark.sha, since: mark.date, evidence: { file: auditPath, line: mark.line, url: null } } as const;
@@ -145,7 +147,7 @@ export class AnchorCheck {
 
   /** The loop's `anchor` (SHA) breaches as last checked: the same array while unchanged. */
   breaches(loop: string): readonly ContractBreach[] {
-    return this.loops.get(loop)?.breaches ?? [];
+    return this.loops.get(loop)?.breaches ?? NONE;
   }
 
   /** Why the last check of `loop` could not observe (host down, git or the clone missing), or null. */
@@ -161,7 +163,7 @@ export class AnchorCheck {
 
   private state(loop: string): LoopState {
     let s = this.loops.get(loop);
-    if (!s) this.loops.set(loop, (s = { generation: 0, breaches: [], problem: null }));
+    if (!s) this.loops.set(loop, (s = { generation: 0, breaches: NONE, problem: null }));
     return s;
   }
 

@@ -234,7 +234,7 @@ describe('deriveNotices', () => {
         ['contract:unfinished-stage:reliability:2026-11-29:remediate:gates', 0],
       ]);
       expect(drafts[0]?.message).toContain('REL-052, REL-053');
-      expect(drafts[1]?.message).toContain('The manual: "The completion marker must not be printed while any stage is still in flight."');
+      expect(drafts[1]?.message).toContain('The manual: "The phase\'s completion marker must not be printed while any stage is still in flight."');
       expect(drafts[1]?.message).toContain('/srv/runs/2026-11-29/remediate.gates.rc');
       const { rules, unknown } = ruleOverrides({ 'remediate-hollow': 1, 'contract-unfinished-stage': 2 });
       expect(unknown).toEqual([]);
