@@ -209,4 +209,11 @@ describe('the Broken contract list, from runner trees', () => {
     await r.close();
     expect(kinds).toEqual(['anchor']);
   });
+
+  it('anchor: the latest anchor names a SHA the clone cannot resolve (asked of the clone on its host)', async () => {
+    const { kinds, items, rig: r } = await only({ ...CLEAN, audit: audit([FINDING], 1, 'deadbeef12') });
+    await r.close();
+    expect(kinds).toEqual(['anchor']);
+    expect(items[0]).toMatchObject({ id: 'deadbeef12', date: DAY, evidence: { file: join(r.clone, 'RELIABILITY_AUDIT.md'), line: 4 } });
+  });
 });

@@ -8,6 +8,8 @@ import { loopPaths, type LoopContractInput, type LoopPaths } from '../contract/l
 import type { LedgerBook } from '../ledgers/ledger-book';
 import type { LedgerFollower } from '../ledgers/ledger-follower';
 import { BranchFollower } from '../loops/branch-follower';
+import { AnchorCheck } from '../contract/anchor-check';
+import type { HostShell } from '../hosts/host-shell';
 import { branchOf } from '../loops/branch-reflog';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
@@ -23,6 +25,8 @@ export interface ContractWatchOptions {
   readonly store: Store;
   /** A host's file source, for the loops' branch reflogs (null: not reachable this way). */
   readonly sourceOf: (host: string) => FileSource | null | undefined;
+  /** A host's shell, to ask the clone whether the audit's anchor SHA resolves. */
+  readonly shellOf: (host: string) => Pick<HostShell, 'exec'> | null | undefined;
   readonly loops: LoopStates;
   readonly ledgers: LedgerBook;
   readonly ledgerFollowers: ReadonlyMap<string, LedgerFollower>;
@@ -53,6 +57,7 @@ export class ContractWatch {
   /** How many times each loop's reflogs changed: a new count derives its branch breaches again. */
   private readonly branchReads = new Map<string, number>();
   private readonly more = new Map<string, More>();
+  private readonly anchors = new AnchorCheck();
 
   constructor(private readonly o: ContractWatchOptions) {
     for (const [name, loop] of Object.entries(o.config.loops)) {
@@ -73,6 +78,19 @@ export class ContractWatch {
     const only = scope.only;
     if (only && !dates.some((d) => named(only, follower.pathOf(d)))) return;
     if (await follower.poll(dates)) this.branchReads.set(loop, (this.branchReads.get(loop) ?? 0) + 1);
+  }
+
+  /**
+   * Ask the clone whether the audit ledger's latest anchor names a commit it has (once a SHA: see
+   * AnchorCheck); never rejects — a host that cannot be asked is a problem, not a breach.
+   */
+  async readAnchor(loop: string, now: Date): Promise<void> {
+    const config = this.o.config.loops[loop];
+    const audit = config?.ledgers.audit;
+    const marks = this.o.ledgers.get(loop)?.audits ?? [];
+    if (!config?.dir || !audit || marks.length === 0) return;
+    const path = posix.isAbsolute(audit) ? audit : posix.join(config.dir, audit);
+    await this.anchors.check(loop, config, marks, path, this.o.shellOf(config.host) ?? null, now);
   }
 
   /** The folders of a loop's reflogs that hold one (watched, so a commit wakes a poll; a folder not made yet is not). */
@@ -112,7 +130,7 @@ export class ContractWatch {
     const was = this.more.get(loop.name);
     const branchRead = this.branchReads.get(loop.name) ?? 0;
     const prs = this.o.prs();
-    const ledger = this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? [];
+    const ledger = [...(this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? []), ...this.anchors.breaches(loop.name)];
     const branch = was && was.loop === loop && was.branchRead === branchRead && was.prs === prs ? null : this.branchOf(loop, prs);
     const list = branch === null && was ? [...ledger, ...was.list.filter(isBranchKind)] : [...ledger, ...(branch ?? [])];
     const text = JSON.stringify(list);

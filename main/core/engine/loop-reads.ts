@@ -35,7 +35,7 @@ export interface LoopReadParts {
   readonly prTracker: PrTracker;
   readonly nights: TrendNights;
   /** The Broken contract list's followers: the loops' nightly branches. */
-  readonly contract: Pick<ContractWatch, 'readBranches' | 'branchProblem'>;
+  readonly contract: Pick<ContractWatch, 'readBranches' | 'readAnchor' | 'branchProblem'>;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** A failure the store or the source under `key` is to report (Engine.failed). */
   readonly failed: (key: ProblemKey, err: unknown, problem: () => Problem) => void;
@@ -123,6 +123,7 @@ export class LoopReads {
     if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
     if (backlogMoved) this.deps.loops.refreshHollow(name, changed.loops);
     await this.readBranches(name, follower.host, hostScope);
+    if (!hostScope.quiet) await this.deps.contract.readAnchor(name, now);
     this.deps.unread.read(name);
     return readMore;
   }
