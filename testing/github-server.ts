@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -6,6 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
 // GitHub's documented example bodies (testing/github-examples.json, from @octokit/openapi)
 // changed per PR, with ETags (a matching If-None-Match gets 304), and with the failures the
 // client must survive: 401, 404, a spent rate limit, an answer that never comes in time.
+// Also a repository's issues (filtered by labels and state, sorted) and an issue's comments
+// (since, paged), for the rolling dead-man issue.
 
 const EXAMPLES = JSON.parse(readFileSync(new URL('./github-examples.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>;
 
@@ -29,10 +32,33 @@ export interface FakePr {
   delayMs?: number;
 }
 
+/** One comment on a fake issue. */
+export interface FakeComment {
+  /** When it was written (ISO); also its updated_at unless `updatedAt` says otherwise. */
+  createdAt: string;
+  updatedAt?: string;
+  body: string;
+  login?: string;
+}
+
+/** One issue of a repository (every field may be changed while the test runs). */
+export interface FakeIssue {
+  number: number;
+  title: string;
+  labels: string[];
+  state: 'open' | 'closed';
+  createdAt: string;
+  /** Its updated_at is the later of this and its newest comment. */
+  updatedAt: string;
+  comments: FakeComment[];
+}
+
 /** One request the server saw. */
 export interface SeenRequest {
   readonly at: number;
   readonly path: string;
+  /** The query string, without the `?` ('' when none). */
+  readonly query: string;
   readonly status: number;
   readonly authorization: string | undefined;
   readonly ifNoneMatch: string | undefined;
@@ -44,6 +70,8 @@ export interface GithubServer {
   readonly url: string;
   /** PRs by `owner/repo#n`. */
   readonly prs: Map<string, FakePr>;
+  /** Issues by repository (`owner/repo`). */
+  readonly issues: Map<string, FakeIssue[]>;
   readonly requests: SeenRequest[];
   /** Requests that arrived, answered or not yet (`requests` holds the answered ones). */
   readonly arrived: () => number;
@@ -54,6 +82,8 @@ export interface GithubServer {
    * this reset; from then on it answers again, as GitHub does once the limit resets.
    */
   rateLimitedUntil: number | null;
+  /** While set, every (authorized) request gets this status, as when GitHub is failing (500, 502...). */
+  failing: number | null;
   close(): Promise<void>;
 }
 
@@ -62,7 +92,7 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
-const etagOf = (body: unknown): string => `"${Buffer.from(JSON.stringify(body)).toString('base64url').slice(-24)}${JSON.stringify(body).length}"`;
+const etagOf = (body: unknown): string => `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
 
 /** Start the server; add PRs to `prs` as `owner/repo#n`. */
 export async function startGithubServer(token = 'ghp_test_token'): Promise<GithubServer> {
@@ -71,10 +101,12 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
   const state: GithubServer = {
     url: '',
     prs: new Map(),
+    issues: new Map(),
     requests: [],
     arrived: () => arrived,
     token,
     rateLimitedUntil: null,
+    failing: null,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();
@@ -82,7 +114,8 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
       }),
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname;
     if (req.headers.authorization !== `token ${state.token}` && req.headers.authorization !== `bearer ${state.token}`) {
       json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
       return 401;
@@ -95,6 +128,27 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
       });
       return 403;
     }
+    const limits = { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) };
+    if (state.failing !== null) return (json(res, state.failing, { message: 'Server Error' }, limits), state.failing);
+    const answer = (body: unknown): number => {
+      const etag = etagOf(body);
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag, ...limits });
+        res.end();
+        return 304;
+      }
+      json(res, 200, body, { etag, ...limits });
+      return 200;
+    };
+    const issues = /^\/repos\/([^/]+)\/([^/]+)\/issues(?:\/(\d+)\/comments)?$/.exec(path);
+    if (issues) {
+      const [, owner = '', repo = '', number] = issues;
+      const list = state.issues.get(`${owner}/${repo}`) ?? [];
+      if (!number) return answer(issueList(state.url, owner, repo, list, url.searchParams));
+      const issue = list.find((i) => i.number === Number(number));
+      if (!issue) return (json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' }), 404);
+      return answer(commentList(state.url, owner, repo, issue, url.searchParams));
+    }
     const m = /^\/repos\/([^/]+)\/([^/]+)\/(?:pulls\/(\d+)|commits\/([0-9a-f]+)\/(status|check-runs))$/.exec(path);
     const notFound = (): number => (json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' }), 404);
     if (!m) return notFound();
@@ -105,21 +159,14 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
     if (number && pr.delayMs) await new Promise((r) => setTimeout(r, pr.delayMs));
     if (number && pr.fail) return (json(res, pr.fail, { message: pr.fail === 404 ? 'Not Found' : 'Error' }), pr.fail);
     const body = number ? pullBody(owner ?? '', repo ?? '', Number(number), pr, shaOf(key)) : what === 'status' ? statusBody(pr, sha ?? '') : runsBody(pr, sha ?? '');
-    const etag = etagOf(body);
-    const limits = { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) };
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, { etag, ...limits });
-      res.end();
-      return 304;
-    }
-    json(res, 200, body, { etag, ...limits });
-    return 200;
+    return answer(body);
   };
   const server: Server = createServer((req, res) => {
     const at = Date.now();
     arrived += 1;
     void handle(req, res).then((status) => {
-      state.requests.push({ at, path: new URL(req.url ?? '/', 'http://x').pathname, status, authorization: req.headers.authorization, ifNoneMatch: req.headers['if-none-match'] });
+      const url = new URL(req.url ?? '/', 'http://x');
+      state.requests.push({ at, path: url.pathname, query: url.search.replace(/^\?/, ''), status, authorization: req.headers.authorization, ifNoneMatch: req.headers['if-none-match'] });
     });
   });
   server.on('connection', (s) => {
@@ -167,4 +214,62 @@ function runsBody(pr: FakePr, sha: string): unknown {
   const template = ((example.check_runs as object[] | undefined) ?? [])[0] ?? {};
   const runs = pr.checks.flatMap((c) => (c.kind === 'run' ? [{ ...template, head_sha: sha, name: c.name, status: c.status, conclusion: c.conclusion }] : []));
   return { total_count: runs.length, check_runs: runs };
+}
+
+/** One page (`page`, `per_page`, 30 by default as GitHub's) of `items`. */
+function paged<T>(items: readonly T[], q: URLSearchParams): T[] {
+  const per = Math.min(100, Math.max(1, Number(q.get('per_page') ?? 30) || 30));
+  const page = Math.max(1, Number(q.get('page') ?? 1) || 1);
+  return items.slice((page - 1) * per, page * per);
+}
+
+const issueUpdated = (i: FakeIssue): string => [i.updatedAt, ...i.comments.map((c) => c.updatedAt ?? c.createdAt)].sort().at(-1) ?? i.updatedAt;
+
+/** `GET /repos/{owner}/{repo}/issues`: `labels` (all of them), `state` (open by default), `sort` and `direction`, paged. */
+function issueList(api: string, owner: string, repo: string, issues: readonly FakeIssue[], q: URLSearchParams): unknown[] {
+  const labels = (q.get('labels') ?? '').split(',').filter(Boolean);
+  const st = q.get('state') ?? 'open';
+  const key = (i: FakeIssue): string => (q.get('sort') === 'updated' ? issueUpdated(i) : i.createdAt);
+  const sign = q.get('direction') === 'asc' ? 1 : -1;
+  const chosen = issues
+    .filter((i) => (st === 'all' || i.state === st) && labels.every((l) => i.labels.includes(l)))
+    .sort((a, b) => sign * key(a).localeCompare(key(b)));
+  return paged(chosen, q).map((i) => ({
+    id: 1_000_000 + i.number,
+    node_id: `I_${i.number}`,
+    url: `${api}/repos/${owner}/${repo}/issues/${i.number}`,
+    comments_url: `${api}/repos/${owner}/${repo}/issues/${i.number}/comments`,
+    html_url: `https://127.0.0.1/${owner}/${repo}/issues/${i.number}`,
+    number: i.number,
+    state: i.state,
+    title: i.title,
+    body: null,
+    user: { login: 'octocat', id: 1, type: 'User' },
+    labels: i.labels.map((name, n) => ({ id: n + 1, name, color: 'f29513', default: false })),
+    locked: false,
+    comments: i.comments.length,
+    created_at: i.createdAt,
+    updated_at: issueUpdated(i),
+    closed_at: i.state === 'closed' ? issueUpdated(i) : null,
+    author_association: 'OWNER',
+  }));
+}
+
+/** `GET /repos/{owner}/{repo}/issues/{n}/comments`: oldest first, those updated at or after `since`, paged. */
+function commentList(api: string, owner: string, repo: string, issue: FakeIssue, q: URLSearchParams): unknown[] {
+  const since = q.get('since');
+  const all = issue.comments.map((c, n) => ({ c, id: issue.number * 10_000 + n + 1 }));
+  const chosen = all.filter(({ c }) => since === null || Date.parse(c.updatedAt ?? c.createdAt) >= Date.parse(since));
+  return paged(chosen, q).map(({ c, id }) => ({
+    id,
+    node_id: `IC_${id}`,
+    url: `${api}/repos/${owner}/${repo}/issues/comments/${id}`,
+    html_url: `https://127.0.0.1/${owner}/${repo}/issues/${issue.number}#issuecomment-${id}`,
+    issue_url: `${api}/repos/${owner}/${repo}/issues/${issue.number}`,
+    body: c.body,
+    user: { login: c.login ?? 'reliability-bot', id: 2, type: 'User' },
+    created_at: c.createdAt,
+    updated_at: c.updatedAt ?? c.createdAt,
+    author_association: 'OWNER',
+  }));
 }

@@ -145,7 +145,7 @@ export class Engine {
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
-    this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, emit: (e, p) => this.emit(e, p) });
+    this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}), bus: this.bus, wake: () => this.wake(), teardown: this.teardown, emit: (e, p) => this.emit(e, p) });
     const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, nights, board } = this;
     this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGithubServer, type GithubServer } from '../../../testing/github-server';
+import { until } from '../../../testing/until';
 import type { ContractBreach } from '../../../shared/contract-breach';
 import { reviewMarkdown } from '../../../shared/review-summary';
 import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
@@ -18,6 +20,7 @@ import type { Engine } from '../engine';
 const DAY = '2026-11-29';
 const NOW = new Date(`${DAY}T12:00:00Z`);
 const PR = 'https://github.com/acme/radon/pull/88';
+const TOKEN = 'ghp_contract_test_token';
 
 const audit = (rows: readonly string[], n = rows.length, sha = 'HEAD'): string => `# Reliability audit
 
@@ -50,6 +53,8 @@ interface Tree {
   readonly commits: readonly { readonly at: string; readonly message: string }[];
   /** The deliver record naming PR #88, or none. */
   readonly record: boolean;
+  /** A GitHub stand-in's URL: the loop then has `deadman: { repo: acme/radon }` and the config a `github:` section. */
+  readonly github?: string;
 }
 
 /** A night that keeps every rule: stamped phases, a DONE stage, READY with its PR, a commit during remediate, its log row DONE. */
@@ -96,10 +101,11 @@ async function rig(tree: Tree): Promise<Rig> {
   const record = join(fx0.dir, 'deliver.json');
   if (tree.record) writeFileSync(record, JSON.stringify({ loop: 'reliability', branch: `reliability/${DAY}`, pr: 88, url: PR, status: 'green', updated_at: `${DAY}T04:30:00Z` }));
   // The loop's clone, ledgers and deliver record, added to the fixture's config.
-  writeFileSync(fx0.configPath, `${readFileSync(fx0.configPath, 'utf8')}    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }\n    deliverRecord: ${JSON.stringify(record)}\n`);
+  const github = tree.github ? `    deadman: { repo: acme/radon }\ngithub:\n  token: "env:LOOPDECK_TEST_GITHUB_TOKEN"\n  apiUrl: ${JSON.stringify(tree.github)}\n` : '';
+  writeFileSync(fx0.configPath, `${readFileSync(fx0.configPath, 'utf8')}    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }\n    deliverRecord: ${JSON.stringify(record)}\n${github}`);
   for (const [name, text] of Object.entries(tree.cycle)) fx0.write(DAY, name, text);
   const config = parseConfig(fx0.configPath, readFileSync(fx0.configPath, 'utf8'));
-  const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW });
+  const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW, githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
   await engine.poll();
   return { fx: fx0, clone, engine, contract: () => engine.snapshot().contract ?? [], close: () => engine.close() };
 }
@@ -216,4 +222,35 @@ describe('the Broken contract list, from runner trees', () => {
     expect(kinds).toEqual(['anchor']);
     expect(items[0]).toMatchObject({ id: 'deadbeef12', date: DAY, evidence: { file: join(r.clone, 'RELIABILITY_AUDIT.md'), line: 4 } });
   });
+});
+
+describe('no-dead-man-comment, against a GitHub stand-in', () => {
+  let server: GithubServer;
+  beforeAll(async () => {
+    server = await startGithubServer(TOKEN);
+  });
+  afterAll(() => server.close());
+
+  it('a phase that ended with no comment on the rolling issue within 30 minutes; the phases commented on are not', async () => {
+    // Comments after audit and remediate; none after deliver (ended 04:30, judged from 05:00).
+    server.issues.set('acme/radon', [
+      { number: 7, title: 'reliability nightly', labels: ['reliability-nightly'], state: 'open', createdAt: '2026-11-01T00:00:00Z', updatedAt: `${DAY}T03:05:00Z`, comments: [
+        { createdAt: `${DAY}T00:45:00Z`, body: 'audit OK' },
+        { createdAt: `${DAY}T03:05:00Z`, body: 'remediate OK' },
+      ] },
+    ]);
+    const r = await rig({ ...CLEAN, github: server.url });
+    try {
+      await until(async () => {
+        await r.engine.poll();
+        return r.contract().length > 0;
+      }, 20_000, 'the rolling issue read');
+      const items = r.contract();
+      expect(items.map((b) => [b.kind, b.phase])).toEqual([['no-dead-man-comment', 'deliver']]);
+      expect(items[0]?.evidence.url).toContain('/issues/7');
+      expect(Date.parse(items[0]?.since ?? '')).toBe(Date.parse(`${DAY}T05:00:00Z`));
+    } finally {
+      await r.close();
+    }
+  }, 30_000);
 });

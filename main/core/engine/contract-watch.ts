@@ -9,6 +9,9 @@ import type { LedgerBook } from '../ledgers/ledger-book';
 import type { LedgerFollower } from '../ledgers/ledger-follower';
 import { BranchFollower } from '../loops/branch-follower';
 import { AnchorCheck } from '../contract/anchor-check';
+import { DeadmanComments } from '../prs/github/deadman-comments';
+import type { SignalSink } from '../state/event-bus';
+import type { Disposables } from '../state/disposables';
 import type { HostShell } from '../hosts/host-shell';
 import { branchOf } from '../loops/branch-reflog';
 import type { FileSource } from '../sources/file-source';
@@ -32,6 +35,13 @@ export interface ContractWatchOptions {
   readonly ledgerFollowers: ReadonlyMap<string, LedgerFollower>;
   /** The PRs as derived now. */
   readonly prs: () => readonly PullRequest[];
+  /** Where `github.token: env:NAME` is read (process.env by default). */
+  readonly githubEnv?: NodeJS.ProcessEnv;
+  /** Where the rolling issue's problems are reported, and a poll asked for when its comments moved the list. */
+  readonly bus: SignalSink;
+  readonly wake: () => void;
+  /** The engine's teardown: the GitHub reader stops with it. */
+  readonly teardown: Disposables;
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 }
 
@@ -58,6 +68,9 @@ export class ContractWatch {
   private readonly branchReads = new Map<string, number>();
   private readonly more = new Map<string, More>();
   private readonly anchors = new AnchorCheck();
+  /** The rolling issue's comments (`deadman:` on a loop, with a `github:` section), read outside the poll. */
+  private readonly deadman: DeadmanComments | null;
+  private deadmanReading: Promise<void> | null = null;
 
   constructor(private readonly o: ContractWatchOptions) {
     for (const [name, loop] of Object.entries(o.config.loops)) {
@@ -65,6 +78,12 @@ export class ContractWatch {
       const source = o.sourceOf(loop.host);
       if (source && loop.dir) this.branches.set(name, new BranchFollower(name, loop, source, o.store));
     }
+    const watched = Object.values(o.config.loops).some((l) => l.deadman);
+    this.deadman = o.config.github && watched
+      ? new DeadmanComments({ github: o.config.github, loops: o.config.loops, ...(o.githubEnv ? { env: o.githubEnv } : {}), onProblem: (problem) => o.bus.signal('problem', { key: 'github deadman', problem }) })
+      : null;
+    const deadman = this.deadman;
+    if (deadman) o.teardown.add(() => deadman.stop());
   }
 
   /**
@@ -106,10 +125,28 @@ export class ContractWatch {
     return this.branches.get(loop)?.problems()[0] ?? null;
   }
 
-  /** Derive what moved and publish the list when it changed. */
+  /**
+   * Derive what moved and publish the list when it changed; then ask GitHub, outside the poll, for
+   * the rolling issue's comments on the phases due (one reading at a time; news wakes a poll).
+   */
   publish(now: Date): void {
     const list = this.book.update(this.inputs(), now);
     if (list) this.o.emit('contract.changed', { contract: list });
+    const deadman = this.deadman;
+    if (!deadman || this.deadmanReading) return;
+    this.deadmanReading = deadman
+      .check([...this.o.loops.all()], now)
+      .then((changed) => {
+        if (changed) this.o.wake();
+      })
+      .finally(() => {
+        this.deadmanReading = null;
+      });
+  }
+
+  /** Resolves once a reading of the rolling issue in flight (if any) has ended. */
+  async settled(): Promise<void> {
+    await this.deadmanReading;
   }
 
   /** The list as last derived. */
@@ -130,7 +167,7 @@ export class ContractWatch {
     const was = this.more.get(loop.name);
     const branchRead = this.branchReads.get(loop.name) ?? 0;
     const prs = this.o.prs();
-    const ledger = [...(this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? []), ...this.anchors.breaches(loop.name)];
+    const ledger = [...(this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? []), ...this.anchors.breaches(loop.name), ...(this.deadman?.breaches().filter((b) => b.loop === loop.name) ?? [])];
     const branch = was && was.loop === loop && was.branchRead === branchRead && was.prs === prs ? null : this.branchOf(loop, prs);
     const list = branch === null && was ? [...ledger, ...was.list.filter(isBranchKind)] : [...ledger, ...(branch ?? [])];
     const text = JSON.stringify(list);

@@ -7,6 +7,7 @@ export type ProblemKey =
   | 'notices'
   | 'drills'
   | 'github'
+  | 'github deadman'
   | 'database'
   | 'config metrics.listen'
   | `loop ${string}`
