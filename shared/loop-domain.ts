@@ -112,6 +112,16 @@ export const FailureCauseSchema = z
 /** Why a bad phase went wrong. */
 export type FailureCause = z.infer<typeof FailureCauseSchema>;
 
+/** The most commits a phase lists (a night's branch is a few dozen; the rest are counted in the breach). */
+export const PHASE_COMMITS_MAX = 50;
+
+/** One commit of the nightly branch inside a phase's window. */
+export const PhaseCommitSchema = z
+  .object({ sha: z.string(), at: z.string(), message: z.string(), ids: z.array(z.string()).readonly() })
+  .readonly();
+/** One commit a phase made. */
+export type PhaseCommit = z.infer<typeof PhaseCommitSchema>;
+
 /** One phase of a cycle, with its evidence summarised. */
 export const PhaseSchema = z
   .object({
@@ -147,6 +157,12 @@ export const PhaseSchema = z
      * verdict line: `incomplete`, as the manual says (FORMATS.md §2.2). Absent otherwise.
      */
     noVerdict: z.literal(true).optional(),
+    /**
+     * The commits the phase made: the nightly branch's moves inside its window, from the clone's
+     * reflog (FORMATS.md §2.7), oldest first, with the REL/R ids their messages name (at most
+     * PHASE_COMMITS_MAX). Absent without a clone, a reflog, or a commit.
+     */
+    commits: z.array(PhaseCommitSchema).readonly().optional(),
   })
   .readonly();
 /** One phase of a cycle. */

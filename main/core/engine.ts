@@ -31,6 +31,7 @@ import { TrendNights } from './nights/trend-nights';
 import type { ProblemKey } from './state/problem-key';
 import { Disposables } from './state/disposables';
 import { listenOnBus } from './engine/bus-listeners';
+import { watchedDirs } from './engine/watched-dirs';
 import { ContractWatch } from './engine/contract-watch';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
@@ -137,12 +138,10 @@ export class Engine {
     this.loops = new LoopStates({
       config,
       unread: this.unread,
-      onChanged: (payload) => {
-        this.emit('loop.changed', payload);
-        this.nights.note(payload.loop, payload.upserted);
-      },
+      onChanged: (payload) => this.loopChanged(payload),
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
+      commitsOf: (loop) => this.contract.entriesOf(loop),
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
     this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}), bus: this.bus, wake: () => this.wake(), teardown: this.teardown, emit: (e, p) => this.emit(e, p) });
@@ -216,15 +215,7 @@ export class Engine {
   }
 
   private updateWatches(): void {
-    const byHost = new Map<string, Set<string>>();
-    for (const f of this.followers) {
-      if (!this.hosts.reachable(f.host)) continue;
-      const dirs = byHost.get(f.host) ?? new Set<string>();
-      for (const d of f.hotDirs()) dirs.add(d);
-      for (const d of [...(this.ledgerFollowers.get(f.name)?.watchDirs() ?? []), ...this.contract.watchDirs(f.name)]) dirs.add(d);
-      byHost.set(f.host, dirs);
-    }
-    this.watches.update(byHost);
+    this.watches.update(watchedDirs(this.followers, (h) => this.hosts.reachable(h), (loop) => [...(this.ledgerFollowers.get(loop)?.watchDirs() ?? []), ...this.contract.watchDirs(loop)]));
   }
 
   /** Stop what was started, newest first, and close every connection (after the poll in flight, if any). */
@@ -392,6 +383,12 @@ export class Engine {
     const at = this.reviewMark.mark(by);
     this.notifier.reviewed();
     return at;
+  }
+
+  /** A loop's cycles or dead-man moved: publish it, and keep its nights for Trends. */
+  private loopChanged(payload: EventPayload<'loop.changed'>): void {
+    this.emit('loop.changed', payload);
+    this.nights.note(payload.loop, payload.upserted);
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {

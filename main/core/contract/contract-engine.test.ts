@@ -125,6 +125,29 @@ describe('the Broken contract list, from runner trees', () => {
       const snapshot = r.engine.snapshot();
       expect(snapshot.loops[0]?.cycles[0]?.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ready']);
       expect(reviewMarkdown(snapshot, { now: NOW.getTime() })).toContain('## Broken contract\n\nNone.\n');
+      // Each phase shows the commits it made, from the reflog, with the REL ids they name.
+      const phases = snapshot.loops[0]?.cycles[0]?.phases ?? [];
+      const sha = git(r.clone, ['rev-parse', `reliability/${DAY}`]);
+      expect(phases.map((p) => p.commits?.map((c) => [c.sha, c.ids]) ?? [])).toEqual([[], [[sha, ['REL-001']]], []]);
+      expect(phases[1]?.commits?.[0]).toMatchObject({ at: `${DAY}T02:00:00.000Z`, message: 'commit: REL-001: shrink the pool' });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('a commit that lands after a poll is the phase\'s on the next, published as that cycle\'s change', async () => {
+    const cycle = { ...CLEAN.cycle, 'remediate.status': `remediate ${DAY}T01:00:00Z STARTED\n` };
+    const r = await rig({ ...CLEAN, cycle, commits: [] });
+    try {
+      const seen: string[] = [];
+      r.engine.subscribe((...[event, payload]) => {
+        if (event === 'loop.changed') seen.push(...payload.upserted.map((c) => c.date));
+      });
+      git(r.clone, ['commit', '-q', '--allow-empty', '-m', 'REL-001: shrink the pool'], `${DAY}T02:00:00Z`);
+      await r.engine.poll();
+      const remediate = r.engine.snapshot().loops[0]?.cycles[0]?.phases.find((p) => p.name === 'remediate');
+      expect(remediate?.commits?.map((c) => c.ids)).toEqual([['REL-001']]);
+      expect(seen).toEqual([DAY]);
     } finally {
       await r.close();
     }

@@ -13,7 +13,7 @@ import { DeadmanComments } from '../prs/github/deadman-comments';
 import type { SignalSink } from '../state/event-bus';
 import type { Disposables } from '../state/disposables';
 import type { HostShell } from '../hosts/host-shell';
-import { branchOf } from '../loops/branch-reflog';
+import { branchOf, type ReflogEntry } from '../loops/branch-reflog';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
 import type { LoopStates } from './loop-states';
@@ -91,12 +91,20 @@ export class ContractWatch {
    * of them in a full poll, none in a quiet one, and in one a watcher woke only when it named a
    * reflog or its folder. Rejects as a follower does when its host drops.
    */
-  async readBranches(loop: string, dates: readonly string[], scope: ReadScope = {}): Promise<void> {
+  async readBranches(loop: string, dates: readonly string[], scope: ReadScope = {}): Promise<boolean> {
     const follower = this.branches.get(loop);
-    if (!follower || scope.quiet) return;
+    if (!follower || scope.quiet) return false;
     const only = scope.only;
-    if (only && !dates.some((d) => named(only, follower.pathOf(d)))) return;
-    if (await follower.poll(dates)) this.branchReads.set(loop, (this.branchReads.get(loop) ?? 0) + 1);
+    if (only && !dates.some((d) => named(only, follower.pathOf(d)))) return false;
+    if (!(await follower.poll(dates))) return false;
+    this.branchReads.set(loop, (this.branchReads.get(loop) ?? 0) + 1);
+    return true;
+  }
+
+  /** A loop's nightly branch's moves by cycle date, or null when it has no clone to follow. */
+  entriesOf(loop: string): ((date: string) => readonly ReflogEntry[]) | null {
+    const follower = this.branches.get(loop);
+    return follower ? (date) => follower.entries(date) : null;
   }
 
   /**

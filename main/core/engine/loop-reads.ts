@@ -1,6 +1,6 @@
 import { isEmptyDelta } from '../../../shared/deltas';
 import type { EventName, EventPayload } from '../../../shared/contract';
-import type { Problem } from '../../../shared/domain';
+import type { LoopState, Problem } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import type { TrendNights } from '../nights/trend-nights';
 import type { LedgerBook } from '../ledgers/ledger-book';
@@ -122,17 +122,17 @@ export class LoopReads {
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
     if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
     if (backlogMoved) this.deps.loops.refreshHollow(name, changed.loops);
-    await this.readBranches(name, follower.host, hostScope);
+    await this.readBranches(name, follower.host, hostScope, changed.loops);
     if (!hostScope.quiet) await this.deps.contract.readAnchor(name, now);
     this.deps.unread.read(name);
     return readMore;
   }
 
   /** The loop's nightly branches' reflogs, for its followed cycles (the Broken contract list reads them). */
-  private async readBranches(loop: string, host: string, scope: ReadScope): Promise<void> {
+  private async readBranches(loop: string, host: string, scope: ReadScope, changed: LoopState[]): Promise<void> {
     const key = loopProblemKey.branch(loop);
     try {
-      await this.deps.contract.readBranches(loop, (this.deps.loops.get(loop)?.cycles ?? []).map((c) => c.date), scope);
+      if (await this.deps.contract.readBranches(loop, (this.deps.loops.get(loop)?.cycles ?? []).map((c) => c.date), scope)) this.deps.loops.refreshCommits(loop, changed);
       this.deps.errors.set(key, this.deps.contract.branchProblem(loop));
     } catch (err) {
       if (err instanceof NotConnectedError || !this.deps.hosts.reachable(host)) return;

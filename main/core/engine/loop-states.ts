@@ -1,6 +1,8 @@
 import type { EventPayload } from '../../../shared/contract';
 import type { BacklogItem, Cycle, Deadman, LoopState } from '../../../shared/domain';
 import { markHollow } from '../../../shared/hollow';
+import { markCommits } from '../contract/phase-commits';
+import type { ReflogEntry } from '../loops/branch-reflog';
 import type { Config } from '../config/schema';
 import { DeadmanClock, sameDeadman } from '../loops/deadman-clock';
 import type { LoopPoll } from '../loops/loop-poll';
@@ -14,6 +16,8 @@ export interface LoopStatesOptions {
   readonly onCycles: (loop: string, upserted: readonly Cycle[], removed: readonly string[]) => void;
   /** A loop's backlog as last read: where the loop state and its ledgers meet (a hollow remediate). */
   readonly backlogOf?: (loop: string) => readonly BacklogItem[];
+  /** A loop's nightly branch's moves by cycle date (its clone's reflog), or null without one: each phase's commits. */
+  readonly commitsOf?: (loop: string) => ((date: string) => readonly ReflogEntry[]) | null;
 }
 
 /**
@@ -51,7 +55,7 @@ export class LoopStates {
     const deadmanChanged = !sameDeadman(before?.deadman, deadman);
     if (!cyclesMoved && !deadmanChanged) return;
     const backlog = this.options.backlogOf?.(name) ?? [];
-    const cycles = cyclesMoved ? markHollow(read.cycles, backlog) : (before?.cycles ?? read.cycles);
+    const cycles = cyclesMoved ? this.withCommits(name, markHollow(read.cycles, backlog)) : (before?.cycles ?? read.cycles);
     const moved = new Set(read.upserted.map((c) => c.date));
     const upserted = cycles.filter((c) => moved.has(c.date));
     const state: LoopState = { name, host: read.host, cycles, deadman };
@@ -66,9 +70,24 @@ export class LoopStates {
    * cycles whose mark moved (a later DONE clears one; a new audit's items can make one).
    */
   refreshHollow(loop: string, changed: LoopState[]): void {
+    this.remark(loop, changed, (cycles) => markHollow(cycles, this.options.backlogOf?.(loop) ?? []));
+  }
+
+  /** The loop's nightly branch moved: each phase's commits again, publishing the cycles whose commits moved. */
+  refreshCommits(loop: string, changed: LoopState[]): void {
+    this.remark(loop, changed, (cycles) => this.withCommits(loop, cycles));
+  }
+
+  private withCommits(loop: string, cycles: readonly Cycle[]): Cycle[] {
+    const entriesOf = this.options.commitsOf?.(loop);
+    return entriesOf ? markCommits(cycles, entriesOf) : [...cycles];
+  }
+
+  /** Mark the loop's cycles again with `mark` (the same objects where nothing moved) and publish those that moved. */
+  private remark(loop: string, changed: LoopState[], mark: (cycles: readonly Cycle[]) => Cycle[]): void {
     const before = this.states.get(loop);
     if (!before || before.cycles.length === 0) return;
-    const cycles = markHollow(before.cycles, this.options.backlogOf?.(loop) ?? []);
+    const cycles = mark(before.cycles);
     const upserted = cycles.filter((c, i) => c !== before.cycles[i]);
     if (upserted.length === 0) return;
     const state = { ...before, cycles };

@@ -5,6 +5,7 @@ import { findPhase, type PhaseKey } from './selection';
 import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
 import { StageCard } from './StageCard';
+import { PhaseCommits } from './PhaseCommits';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { CauseLine } from '../../ui/CauseLine';
 
@@ -146,6 +147,7 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
               <VerdictLinks verdict={phase.verdict} />
             </section>
           ) : null}
+          <PhaseCommits loop={selection.loop} commits={phase.commits} />
           <section className="detail-section">
             <h3>Stages</h3>
             {phase.stages.length === 0 ? (
