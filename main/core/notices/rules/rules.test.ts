@@ -314,6 +314,16 @@ describe('incompletes that fix themselves (issue 43, item 14)', () => {
     expect(notices([cycle('2026-11-29', [EXIT_75]), OK_28, cycle('2026-11-27', [EXIT_75])]).get(REMEDIATE_29)?.priority).toBe(0);
   });
 
+  it('reads the previous fire and the PRs from the whole state when the input holds only what changed (as a poll hands it)', () => {
+    // A poll hands the rules only the cycles that changed and no PRs when those did not move.
+    const changedOnly = [cycle('2026-11-29', [EXIT_75, DELIVER_INCOMPLETE])];
+    const whole = [...changedOnly, OK_28];
+    const quiet = notices(changedOnly, { cyclesOf: () => whole, prs: [], currentPrs: [RESUMING] });
+    expect([quiet.get(REMEDIATE_29)?.priority, quiet.get(DELIVER_29)?.priority]).toEqual([0, 0]);
+    const repeated = notices(changedOnly, { cyclesOf: () => [...changedOnly, cycle('2026-11-28', [EXIT_75])], prs: [], currentPrs: [RESUMING] });
+    expect(repeated.get(REMEDIATE_29)?.priority).toBe(1);
+  });
+
   it('keeps a plain incomplete at its rule\'s priority and message, beside a resumable one', () => {
     const drafts = notices([cycle('2026-11-29', [phase('audit', 'incomplete', { resumable: true, reason: 'wrapper stamp FAILED 75' }), PLAIN, DELIVER_INCOMPLETE]), OK_28]);
     expect(drafts.get('phase:reliability:2026-11-29:audit:incomplete')?.priority).toBe(0);
