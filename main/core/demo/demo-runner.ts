@@ -121,6 +121,8 @@ function writePastCycle(runs: string, day: Date, outcome: Outcome, prBase: numbe
 /** The steps of a live cycle: seconds from its start, and what to append where. */
 function liveScript(n: number, prBase: number): Array<readonly [number, string, (now: Date) => string]> {
   const incomplete = n % 3 === 2;
+  // Now and then a deliver exits 0 without its verdict line: incomplete, and a broken contract (no-verdict).
+  const noVerdict = !incomplete && n % 4 === 3;
   const url = `https://github.com/acme/radon/pull/${prBase}`;
   const s = (phase: string, status: string) => (now: Date) => `${phase} ${stampTime(now)} ${status}\n`;
   const text = (t: string) => () => t;
@@ -140,8 +142,8 @@ function liveScript(n: number, prBase: number): Array<readonly [number, string, 
           [104, 'remediate.status', s('remediate', 'OK')],
           [106, 'deliver.status', s('deliver', 'STARTED')],
           [120, 'deliver.log', text(`Opened ${url}\nWaiting for CI\n`)],
-          [150, 'deliver.log', text(`NIGHTLY DELIVER READY: loop=reliability prs=1 ${url}\n`)],
-          [152, 'deliver.status', s('deliver', `1 PR(s) green, ready to merge: ${url}`)],
+          [150, 'deliver.log', text(noVerdict ? 'CI green; done\n' : `NIGHTLY DELIVER READY: loop=reliability prs=1 ${url}\n`)],
+          [152, 'deliver.status', s('deliver', noVerdict ? 'OK' : `1 PR(s) green, ready to merge: ${url}`)],
         ] as const)),
   ];
 }
@@ -189,7 +191,8 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
 /**
  * Create a runner folder with a week of finished cycles (a no-op night, an incomplete and a failed
  * remediate, a deliver stuck on a check) and play live cycles in accelerated time: phases start,
- * stages write rc lines, verdicts land, and every third cycle's remediate ends incomplete.
+ * stages write rc lines, verdicts land, every third cycle's remediate ends incomplete, and now and
+ * then a deliver exits 0 without its verdict line (a broken contract, as the demo's DEFERRED row is).
  */
 export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'loopdeck-demo-'));
