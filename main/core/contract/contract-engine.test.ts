@@ -200,10 +200,11 @@ describe('the Broken contract list, from runner trees', () => {
   });
 
   it('deferred: a log row whose outcome is DEFERRED, though a later row closed the item', async () => {
-    const { kinds, items, rig: r } = await only({ ...CLEAN, log: `${LOG_HEAD}| REL-001 | ${DAY} | DEFERRED | 0/0 | next week |\n${DONE_ROW}` });
+    const { kinds, items, rig: r } = await only({ ...CLEAN, log: `${LOG_HEAD}| REL-001 | 2026-11-28 | DEFERRED | 0/0 | next week |\n${DONE_ROW}` });
     await r.close();
     expect(kinds).toEqual(['deferred']);
-    expect(items[0]).toMatchObject({ id: 'REL-001', date: DAY, evidence: { line: 5 } });
+    // Since the day the row carries (before Loopdeck first read it), as "Waiting on you" dates a row.
+    expect(items[0]).toMatchObject({ id: 'REL-001', date: '2026-11-28', since: '2026-11-28', evidence: { line: 5 } });
   });
 
   it('ledger-rewritten: a row of the append-only log changed in place after it was read, named by file and line; what was read is kept', async () => {

@@ -84,7 +84,8 @@ export function deferredBreaches(loop: string, backlog: readonly BacklogItem[], 
         phase: null,
         id: item.id,
         detail: `${item.id} has a DEFERRED outcome in the log${day ? ` (${day})` : ''}${o.note ? `: ${o.note}` : ''}`,
-        since: o.firstSeenAt ?? day,
+        // As "Waiting on you" dates a row: the day it carries when that is before Loopdeck first read it.
+        since: day && (!o.firstSeenAt || day < o.firstSeenAt.slice(0, 10)) ? day : (o.firstSeenAt ?? day),
         evidence: { file: paths.log, line: o.line, url: null },
       });
     }

@@ -48,7 +48,7 @@ export function ContractSection({ items, now }: { items: readonly ContractBreach
                 </span>
                 <span className="rv-reason">{b.detail}</span>
                 <span className="rv-reason small muted">
-                  The manual: “{CONTRACT_RULE[b.kind]}”{where ? ` Evidence: ${where}` : ''}
+                  The manual: “{CONTRACT_RULE[b.kind].replaceAll('`', '')}”{where ? ` Evidence: ${where}` : ''}
                 </span>
               </a>
             </li>
