@@ -224,6 +224,8 @@ export const PrRemoteSchema = z
     checkNames: z.array(z.string()).readonly(),
     /** The operator actions of the body's `Next` section (bounded); null when the body has none. */
     next: z.array(z.string()).readonly().nullable(),
+    /** Its head branch, as GitHub names it (absent before GitHub answered, and in older saved state). */
+    head: z.string().optional(),
     /** When GitHub last answered with something new about it (ISO); a 304 changes nothing. */
     answeredAt: z.string().nullable(),
     /** Why the last fetch of this PR failed (not visible with the token, no answer in time), else null. */

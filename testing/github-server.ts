@@ -30,6 +30,8 @@ export interface FakePr {
   fail?: number;
   /** Hold its PR request this long before answering. */
   delayMs?: number;
+  /** Its head branch (`head.ref`); the example's when absent. */
+  head?: string;
 }
 
 /** One comment on a fake issue. */
@@ -197,7 +199,7 @@ function pullBody(owner: string, repo: string, number: number, pr: FakePr, sha: 
     closed_at: pr.state === 'closed' ? (pr.closedAt ?? pr.mergedAt ?? '2026-08-24T08:00:00Z') : null,
     merged_by: merged ? { ...(example.merged_by as object), login: pr.mergedBy ?? 'octocat' } : null,
     body: pr.body,
-    head: { ...(example.head as object), sha },
+    head: { ...(example.head as object), sha, ...(pr.head ? { ref: pr.head } : {}) },
   };
 }
 

@@ -43,9 +43,12 @@ function noOpAfterCommit(loop: string, cycle: Cycle, ev: BranchEvidence): Contra
   return out;
 }
 
+/** A PR's head branch: the deliver record's, else GitHub's; null when neither said. */
+const headOf = (p: PullRequest): string | null => p.branch ?? p.github?.head ?? null;
+
 /** The PRs known for a cycle: any whose head is its branch, or (head not known) that its deliver named. */
 function prsOf(loop: string, cycle: Cycle, branch: string, prs: readonly PullRequest[]): PullRequest[] {
-  return prs.filter((p) => p.loop === loop && (p.branch === branch || (p.branch === null && p.cycle === cycle.date)));
+  return prs.filter((p) => p.loop === loop && (headOf(p) === branch || (headOf(p) === null && p.cycle === cycle.date)));
 }
 
 /** `no-pr` and `two-prs`: a finished cycle whose branch has commits but no PR; two PRs for one branch. */
@@ -53,7 +56,7 @@ function prBreaches(loop: string, cycle: Cycle, ev: BranchEvidence, prs: readonl
   const branch = ev.branch(cycle.date);
   const known = prsOf(loop, cycle, branch, prs);
   // Two PRs of one night are allowed (one a finding group): two whose head is known to be the same branch are not.
-  const distinct = [...new Map(known.filter((p) => p.branch === branch).map((p) => [p.number ?? p.url, p])).values()];
+  const distinct = [...new Map(known.filter((p) => headOf(p) === branch).map((p) => [p.number ?? p.url, p])).values()];
   if (distinct.length >= 2) {
     return [
       {

@@ -14,8 +14,8 @@ import type { Engine } from '../engine';
 
 // Issue 43: each kind of the Broken contract list from a runner tree that breaks exactly that rule
 // (real files, a real git clone with its reflog), through the engine; and one tree that keeps
-// every rule and shows no item. `two-prs` needs two PRs whose head is known to be one branch,
-// which only GitHub says: it is shown in branch-breaches.test.ts and the GitHub stand-in's tests.
+// every rule and shows no item. `two-prs` and `no-dead-man-comment` need GitHub: a stand-in
+// speaking its REST API answers them.
 
 const DAY = '2026-11-29';
 const NOW = new Date(`${DAY}T12:00:00Z`);
@@ -273,6 +273,29 @@ describe('no-dead-man-comment, against a GitHub stand-in', () => {
       expect(items.map((b) => [b.kind, b.phase])).toEqual([['no-dead-man-comment', 'deliver']]);
       expect(items[0]?.evidence.url).toContain('/issues/7');
       expect(Date.parse(items[0]?.since ?? '')).toBe(Date.parse(`${DAY}T05:00:00Z`));
+    } finally {
+      await r.close();
+    }
+  }, 30_000);
+
+  it('two-prs: two open PRs whose head GitHub names as the night\'s branch', async () => {
+    const urls = ['https://127.0.0.1/acme/radon/pull/88', 'https://127.0.0.1/acme/radon/pull/89'];
+    for (const n of [88, 89]) server.prs.set(`acme/radon#${n}`, { state: 'open', merged: false, body: null, checks: [], head: `reliability/${DAY}` });
+    server.issues.set('acme/radon', []);
+    const cycle = { ...CLEAN.cycle, 'deliver.status': `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z 2 PR(s) green, ready to merge: ${urls.join(' ')}\n`, 'deliver.log': `NIGHTLY DELIVER READY: loop=reliability prs=2 ${urls.join(' ')}\n` };
+    const r = await rig({ ...CLEAN, cycle, record: false, github: server.url });
+    try {
+      expect(r.contract()).toEqual([]);
+      await r.engine.github?.pollOnce();
+      await r.engine.poll();
+      const items = r.contract().filter((b) => b.kind !== 'no-dead-man-comment');
+      expect(items.map((b) => [b.kind, b.id])).toEqual([['two-prs', `reliability/${DAY}`]]);
+      expect(items[0]?.detail).toContain('#88, #89');
+      // Two PRs of one night with heads of their own are allowed.
+      server.prs.set('acme/radon#89', { state: 'open', merged: false, body: null, checks: [], head: `reliability/${DAY}-pool` });
+      await r.engine.github?.pollOnce();
+      await r.engine.poll();
+      expect(r.contract().filter((b) => b.kind !== 'no-dead-man-comment')).toEqual([]);
     } finally {
       await r.close();
     }

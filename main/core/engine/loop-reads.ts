@@ -1,6 +1,6 @@
 import { isEmptyDelta } from '../../../shared/deltas';
 import type { EventName, EventPayload } from '../../../shared/contract';
-import type { LoopState, Problem } from '../../../shared/domain';
+import type { Problem } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import type { TrendNights } from '../nights/trend-nights';
 import type { LedgerBook } from '../ledgers/ledger-book';
@@ -119,24 +119,31 @@ export class LoopReads {
       this.deps.failed(loopProblemKey.ledgers(name), err, () => ({ source: `loops.${name}`, line: null, message: messageOf(err) }));
     }
     // Older nights for Trends first: a console that sees this poll's cycles sees a poll that is over.
+    // The nightly branch's reflog and the audit's anchor are asked before the cycles are applied:
+    // a console sees this poll's cycles, their commits and the PRs derived from them land together.
+    const dates = (cyclesRead?.cycles ?? this.deps.loops.get(name)?.cycles ?? []).map((c) => c.date);
+    const branchMoved = await this.readBranches(name, follower.host, hostScope, dates);
+    if (!hostScope.quiet) await this.deps.contract.readAnchor(name, now);
     if (cyclesRead) await this.backfillHistory(name, follower.host, cyclesRead.cycles);
     if (cyclesRead) this.deps.loops.apply(cyclesRead, now, changed.loops);
     if (backlogMoved) this.deps.loops.refreshHollow(name, changed.loops);
-    await this.readBranches(name, follower.host, hostScope, changed.loops);
-    if (!hostScope.quiet) await this.deps.contract.readAnchor(name, now);
+    if (branchMoved) this.deps.loops.refreshCommits(name, changed.loops);
     this.deps.unread.read(name);
     return readMore;
   }
 
   /** The loop's nightly branches' reflogs, for its followed cycles (the Broken contract list reads them). */
-  private async readBranches(loop: string, host: string, scope: ReadScope, changed: LoopState[]): Promise<void> {
+  private async readBranches(loop: string, host: string, scope: ReadScope, dates: readonly string[]): Promise<boolean> {
     const key = loopProblemKey.branch(loop);
     try {
-      if (await this.deps.contract.readBranches(loop, (this.deps.loops.get(loop)?.cycles ?? []).map((c) => c.date), scope)) this.deps.loops.refreshCommits(loop, changed);
+      const moved = await this.deps.contract.readBranches(loop, dates, scope);
       this.deps.errors.set(key, this.deps.contract.branchProblem(loop));
+      return moved;
     } catch (err) {
-      if (err instanceof NotConnectedError || !this.deps.hosts.reachable(host)) return;
-      this.deps.failed(key, err, () => ({ source: `loops.${loop}.branch`, line: null, message: `Reading loop ${loop}'s nightly branch reflog failed: ${messageOf(err)}` }));
+      if (!(err instanceof NotConnectedError) && this.deps.hosts.reachable(host)) {
+        this.deps.failed(key, err, () => ({ source: `loops.${loop}.branch`, line: null, message: `Reading loop ${loop}'s nightly branch reflog failed: ${messageOf(err)}` }));
+      }
+      return false;
     }
   }
 

@@ -111,7 +111,9 @@ describe('SSH hosts in the engine, against a real sshd', () => {
       const date = `2026-11-${String(d).padStart(2, '0')}`;
       mkdirSync(join(s.runs, date));
       for (const phase of ['audit', 'remediate', 'deliver']) {
-        writeFileSync(join(s.runs, date, `${phase}.status`), `${phase} ${date}T01:00:00+00:00 STARTED\n${phase} ${date}T02:00:00+00:00 OK\n`);
+        // A deliver's exit 0 is only OK with its verdict: the wrapper's own PR stamp is one.
+        const end = phase === 'deliver' ? '0 PR(s), nothing to merge' : 'OK';
+        writeFileSync(join(s.runs, date, `${phase}.status`), `${phase} ${date}T01:00:00+00:00 STARTED\n${phase} ${date}T02:00:00+00:00 ${end}\n`);
       }
     }
     const c = core(s);

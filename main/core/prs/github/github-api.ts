@@ -15,7 +15,7 @@ export interface PullJson {
   readonly closed_at: string | null;
   readonly merged_by: { readonly login: string } | null;
   readonly body: string | null;
-  readonly head: { readonly sha: string };
+  readonly head: { readonly sha: string; readonly ref?: string };
 }
 
 /** `GET /repos/{owner}/{repo}/commits/{ref}/status`: the fields read. */

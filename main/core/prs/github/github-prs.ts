@@ -247,7 +247,7 @@ export class GithubPrs {
       cached.pullEtag = pull.etag;
       cached.sha = p.head.sha;
       const state = p.merged || p.merged_at ? 'merged' : p.state === 'closed' ? 'closed' : 'open';
-      remote = { ...remote, state, mergedBy: p.merged_by?.login ?? null, mergedAt: p.merged_at, closedAt: p.closed_at, next: nextSection(p.body) };
+      remote = { ...remote, state, mergedBy: p.merged_by?.login ?? null, mergedAt: p.merged_at, closedAt: p.closed_at, next: nextSection(p.body), ...(typeof p.head.ref === 'string' ? { head: p.head.ref.slice(0, 255) } : {}) };
     }
     // A limit another lane hit meanwhile: ask nothing more until it resets.
     if (this.clock() < this.pausedUntil || this.disabled !== null) return remote === before ? before : { ...remote, answeredAt: this.iso() };
