@@ -1,3 +1,4 @@
+import type { ContractBreach } from './contract-breach';
 import type { BacklogItem, Finding, LoopState } from './domain';
 import { deriveChurn, type ChurnEntry } from './churn';
 import type { NightSummary } from './night-summary';
@@ -76,6 +77,8 @@ export interface TrendsReportInput {
   readonly history: readonly NightSummary[];
   readonly days: number;
   readonly now: string;
+  /** The Broken contract list: it counts the followed nights' breaches (see TrendsInput.contract). */
+  readonly contract?: readonly ContractBreach[];
 }
 
 /**

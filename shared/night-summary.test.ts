@@ -39,4 +39,14 @@ describe('a kept night', () => {
     expect(nightBytes({ ...n, loop: 'é' })).toBe(nightBytes({ ...n, loop: 'e' }) + 1);
     expect(n.prs).toBe(40);
   });
+
+  it('keeps its contract breaches by kind when it has them, parses a row written before they were kept (none), and a kind this build does not know', () => {
+    const n = summarizeCycle('reliability', { date: '2026-08-01', status: 'ok', phases: [phase('audit')] });
+    expect(n.breaches).toBeUndefined();
+    expect(NightSummarySchema.parse(JSON.parse(JSON.stringify(n))).breaches).toBeUndefined();
+    const counted = { ...n, breaches: { total: 3, kinds: { 'unfinished-stage': 2, 'a-later-kind': 1 } } };
+    expect(NightSummarySchema.parse(JSON.parse(JSON.stringify(counted)))).toEqual(counted);
+    expect(NightSummarySchema.safeParse({ ...n, breaches: { total: 1, kinds: { hollow: 0 } } }).success).toBe(false);
+  });
 });
+

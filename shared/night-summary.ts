@@ -38,6 +38,21 @@ export const NightPhaseSchema = z
 /** One phase of a kept night. */
 export type NightPhase = z.infer<typeof NightPhaseSchema>;
 
+/**
+ * A night's Broken contract items (shared/contract-breach.ts) counted: in all, and by kind. Keyed
+ * by the kind's name as a string, not the enum, so a kind an earlier or later build knows does not
+ * make a kept row unreadable (it is shown by its name).
+ */
+export const NightBreachesSchema = z
+  .object({
+    total: z.number().int().nonnegative(),
+    /** Only the kinds it had, each at least 1. */
+    kinds: z.record(z.string(), z.number().int().positive()).readonly(),
+  })
+  .readonly();
+/** A night's contract breaches, in all and by kind (`kinds[kind]`, absent when none). */
+export type NightBreaches = z.infer<typeof NightBreachesSchema>;
+
 /** One loop's night as kept: the cycle's status, its phases, and the PRs its deliver phase named ready. */
 export const NightSummarySchema = z
   .object({
@@ -51,6 +66,12 @@ export const NightSummarySchema = z
     prUrls: z.array(z.string()).readonly(),
     /** New findings of the night by severity, when the ledgers were read; absent otherwise (Trends counts the ledgers' own). */
     opened: z.record(z.string(), z.number().int()).optional(),
+    /**
+     * Its Broken contract items as counted when the row was last written while the night was
+     * followed (TrendNights.noteContract); absent for a night never followed with the list (not
+     * known: shown "—", never 0).
+     */
+    breaches: NightBreachesSchema.optional(),
   })
   .readonly();
 /** One loop's night as kept. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BacklogItem, Cycle, Finding, LoopState, Phase, Severity } from './domain';
 import { summarizeCycle } from './night-summary';
-import { addDays, closedNight, createTrendsMemo, median, openedNight, type TrendsInput } from './trends';
+import type { ContractBreach, ContractKind } from './contract-breach';
+import { addDays, breachCounts, breachKindsText, breachTotalText, closedNight, createTrendsMemo, median, nightBreaches, openedNight, type TrendsInput } from './trends';
 
 const H = 3_600_000;
 const LAST = '2026-08-31';
@@ -181,5 +182,52 @@ describe('trends: kept nights', () => {
     expect(l?.failures).toEqual({ fleet: 0, runner: 2, agent: 0, unknown: 1 });
     // Without the kept nights, Trends reaches only as far back as the followed cycles.
     expect(createTrendsMemo().compute(input({ loops: [loop(followed)], days: 90 })).loops[0]?.nights.filter((n) => n.outcome !== null)).toHaveLength(14);
+  });
+});
+
+const breach = (kind: ContractKind, date: string | null, loopName = 'reliability'): ContractBreach => ({ kind, loop: loopName, date, phase: 'remediate', id: null, detail: 'x', since: null, evidence: { file: null, line: null, url: null } });
+
+describe('trends: contract breaches per night', () => {
+  it('counts a followed night from the list, an older one from its kept row, and says null (shown "—"), never 0, when neither knows', () => {
+    const day = (i: number) => addDays(LAST, -i);
+    const followed = nights(14);
+    // Kept rows: two followed nights (their rows are stale: the list wins), one older night with a
+    // count, the rest written before breaches were kept (no field).
+    const kept = nights(40).map((c, i) => {
+      const n = summarizeCycle('reliability', c);
+      return i === 2 || i === 3 ? { ...n, breaches: { total: 9, kinds: { hollow: 9 } } } : i === 20 ? { ...n, breaches: { total: 2, kinds: { deferred: 1, 'some-later-kind': 1 } } } : n;
+    });
+    const contract = [breach('no-verdict', day(2)), breach('unfinished-stage', day(2)), breach('unfinished-stage', day(2)), breach('deferred', day(20)), breach('anchor', null), breach('hollow', day(2), 'other')];
+    const l = createTrendsMemo().compute(input({ loops: [loop(followed)], days: 30, history: kept, contract })).loops[0];
+    const at = (i: number) => l?.nights.find((n) => n.date === day(i))?.breaches;
+    expect(at(2)).toEqual({ total: 3, kinds: { 'no-verdict': 1, 'unfinished-stage': 2 } });
+    expect(at(3)).toEqual({ total: 0, kinds: {} });
+    // Past the followed window the list says nothing: the row's count stands (a deferred row dated then does not add to it).
+    expect(at(20)).toEqual({ total: 2, kinds: { deferred: 1, 'some-later-kind': 1 } });
+    expect(at(21)).toBeNull();
+    expect(l?.breaches).toEqual({ total: 5, kinds: { 'no-verdict': 1, 'unfinished-stage': 2, deferred: 1, 'some-later-kind': 1 }, unknownNights: 30 - 15 });
+    // Without the list (the CLI), a followed night says what its row says.
+    const noList = createTrendsMemo().compute(input({ loops: [loop(followed)], days: 30, history: kept })).loops[0];
+    expect(noList?.nights.find((n) => n.date === day(3))?.breaches).toEqual({ total: 9, kinds: { hollow: 9 } });
+    expect(noList?.nights.find((n) => n.date === day(5))?.breaches).toBeNull();
+    // What a cell and a hover say.
+    expect([breachTotalText(at(2) ?? null), breachTotalText(at(3) ?? null), breachTotalText(at(21) ?? null)]).toEqual(['3', '0', '—']);
+    expect(breachKindsText(at(20) ?? null)).toEqual(['1 × DEFERRED outcome', '1 × some-later-kind']);
+    expect(breachKindsText(at(2) ?? null)).toEqual(['2 × stage unfinished', '1 × no deliver verdict']);
+  });
+
+  it('is the same rule main keeps rows by, and a new list re-derives only the nights whose count moved', () => {
+    const counts = breachCounts([breach('hollow', LAST), breach('hollow', LAST), breach('anchor', null)]);
+    expect([...counts.entries()]).toEqual([[`reliability\u0000${LAST}`, { total: 2, kinds: { hollow: 2 } }]]);
+    expect(nightBreaches(counts, 'reliability', LAST, false, null)).toBeNull();
+    expect(nightBreaches(null, 'reliability', LAST, true, { breaches: { total: 1, kinds: { hollow: 1 } } })).toEqual({ total: 1, kinds: { hollow: 1 } });
+    const memo = createTrendsMemo();
+    const base = input({ loops: [loop(nights(30))], contract: [breach('hollow', LAST)] });
+    memo.compute(base);
+    // A new list saying the same: nothing derived; one more item on one night: that night only.
+    memo.compute({ ...base, contract: [breach('hollow', LAST)] });
+    expect(memo.last).toEqual({ recomputed: 0, reused: 30 });
+    memo.compute({ ...base, contract: [breach('hollow', LAST), breach('no-pr', addDays(LAST, -4))] });
+    expect(memo.last).toEqual({ recomputed: 1, reused: 29 });
   });
 });

@@ -1,7 +1,12 @@
+import type { ContractBreach } from './contract-breach';
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
-import { nightPhase, nightTokens, readyAfterMs, type NightPhase, type NightSummary } from './night-summary';
+import { closedNight, openedNight } from './finding-nights';
+import { addBreaches, breachCounts, nightBreaches, sameBreaches } from './night-breaches';
+import { nightPhase, nightTokens, readyAfterMs, type NightBreaches, type NightPhase, type NightSummary } from './night-summary';
 
-export type { NightPhase } from './night-summary';
+export type { NightBreaches, NightPhase } from './night-summary';
+export { closedNight, openedNight } from './finding-nights';
+export { breachCounts, breachKindsText, breachTotalText, nightBreaches, nightKey, sameBreaches } from './night-breaches';
 
 // Trends: per loop and night, what the cycles and the ledgers say over 7, 30 or 90 days, and the
 // regressions worth a look. Nights are memoised (keyed by loop + date) so a change re-derives only
@@ -40,6 +45,8 @@ export interface NightStats {
   /** PRs the night delivered and the fleet tokens its phases used, as its kept row says (shared/night-summary.ts). */
   readonly prs: number;
   readonly tokens: number | null;
+  /** Its Broken contract items (nightBreaches); null when not known. */
+  readonly breaches: NightBreaches | null;
 }
 
 /** A regression, flagged on the night it happened. */
@@ -63,6 +70,8 @@ export interface TrendNight {
   readonly tokens: number | null;
   /** From the night's first start to its READY verdict (ms), when it delivered one (shared/night-summary.ts readyAfterMs). */
   readonly readyMs: number | null;
+  /** Its Broken contract items, in all and by kind (nightBreaches); null when not known ("—", never 0). */
+  readonly breaches: NightBreaches | null;
   readonly flags: readonly TrendFlag['kind'][];
 }
 
@@ -91,6 +100,8 @@ export interface LoopTrends {
   readonly flags: readonly TrendFlag[];
   /** Bad phases (failed, incomplete, hung) in the window by their cause's kind; `unknown` when none was put down. */
   readonly failures: FailureCounts;
+  /** Broken contract items over the window's nights whose count is known, and how many nights that ran are not known. */
+  readonly breaches: NightBreaches & { readonly unknownNights: number };
 }
 
 /** Bad phases by cause kind. */
@@ -115,6 +126,8 @@ export interface TrendsInput {
   readonly now: string;
   /** Nights the store kept (shared/night-summary.ts): they fill the dates no followed cycle covers. */
   readonly history?: readonly NightSummary[];
+  /** The Broken contract list (shared/contract-breach.ts): it counts the followed nights' breaches; without it, their kept rows do. */
+  readonly contract?: readonly ContractBreach[];
 }
 
 /** A memo that keeps derived nights between calls. */
@@ -132,24 +145,6 @@ export function addDays(date: string, n: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 }
 
-/** The night a finding was opened: its audit section's date, else the day Loopdeck first read it. */
-export function openedNight(f: Finding): string {
-  return DATE_RE.exec(f.section)?.[1] ?? f.firstSeenAt.slice(0, 10);
-}
-
-/** A finding's DONE date: the newest dated DONE outcome of its backlog items; null when not done or undated. */
-export function closedNight(f: Finding, backlog: ReadonlyMap<string, BacklogItem>): string | null {
-  if (f.status !== 'done') return null;
-  let best: string | null = null;
-  for (const id of f.backlog) {
-    for (const o of backlog.get(`${f.loop}\u0000${id}`)?.outcomes ?? []) {
-      const d = o.date ? DATE_RE.exec(o.date)?.[1] : undefined;
-      if (d && /^done\b/i.test(o.outcome.trim()) && (best === null || d > best)) best = d;
-    }
-  }
-  return best;
-}
-
 /** A night's phases: the followed cycle's (summarised as the store keeps them), else the kept night's. */
 function nightPhases(cycle: Cycle | NightSummary | null): readonly NightPhase[] {
   if (!cycle) return [];
@@ -157,7 +152,7 @@ function nightPhases(cycle: Cycle | NightSummary | null): readonly NightPhase[] 
 }
 
 /** Derive one night; pure, so a memo may keep it while its inputs are the same objects. */
-export function deriveNight(loop: string, date: string, cycle: Cycle | NightSummary | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0, kept: NightSummary | null = null): NightStats {
+export function deriveNight(loop: string, date: string, cycle: Cycle | NightSummary | null, opened: readonly Finding[], closed: readonly Finding[], openedUndatedDone = 0, kept: NightSummary | null = null, breaches: NightBreaches | null = null): NightStats {
   const o = zero();
   const c = zero();
   for (const f of opened) o[bucket(f.severity)] += 1;
@@ -166,7 +161,7 @@ export function deriveNight(loop: string, date: string, cycle: Cycle | NightSumm
     c[bucket(f.severity)] += 1;
     daysToDone.push(Math.max(0, (Date.parse(`${date}T00:00:00Z`) - Date.parse(`${openedNight(f)}T00:00:00Z`)) / DAY));
   }
-  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept) };
+  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept), breaches };
 }
 
 function quantile(sorted: readonly number[], q: number): number | null {
@@ -251,6 +246,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
   const hollows = new Map<string, number>();
   const toDone: number[] = [];
   const failures = { fleet: 0, runner: 0, agent: 0, unknown: 0 };
+  const breaches = { total: 0, kinds: {} as Record<string, number>, unknownNights: 0 };
   let closedDated = 0;
   for (let d = from; d <= to && series.length < MAX_TREND_POINTS; d = addDays(d, 1)) {
     const n = byDate.get(d);
@@ -267,6 +263,8 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
     if (n) {
       toDone.push(...n.daysToDone);
       closedDated += n.daysToDone.length;
+      if (n.breaches) addBreaches(breaches, n.breaches);
+      else if (n.outcome !== null) breaches.unknownNights += 1;
     }
     series.push({
       date: d,
@@ -279,6 +277,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       prs: n?.prs ?? 0,
       tokens: n?.tokens ?? null,
       readyMs: readyAfterMs(n?.phases ?? []),
+      breaches: n?.breaches ?? null,
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });
   }
@@ -286,7 +285,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
     const s = [...ms].sort((a, b) => a - b);
     return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0, hollow: hollows.get(phase) ?? 0 };
   });
-  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible, failures };
+  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible, failures, breaches };
 }
 
 const sum = (c: SeverityCounts): number => c.P0 + c.P1 + c.P2 + c.P3 + c.none;
@@ -297,6 +296,7 @@ interface Slot {
   opened: Finding[];
   closed: Finding[];
   undated: number;
+  breaches: NightBreaches | null;
   stats: NightStats | null;
 }
 
@@ -313,6 +313,8 @@ export function createTrendsMemo(): TrendsMemo {
   let lastBacklog: readonly BacklogItem[] | null = null;
   let index = new Map<string, { opened: Finding[]; closed: Finding[]; undated: number }>();
   let undated = new Map<string, number>();
+  let lastContract: readonly ContractBreach[] | undefined;
+  let counts: Map<string, NightBreaches> | null = null;
   const last = { recomputed: 0, reused: 0 };
 
   const reindex = (findings: readonly Finding[], backlog: readonly BacklogItem[]): void => {
@@ -338,7 +340,9 @@ export function createTrendsMemo(): TrendsMemo {
 
   return {
     last,
-    compute({ loops, findings, backlog, days, now, history = [] }) {
+    compute({ loops, findings, backlog, days, now, history = [], contract }) {
+      if (contract !== lastContract) counts = contract ? breachCounts(contract) : null;
+      lastContract = contract;
       if (findings !== lastFindings || backlog !== lastBacklog) {
         reindex(findings, backlog);
         lastFindings = findings;
@@ -367,10 +371,11 @@ export function createTrendsMemo(): TrendsMemo {
         const opened = found?.opened ?? [];
         const closed = found?.closed ?? [];
         const undatedHere = found?.undated ?? 0;
+        const breaches = nightBreaches(counts, loop, date, cycles.has(key), keptHere);
         let slot = slots.get(key);
-        if (slot?.stats && slot.cycle === cycle && slot.kept === keptHere && slot.undated === undatedHere && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
+        if (slot?.stats && slot.cycle === cycle && slot.kept === keptHere && slot.undated === undatedHere && sameBreaches(slot.breaches, breaches) && sameRefs(slot.opened, opened) && sameRefs(slot.closed, closed)) last.reused += 1;
         else {
-          slot = { cycle, kept: keptHere, opened, closed, undated: undatedHere, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere, keptHere) };
+          slot = { cycle, kept: keptHere, opened, closed, undated: undatedHere, breaches, stats: deriveNight(loop, date, cycle, opened, closed, undatedHere, keptHere, breaches) };
           slots.set(key, slot);
           last.recomputed += 1;
         }

@@ -261,14 +261,16 @@ export class Engine {
     // Whether a follower read more than the files a watcher named: then the folders to watch may
     // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
     const readMore = reason !== 'wake' || any;
-    const nights = this.nights.takeWritten();
-    if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
-    if (this.nights.pending) this.wake();
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (readMore) this.updateWatches();
     this.publishPrs(now);
     this.contract.publish(now);
+    // Kept nights: those this poll's cycles wrote, and those whose count of breaches moved.
+    this.nights.noteContract(this.contract.list(), (loop) => this.loops.get(loop)?.cycles);
+    const nights = this.nights.takeWritten();
+    if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
+    if (this.nights.pending) this.wake();
     // A host's state moves with its connection, whose status events publish it at once: a poll a
     // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();

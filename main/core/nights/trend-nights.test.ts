@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SummarySchema } from '../../../shared/ledger-slice';
 import { MAX_NIGHT_BYTES, nightBytes, NightSummarySchema, type NightSummary } from '../../../shared/night-summary';
 import { addDays, createTrendsMemo } from '../../../shared/trends';
+import type { Engine } from '../engine';
 import { until } from '../../../testing/until';
 import { parseConfig } from '../config/load-config';
 import { createSession, type Session } from '../session/session';
@@ -102,12 +103,14 @@ describe('history that lasts: kept nights', () => {
     const written: NightSummary[][] = [];
     engine.subscribe((event, payload) => event === 'nights.changed' && written.push([...(payload as { upserted: NightSummary[] }).upserted]));
     await engine.poll();
-    // The first poll keeps the 14 followed nights and a first chunk of the older ones.
-    expect(engine.nights.rows.writes).toBe(14 + 8);
+    // The first poll keeps the 14 followed nights and a first chunk of the older ones; once the
+    // poll's Broken contract list is derived, the followed nights get their count of breaches
+    // (kept before the first list, they could not have it): 14 more, once a start.
+    expect(engine.nights.rows.writes).toBe(14 + 8 + 14);
     expect(engine.nights.oldNightsRead).toBe(8);
     for (let i = 0; engine.nights.pending && i < 100; i++) await engine.poll();
     expect(engine.nights.oldNightsRead).toBe(76);
-    expect(engine.nights.rows.writes).toBe(90);
+    expect(engine.nights.rows.writes).toBe(104);
     // Each phase keeps the fleet tokens of its own window; a phase without usage rows keeps none (not 0).
     const kept = engine.nights.list().find((n) => n.date === old);
     expect(kept?.phases.map((p) => [p.name, p.tokens])).toEqual([['audit', undefined], ['remediate', 2000], ['deliver', undefined]]);
@@ -115,10 +118,10 @@ describe('history that lasts: kept nights', () => {
     // A poll with nothing new writes nothing; one phase of one followed night changing writes that night's row.
     written.length = 0;
     await engine.poll();
-    expect(engine.nights.rows.writes).toBe(90);
+    expect(engine.nights.rows.writes).toBe(104);
     appendFileSync(join(fx.runs, fx.dates[1] ?? '', 'deliver.status'), `deliver ${fx.dates[1]}T07:00:00+00:00 FAILED 2\n`);
     await engine.poll();
-    expect(engine.nights.rows.writes).toBe(91);
+    expect(engine.nights.rows.writes).toBe(105);
     expect(written.flat().map((n) => [n.date, n.status])).toEqual([[fx.dates[1], 'failed']]);
     await engine.close();
     store.close();
@@ -158,6 +161,71 @@ describe('history that lasts: kept nights', () => {
     await engine.poll();
     expect(engine.nights.rows.writes).toBe(writes + 1);
     expect(at(fx.dates[2] ?? '')?.opened).toMatchObject({ P1: 1 });
+    await engine.close();
+    store.close();
+  });
+
+  it('keeps each followed night’s contract breaches by kind, re-writes only the night whose count moved, and an older night keeps its last count', async () => {
+    const fx = fixture();
+    // Remediate stamped OK while its gates stage has no DONE: `unfinished-stage`, on two followed
+    // nights and on an old one (never followed with the list: its count is not known).
+    const unfinished = (date: string) => writeFileSync(join(fx.runs, date, 'remediate.gates.rc'), 'gates_rc=\nsuite_rc=\ngates_rc=0\n');
+    const [broken = '', fixed = '', clean = '', old = ''] = [fx.dates[3], fx.dates[1], fx.dates[2], fx.dates[31]];
+    for (const d of [broken, fixed, old]) unfinished(d);
+    const file = join(fx.dataDir, 'loopdeck.db');
+    mkdirSync(fx.dataDir, { recursive: true });
+    let store = Store.open(file);
+    let engine = composeEngine(fx.config, { store, now: () => NOW });
+    const written: NightSummary[] = [];
+    engine.subscribe((event, payload) => event === 'nights.changed' && written.push(...(payload as { upserted: NightSummary[] }).upserted));
+    await engine.poll();
+    for (let i = 0; engine.nights.pending && i < 100; i++) await engine.poll();
+    const at = (e: Engine, d: string) => e.nights.list().find((n) => n.date === d);
+    // The engine publishes the list after a poll, and TrendNights is told it (the lead's call in engine.ts).
+    const tell = async (e: Engine) => {
+      const summary = e.summary();
+      e.nights.noteContract(summary.contract ?? [], (loop) => summary.loops.find((l) => l.name === loop)?.cycles);
+      await e.poll();
+    };
+    expect((engine.summary().contract ?? []).filter((b) => b.kind === 'unfinished-stage').map((b) => b.date)).toEqual([fixed, broken]);
+    await tell(engine);
+    expect(at(engine, broken)?.breaches).toEqual({ total: 1, kinds: { 'unfinished-stage': 1 } });
+    expect(at(engine, clean)?.breaches).toEqual({ total: 0, kinds: {} });
+    expect(at(engine, old)?.breaches).toBeUndefined();
+    expect(at(engine, old)?.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ready']);
+    // The same list again writes nothing; the stage finishing on one (hot) night re-writes that row only.
+    const writes = engine.nights.rows.writes;
+    await tell(engine);
+    expect(engine.nights.rows.writes).toBe(writes);
+    appendFileSync(join(fx.runs, fixed, 'remediate.gates.rc'), 'suite_rc=0\nDONE\n');
+    written.length = 0;
+    await engine.poll();
+    await tell(engine);
+    expect(engine.nights.rows.writes).toBe(writes + 1);
+    expect(written.map((n) => [n.date, n.breaches])).toEqual([[fixed, { total: 0, kinds: {} }]]);
+    await engine.close();
+    store.close();
+
+    // Restarted following 2 cycles: the broken night is past the followed window and out of the
+    // list, and keeps the count it was last written with, read back from the store.
+    const text = ['hosts: { runner: { local: true } }', 'loops:', '  reliability:', '    host: runner', `    runs: ${JSON.stringify(fx.runs)}`, '    cap: 20h', '    cycles: 2', ''].join('\n');
+    store = Store.open(file);
+    engine = composeEngine(parseConfig(fx.configPath, text), { store, now: () => NOW });
+    // Before the list is told, a followed night re-derived keeps the count its row has: nothing to write.
+    await engine.poll();
+    await tell(engine);
+    expect(engine.nights.rows.writes).toBe(0);
+    const summary = engine.summary();
+    expect((summary.contract ?? []).filter((b) => b.date === broken)).toEqual([]);
+    expect(NightSummarySchema.parse(at(engine, broken)).breaches).toEqual({ total: 1, kinds: { 'unfinished-stage': 1 } });
+    // Trends, as the view derives it: the followed nights from the list, the older from their rows ("—" when none).
+    const r = createTrendsMemo().compute({ loops: summary.loops, findings: [], backlog: [], days: 90, now: NOW.toISOString(), history: engine.nights.list(), contract: summary.contract });
+    const shown = new Map(r.loops[0]?.nights.map((n) => [n.date, n.breaches]));
+    expect(shown.get(fx.dates[0] ?? '')).toEqual({ total: 0, kinds: {} });
+    expect(shown.get(broken)).toEqual({ total: 1, kinds: { 'unfinished-stage': 1 } });
+    expect(shown.get(fixed)).toEqual({ total: 0, kinds: {} });
+    expect(shown.get(old)).toBeNull();
+    expect(r.loops[0]?.breaches).toEqual({ total: 1, kinds: { 'unfinished-stage': 1 }, unknownNights: 90 - 14 });
     await engine.close();
     store.close();
   });

@@ -1,8 +1,9 @@
+import type { ContractBreach } from '../../../shared/contract-breach';
 import type { KeyedDelta } from '../../../shared/deltas';
 import type { BacklogItem, Cycle, FailureCause, Finding, Phase } from '../../../shared/domain';
 import { markHollow } from '../../../shared/hollow';
-import { summarizeCycle, type NightSummary } from '../../../shared/night-summary';
-import { addDays } from '../../../shared/trends';
+import { summarizeCycle, type NightBreaches, type NightSummary } from '../../../shared/night-summary';
+import { addDays, breachCounts, nightBreaches, nightKey, sameBreaches } from '../../../shared/trends';
 import type { Config } from '../config/schema';
 import { isCycleFolder } from '../text/cycle-layout';
 import { log } from '../logging/log';
@@ -47,6 +48,11 @@ export class TrendNights {
   private readonly opened = new Map<string, OpenedIndex>();
   /** Old nights read from the host since this object was made (tests read it). */
   oldNightsRead = 0;
+  /** The Broken contract list last noted, and its items counted by night (null before the first). */
+  private contract: readonly ContractBreach[] | null = null;
+  private breaches: Map<string, NightBreaches> | null = null;
+  /** Whether the last counts could not all be written: the next list checks every followed night. */
+  private breachesStale = false;
 
   constructor(private readonly options: TrendNightsOptions) {
     this.rows = new NightRows(options.store);
@@ -59,13 +65,27 @@ export class TrendNights {
     return cycles.map((c) => ({ ...c, phases: c.phases.map((p) => (p.cause ? { ...p, cause: causeOf(loop, p, now) } : p)) }));
   }
 
-  /** A loop's cycles that changed (as published: hollow marked): keep their nights. */
+  /** A loop's followed cycles that changed (as published: hollow marked): keep their nights. */
   note(loop: string, cycles: readonly Cycle[]): void {
+    this.keep(loop, cycles, true);
+  }
+
+  /**
+   * Keep these nights' summaries. A followed night has its breaches counted from the last list
+   * (before the first, the count its row already has); an older one, read once, has none (not known).
+   */
+  private keep(loop: string, cycles: readonly Cycle[], followed: boolean): void {
     if (cycles.length === 0 || !this.options.config.loops[loop]) return;
     const at = this.options.now().toISOString();
     try {
       const opened = this.opened.get(loop);
-      this.written.push(...this.rows.put(cycles.map((c) => this.withTokens(summarizeCycle(loop, c, opened?.counts(c.date)))), at));
+      const rows = followed && this.breaches === null ? new Map(this.rows.get(loop, cycles.map((c) => c.date)).map((n) => [n.date, n])) : null;
+      const nights = cycles.map((c) => {
+        const night = this.withTokens(summarizeCycle(loop, c, opened?.counts(c.date)));
+        const breaches = nightBreaches(this.breaches, loop, c.date, followed, rows?.get(c.date));
+        return breaches ? { ...night, breaches } : night;
+      });
+      this.written.push(...this.rows.put(nights, at));
     } catch (err) {
       // A full data folder (the store says so) must not stop the cycles being published: a night
       // not kept now is kept at its next change, or read once at the next start (it has no row).
@@ -90,6 +110,41 @@ export class TrendNights {
       this.written.push(...this.rows.put(kept.map((n) => ({ ...n, opened: counts.counts(n.date) })), this.options.now().toISOString()));
     } catch (err) {
       if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: nights for Trends could not be kept.`, err);
+    }
+  }
+
+  /**
+   * The Broken contract list as published (the engine calls this after each poll; the same list
+   * again costs nothing): each followed night (`followedOf`: a loop's cycles in its state) whose
+   * count of the list's items moved gets it in its row, only those rows, then `nights.changed`
+   * carries them (takeWritten). Nights past the followed window keep the count they were last
+   * written with; one never followed with a list has none.
+   */
+  noteContract(list: readonly ContractBreach[], followedOf: (loop: string) => readonly Pick<Cycle, 'date'>[] | undefined): void {
+    if (list === this.contract && !this.breachesStale) return;
+    const counts = breachCounts(list);
+    const was = this.breachesStale ? null : this.breaches;
+    this.contract = list;
+    this.breaches = counts;
+    this.breachesStale = false;
+    // Only the nights whose counts moved (all followed nights on the first list, or after a failed write).
+    const moved = was === null ? null : new Set([...was.keys(), ...counts.keys()].filter((k) => !sameBreaches(was.get(k), counts.get(k))));
+    if (moved?.size === 0) return;
+    const at = this.options.now().toISOString();
+    for (const loop of Object.keys(this.options.config.loops)) {
+      const dates = (followedOf(loop) ?? []).map((c) => c.date).filter((d) => moved === null || moved.has(nightKey(loop, d)));
+      if (dates.length === 0) continue;
+      try {
+        const changed: NightSummary[] = [];
+        for (const n of this.rows.get(loop, dates)) {
+          const breaches = nightBreaches(counts, loop, n.date, true, n);
+          if (breaches && !sameBreaches(n.breaches, breaches)) changed.push({ ...n, breaches });
+        }
+        this.written.push(...this.rows.put(changed, at));
+      } catch (err) {
+        this.breachesStale = true;
+        if (this.options.store.noteFailure(err, 'keeping nights for Trends') === null) log.warn(`Loop ${loop}: the contract breaches of its nights for Trends could not be kept.`, err);
+      }
     }
   }
 
@@ -145,7 +200,7 @@ export class TrendNights {
       cycles = this.attributed(loop, read, now);
     }
     this.oldNightsRead += cycles.length;
-    this.note(loop, markHollow(cycles, this.options.backlogOf(loop)));
+    this.keep(loop, markHollow(cycles, this.options.backlogOf(loop)), false);
   }
 
   /** A loop's cycle folders older than `oldest` and within `history` nights of `newest`, with no kept row, newest first. */

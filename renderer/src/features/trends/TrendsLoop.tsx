@@ -3,6 +3,7 @@ import type { LoopReport } from '../../../../shared/loop-measures';
 import type { LoopTrends, TrendFlag } from '../../../../shared/trends';
 import { TREND_SEVERITIES } from '../../../../shared/trends';
 import { formatDuration } from '../../ui/format';
+import { TrendsBreaches } from './TrendsBreaches';
 import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
 import { TrendsImprovement } from './TrendsImprovement';
 
@@ -76,6 +77,12 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
             <dt>Median first seen → DONE</dt>
             <dd data-testid="trend-median-done">{days(l.medianDaysToDone)}</dd>
           </div>
+          <div title="Items of the Broken contract list on the window's nights whose count is known">
+            <dt>Broken contract</dt>
+            <dd data-testid="trend-breaches" className={l.breaches.total > 0 ? 'trend-cap-hit' : undefined}>
+              {l.breaches.total}
+            </dd>
+          </div>
         </dl>
       </header>
       {l.flags.length > 0 ? (
@@ -121,6 +128,7 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
           </table>
         </TrendsChart>
         <TrendsChart id="findings" title="Findings opened ↑ and closed ↓" unit="per night, by severity" kind="bars" rows={rows.findings} series={shownFindings} flagged={flaggedOn(l, 'p0-spike')} />
+        <TrendsBreaches trends={l} />
         <TrendsChart id="backlog" title="Open backlog" unit="findings at the end of each night" kind="lines" rows={rows.backlog} series={[{ key: 'backlog', name: 'open findings', color: 'var(--accent)' }]} />
       </div>
     </section>

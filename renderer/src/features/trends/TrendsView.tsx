@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { deriveChurn } from '../../../../shared/churn';
-import { trendsReport } from '../../../../shared/loop-measures';
+import { trendsReport, type TrendsReportInput } from '../../../../shared/loop-measures';
 import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
 import { summaryShown, useDeck } from '../../store';
 import '../../trends.css';
@@ -13,6 +13,7 @@ export function TrendsView() {
   const findings = useDeck((s) => s.findings);
   const backlog = useDeck((s) => s.backlog);
   const nightMap = useDeck((s) => s.nights);
+  const contract = useDeck((s) => s.contract);
   const loadNights = useDeck((s) => s.loadNights);
   const loaded = useDeck((s) => summaryShown(s.stage));
   // The nights kept past the followed window: asked for when the view opens (and after a reload).
@@ -26,7 +27,11 @@ export function TrendsView() {
   const history = useMemo(() => Object.values(nightMap), [nightMap]);
   // Churn only when the ledgers change (a walk over the findings), the report on every change.
   const churn = useMemo(() => deriveChurn(findings, backlog), [findings, backlog]);
-  const trends = useMemo(() => trendsReport(memo, { loops, findings, backlog, days, now: `${today}T12:00:00Z`, history }, churn), [memo, loops, findings, backlog, days, today, history, churn]);
+  const trends = useMemo(() => {
+    // The Broken contract list counts the followed nights' breaches (the report passes it on to the memo).
+    const input: TrendsReportInput = { loops, findings, backlog, days, now: `${today}T12:00:00Z`, history, contract };
+    return trendsReport(memo, input, churn);
+  }, [memo, loops, findings, backlog, days, today, history, contract, churn]);
 
   if (loops.length === 0) {
     return (
@@ -56,7 +61,8 @@ export function TrendsView() {
           the date of its backlog item&apos;s DONE row in the log; done findings whose log row has no date are left out of the
           backlog. Cap hits are phases decided incomplete past the loop&apos;s cap. Flags: a phase&apos;s last run over twice its
           30-night median, a night with more new P0 findings than any in the 30 before, a success rate down by a third week
-          over week. Churn: a DONE backlog item the log later gives another outcome, and a new finding at a DONE
+          over week. Broken contract: the items of the list on each followed night; a night past them keeps the count it had
+          when last kept, and one kept before breaches were counted shows —. Churn: a DONE backlog item the log later gives another outcome, and a new finding at a DONE
           one&apos;s <code>file:line</code> and category within 30 days.
         </p>
       </div>
