@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -126,4 +127,26 @@ export function appendAudit(clone: string, date: string, next: { r: number; rel:
 export function writeDeliverRecord(file: string, record: Record<string, unknown>): void {
   writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
   renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Make the demo's clone a git repository with its ledgers committed and a local bare repository as
+ * its `origin` (so the pre-flight's origin check answers as on a real runner). Without git on the
+ * machine the clone stays a plain folder, and the pre-flight says so.
+ */
+export function initDemoGit(clone: string, origin: string): void {
+  const git = (cwd: string, ...args: string[]): void => {
+    execFileSync('git', args, { cwd, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'loop', GIT_AUTHOR_EMAIL: 'loop@demo-runner', GIT_COMMITTER_NAME: 'loop', GIT_COMMITTER_EMAIL: 'loop@demo-runner' } });
+  };
+  try {
+    mkdirSync(origin, { recursive: true });
+    git(origin, 'init', '-q', '--bare');
+    git(clone, 'init', '-q', '-b', 'main');
+    git(clone, 'add', '-A');
+    git(clone, 'commit', '-q', '-m', 'ledgers');
+    git(clone, 'remote', 'add', 'origin', origin);
+    git(clone, 'push', '-q', 'origin', 'main');
+  } catch {
+    // No git here: the demo runs on, and its pre-flight says the clone is not a repository.
+  }
 }

@@ -7,7 +7,7 @@ import { WatchedTime } from '../state/watched-time';
 import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
-import { appendAudit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
+import { appendAudit, initDemoGit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
 
 /** A running demo: a temporary runner folder that advances by itself, and its config. */
 export interface DemoRunner {
@@ -206,6 +206,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
   history.forEach((outcome, i) => writePastCycle(runs, pastDays[i] ?? today, outcome, 80 + i * 2));
   const clone = join(dir, 'clone');
   const numbering = writeDemoClone(clone, pastDays.map(dateName));
+  initDemoGit(clone, join(dir, 'origin.git'));
   const deliverFile = join(dir, 'deliver', 'reliability.json');
   writeDeliverRecord(deliverFile, {
     loop: 'reliability',
