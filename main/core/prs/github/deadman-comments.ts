@@ -3,8 +3,7 @@ import type { LoopState, PhaseStatus, Problem } from '../../../../shared/domain'
 import { messageOf } from '../../../../shared/errors';
 import { ownEntry, phaseCap, type GithubConfig, type LoopConfig } from '../../config/schema';
 import { log } from '../../logging/log';
-import type { ApiFailure } from './github-api';
-import { GithubIssuesApi, PER_PAGE } from './github-issues-api';
+import { GithubApi, PER_PAGE, type ApiFailure } from './github-api';
 import { webHost } from './github-target';
 import { githubToken, tokenOrigin } from './github-token';
 
@@ -84,7 +83,7 @@ const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z
 export class DeadmanComments {
   private readonly clock: () => number;
   private readonly env: NodeJS.ProcessEnv;
-  private api: GithubIssuesApi | null = null;
+  private api: GithubApi | null = null;
   private tokenFrom = '';
   /** Set once the token is missing or refused: nothing is asked any more. */
   private disabled: string | null = null;
@@ -184,7 +183,7 @@ export class DeadmanComments {
   }
 
   /** Judge `candidates` against the rolling issue; true when a breach was added, or the problem met. */
-  private async judge(api: GithubIssuesApi, r: Rolling, candidates: readonly Candidate[], now: number): Promise<boolean | string> {
+  private async judge(api: GithubApi, r: Rolling, candidates: readonly Candidate[], now: number): Promise<boolean | string> {
     let found = false;
     if (!r.issue) {
       const problem = await this.find(api, r);
@@ -233,7 +232,7 @@ export class DeadmanComments {
   }
 
   /** Ask for the rolling issue: the open issue with the label, most recently updated; null, or the problem. */
-  private async find(api: GithubIssuesApi, r: Rolling): Promise<string | null> {
+  private async find(api: GithubApi, r: Rolling): Promise<string | null> {
     const answer = await api.openIssues(r.owner, r.repo, r.label, r.issuesEtag);
     if (answer.kind === 'failed') return this.failed(answer.failure, `the open issues of ${r.owner}/${r.repo} labelled ${r.label}`, r);
     if (answer.kind === 'not-modified') return r.issue ? null : this.noIssue(r);
@@ -254,7 +253,7 @@ export class DeadmanComments {
    * The creation times of the issue's comments updated since `needed` (or an earlier `since`
    * whose pages are cached: their ETags make an unchanged issue a 304), or the problem.
    */
-  private async comments(api: GithubIssuesApi, r: Rolling, needed: number): Promise<number[] | string> {
+  private async comments(api: GithubApi, r: Rolling, needed: number): Promise<number[] | string> {
     const issue = r.issue;
     if (!issue) return this.noIssue(r);
     const kept = r.comments;
@@ -311,7 +310,7 @@ export class DeadmanComments {
   }
 
   /** The client, once the token is known; null (and said once) when there is none. */
-  private async ready(): Promise<GithubIssuesApi | null> {
+  private async ready(): Promise<GithubApi | null> {
     if (this.api) return this.api;
     const github = this.options.github;
     if (!github || this.disabled !== null) return null;
@@ -321,7 +320,7 @@ export class DeadmanComments {
       return null;
     }
     this.tokenFrom = token.from;
-    this.api = new GithubIssuesApi({ token: token.token, apiUrl: github.apiUrl, timeoutMs: github.timeout, now: this.clock, stop: this.stopping.signal });
+    this.api = new GithubApi({ token: token.token, apiUrl: github.apiUrl, timeoutMs: github.timeout, now: this.clock, stop: this.stopping.signal });
     return this.api;
   }
 

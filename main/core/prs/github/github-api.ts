@@ -91,7 +91,26 @@ function boundedFetch(cut: { hit: boolean }): typeof fetch {
 
 const isHttpError = (err: unknown): err is HttpErrorLike => err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
 
-/** The three calls, conditional and each with its deadline. */
+/** An issue as `GET /repos/{owner}/{repo}/issues` lists it: the fields read. */
+export interface IssueJson {
+  readonly number: number;
+  readonly html_url: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Present when the item is a pull request (the issues list holds both). */
+  readonly pull_request?: unknown;
+}
+
+/** A comment as `GET /repos/{owner}/{repo}/issues/{n}/comments` lists it: the fields read. */
+export interface IssueCommentJson {
+  readonly id: number;
+  readonly created_at: string;
+}
+
+/** How many items a page of a list holds (GitHub's most). */
+export const PER_PAGE = 100;
+
+/** The calls, conditional and each with its deadline: a PR, its checks, and the rolling issue's comments. */
 export class GithubApi {
   private readonly octokit: Octokit;
 
@@ -120,7 +139,18 @@ export class GithubApi {
     return this.get<CheckRunsJson>('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: ref.owner, repo: ref.repo, ref: sha, per_page: 100 }, etag);
   }
 
-  private async get<T>(route: string, params: Record<string, string | number>, etag: string | null): Promise<ApiAnswer<T>> {
+  /** The open issues of `owner/repo` carrying `label`, most recently updated first (one page). */
+  openIssues(owner: string, repo: string, label: string, etag: string | null): Promise<ApiAnswer<readonly IssueJson[]>> {
+    return this.get<readonly IssueJson[]>('GET /repos/{owner}/{repo}/issues', { owner, repo, labels: label, state: 'open', sort: 'updated', direction: 'desc', per_page: 10 }, etag, 'list');
+  }
+
+  /** One page of an issue's comments updated at or after `since` (ISO), oldest first. */
+  comments(owner: string, repo: string, issue: number, since: string, page: number, etag: string | null): Promise<ApiAnswer<readonly IssueCommentJson[]>> {
+    return this.get<readonly IssueCommentJson[]>('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue, since, per_page: PER_PAGE, page }, etag, 'list');
+  }
+
+  /** One conditional GET; `shape` is what the answer must be (a JSON object, or a list). */
+  private async get<T>(route: string, params: Record<string, string | number>, etag: string | null, shape: 'object' | 'list' = 'object'): Promise<ApiAnswer<T>> {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const signal = AbortSignal.any([deadline, this.options.stop]);
     const cut = { hit: false };
@@ -132,7 +162,9 @@ export class GithubApi {
         request: { signal, fetch: boundedFetch(cut) },
       });
       if (cut.hit) return tooLarge;
-      if (typeof res.data !== 'object' || res.data === null) return { kind: 'failed', failure: { kind: 'other', message: 'the answer is not a JSON object' } };
+      if (shape === 'list' ? !Array.isArray(res.data) : typeof res.data !== 'object' || res.data === null || Array.isArray(res.data)) {
+        return { kind: 'failed', failure: { kind: 'other', message: `the answer is not a JSON ${shape}` } };
+      }
       const tag = res.headers.etag;
       return { kind: 'data', data: res.data as T, etag: typeof tag === 'string' ? tag : null };
     } catch (err) {
