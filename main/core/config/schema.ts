@@ -110,6 +110,8 @@ export const LoopConfigSchema = z
     models: z.array(NonEmpty).optional(),
     /** How many nights back Trends reaches (kept in the store as summaries, past the followed `cycles`). */
     history: z.number().int().min(1).max(1000).default(90),
+    /** The GitHub repository its PRs are opened on (`owner/name`): the merge desk lists its open PRs whose head is `branch`. */
+    repo: RepoName.optional(),
     /** The nightly branch in the clone (`dir`), `{date}` the cycle's date: its reflog says what each phase committed. */
     branch: NonEmpty.default('reliability/{date}'),
     /** The rolling GitHub issue each phase comments on (the manual's dead-man); absent: not checked. */
@@ -297,6 +299,20 @@ export const GithubConfigSchema = z
   .strict();
 /** A validated `github:` section. */
 export type GithubConfig = z.infer<typeof GithubConfigSchema>;
+/** `prs:` — the merge desk: when an open PR is stale, when it is large, and how the console merges. */
+export const PrsConfigSchema = z
+  .object({
+    /** An open PR older than this is marked and noticed (`pr-stale`). */
+    staleAfter: Duration.default(2 * 86_400_000),
+    /** A PR changing more files than this says it is large. */
+    largeFiles: z.number().int().min(1).default(50),
+    /** How `prs.merge` merges (GitHub's merge_method). */
+    mergeMethod: z.enum(['merge', 'squash', 'rebase']).default('merge'),
+  })
+  .strict();
+/** A validated `prs:` section. */
+export type PrsConfig = z.infer<typeof PrsConfigSchema>;
+
 /** Pre-flight defaults for every loop: the lead before the fire, the free room asked for, how often it re-runs in the lead. */
 export const PreflightConfigSchema = z
   .object({
@@ -318,6 +334,7 @@ export const ConfigSchema = z
     metrics: MetricsConfigSchema.optional(),
     /** GitHub, for the PRs' state; off unless present. */
     github: GithubConfigSchema.optional(),
+    prs: PrsConfigSchema.default({ staleAfter: 2 * 86_400_000, largeFiles: 50, mergeMethod: 'merge' }),
     /** Serve mode shared by a team: the URL people open, sign-in and roles (see serve-config.ts). */
     serve: ServeConfigSchema.optional(),
     /** Pre-flight defaults (see PreflightConfigSchema). */
