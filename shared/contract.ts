@@ -19,6 +19,7 @@ import {
 import { keyedDeltaSchema } from './deltas';
 import { PreflightSchema } from './preflight';
 import { ContractBreachSchema } from './contract-breach';
+import { DeskMergeSchema, DeskPrSchema } from './pr-desk';
 import { CallerSchema, type Caller } from './roles';
 import { NightSummarySchema } from './night-summary';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
@@ -143,6 +144,19 @@ export const commands = {
   },
   /** Move the review watermark to now: what is "new" is what arrived after it. */
   'review.mark': { input: Empty, output: z.object({ lastReviewedAt: z.string(), lastReviewedBy: z.string() }) },
+  /** Tick a step of a PR's Next section done (`step` from 0); who and when are kept and shown to everyone. */
+  'prs.nextDone': {
+    input: z.object({ loop: z.string().min(1), number: z.number().int().positive(), step: z.number().int().min(0).max(99) }).strict(),
+    output: z.object({ doneBy: z.string(), doneAt: z.string() }),
+  },
+  /**
+   * Merge a PR from the desk: only of the head the operator saw (`sha`, GitHub's precondition too),
+   * only when every check passed and every Next step is ticked; `method` defaults to `prs.mergeMethod`.
+   */
+  'prs.merge': {
+    input: z.object({ loop: z.string().min(1), number: z.number().int().positive(), sha: z.string().regex(/^[0-9a-f]{40}$/), method: z.enum(['merge', 'squash', 'rebase']).optional() }).strict(),
+    output: DeskMergeSchema,
+  },
   'notices.ack': { input: z.object({ key: z.string().min(1) }).strict(), output: z.object({ acknowledgedAt: z.string() }) },
   'notices.snooze': {
     input: z.object({ key: z.string().min(1), minutes: z.number().int().min(1).max(7 * 24 * 60) }).strict(),
@@ -260,6 +274,8 @@ export const events = {
   'preflight.changed': z.object({ preflight: z.array(PreflightSchema).readonly() }),
   /** The Broken contract list (shared/contract-breach.ts) moved: sent whole (it is bounded, MAX_CONTRACT_BREACHES). */
   'contract.changed': z.object({ contract: z.array(ContractBreachSchema).readonly() }),
+  /** The merge desk moved (GitHub's answer, a tick, a merge): sent whole (the open PRs, a few dozen). */
+  'desk.changed': z.object({ desk: z.array(DeskPrSchema).readonly() }),
   /** Show a view: the desktop shell sends it when the operator clicks a notification. */
   'app.navigate': z.object({ hash: z.string().regex(/^#\//) }),
   /** Output of a running drill, in order, from byte `from`. */

@@ -6,6 +6,7 @@ import { LoopStateSchema, PullRequestSchema } from './loop-domain';
 import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
 import { PreflightSchema } from './preflight';
 import { ContractBreachSchema } from './contract-breach';
+import { DeskPrSchema } from './pr-desk';
 
 // The domain, one file per feature; this one re-exports them all and holds the snapshot.
 export * from './loop-domain';
@@ -39,6 +40,8 @@ export const SnapshotSchema = z
     preflight: z.array(PreflightSchema).readonly().optional(),
     /** Where the loops broke their manual's rules (shared/contract-breach.ts); absent in older saved summaries. */
     contract: z.array(ContractBreachSchema).readonly().optional(),
+    /** The merge desk: every open PR of every loop as GitHub has it (shared/pr-desk.ts); absent without a github: section. */
+    desk: z.array(DeskPrSchema).readonly().optional(),
   })
   .readonly();
 /** The whole observable state. */

@@ -1,8 +1,9 @@
 import type { ContractBreach } from './contract-breach';
-import type { BacklogItem, Finding, LoopState } from './domain';
+import type { BacklogItem, Finding, LoopState, PullRequest } from './domain';
 import { deriveChurn, type ChurnEntry } from './churn';
+import { awaitingByNight, awaitingMerge, type AwaitingMerge, type NightAwaiting } from './merge-measures';
 import type { NightSummary } from './night-summary';
-import { median, TREND_RANGES, type LoopTrends, type TrendsMemo, type TrendsResult } from './trends';
+import { median, TREND_RANGES, type LoopTrends, type TrendNight, type TrendsMemo, type TrendsResult } from './trends';
 
 // Does the loop really improve (issue 30, item 3): the loop's own measures (the reliability
 // loop's manual, "Measure improvement") over the last 7, 30 and 90 nights, from the same nights
@@ -22,6 +23,10 @@ export interface LoopMeasures {
   readonly prsPerNight: number | null;
   /** Median hours from a night's first start (its audit) to its READY verdict. */
   readonly medianReadyHours: number | null;
+  /** Median hours from a night's remediate start to CI green (its deliver's or the next fire's: shared/merge-measures.ts), over the nights that went green; null when none did. */
+  readonly medianGreenHours: number | null;
+  /** How many nights went green (the median's count). */
+  readonly greenNights: number;
   /** Churn in the window (reopened items and re-found findings). */
   readonly reopened: number;
   /** Fleet tokens the nights' phases used (where the proxies' usage rows knew), and per PR delivered on those nights; null when unknown. */
@@ -41,6 +46,8 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
   const prs = last.reduce((a, n) => a + n.prs, 0);
   const ready = last.map((n) => n.readyMs).filter((m): m is number => m !== null);
   const m = median(ready);
+  const green = last.map((n) => n.remediateToGreen?.ms).filter((g): g is number => g !== undefined);
+  const g = median(green);
   const known = last.filter((n) => n.tokens !== null);
   const tokens = known.length > 0 ? known.reduce((a, n) => a + (n.tokens ?? 0), 0) : null;
   const knownPrs = known.reduce((a, n) => a + n.prs, 0);
@@ -52,16 +59,24 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
     prs,
     prsPerNight: ran.length > 0 ? prs / ran.length : null,
     medianReadyHours: m === null ? null : m / 3_600_000,
+    medianGreenHours: g === null ? null : g / 3_600_000,
+    greenNights: green.length,
     reopened: churn.filter((c) => c.loop === l.loop && (c.date ?? '') >= from).length,
     tokens,
     tokensPerPr: tokens !== null && knownPrs > 0 ? tokens / knownPrs : null,
   };
 }
 
+/** A night of the report: its trends, and its PRs awaiting merge at its end (null when not known). */
+export type ReportNight = TrendNight & NightAwaiting;
+
 /** One loop in the report: its trends, its churn in the window, and its measures over 7, 30 and 90 nights. */
 export interface LoopReport extends LoopTrends {
+  readonly nights: readonly ReportNight[];
   readonly churn: readonly ChurnEntry[];
   readonly measures: readonly LoopMeasures[];
+  /** Its PRs awaiting merge now (green, neither merged nor closed), oldest first; null without the PR list. */
+  readonly awaitingMerge: AwaitingMerge | null;
 }
 
 /** What `loopdeck trends` prints and the Trends view shows. */
@@ -79,6 +94,10 @@ export interface TrendsReportInput {
   readonly now: string;
   /** The Broken contract list: it counts the followed nights' breaches (see TrendsInput.contract). */
   readonly contract?: readonly ContractBreach[];
+  /** The PR list (the snapshot's `prs`): the PRs awaiting merge, now and at each night's end; without it, not known. */
+  readonly prs?: readonly PullRequest[];
+  /** When the ages of the PRs awaiting merge are taken (ISO; default `now`: the view passes the clock, `now` being noon of its day). */
+  readonly at?: string;
 }
 
 /**
@@ -94,7 +113,20 @@ export function trendsReport(memo: TrendsMemo, input: TrendsReportInput, churnAl
   const loops = window.loops.map((l) => {
     const churn = churnAll.filter((c) => c.loop === l.loop && (c.date === null || (c.date >= window.from && c.date <= window.to)));
     const over = longByLoop.get(l.loop) ?? l;
-    return { ...l, churn, measures: TREND_RANGES.map((n) => loopMeasures(over, churnAll, n)) };
+    const prs = input.prs;
+    const at = input.at ?? input.now;
+    // The PR list holds the followed cycles' PRs: a night before the oldest of them is not known.
+    const followed = input.loops.find((x) => x.name === l.loop)?.cycles.map((c) => c.date) ?? [];
+    const knownFrom = prs && followed.length > 0 ? followed.reduce((a, b) => (b < a ? b : a)) : null;
+    const awaiting = awaitingByNight(
+      l.nights.map((n) => n.date),
+      prs ?? [],
+      l.loop,
+      at,
+      knownFrom,
+    );
+    const nights = l.nights.map((n, i) => ({ ...n, ...(awaiting[i] ?? { awaitingMerge: null, oldestAwaitingMs: null }) }));
+    return { ...l, nights, churn, measures: TREND_RANGES.map((n) => loopMeasures(over, churnAll, n)), awaitingMerge: prs ? awaitingMerge(prs, l.loop, at) : null };
   });
   return { ...window, loops };
 }

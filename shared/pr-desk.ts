@@ -78,16 +78,19 @@ export const DeskPrSchema = z
     merged: DeskMergeSchema.nullable(),
     /** Why GitHub could not be asked about it just now (a timeout, a rate limit), or null. */
     problem: z.string().nullable(),
+    /** Whether Loopdeck's GitHub token may merge in its repository (null: not known yet). */
+    canWrite: z.boolean().nullable(),
   })
   .readonly();
 /** One PR of the merge desk. */
 export type DeskPr = z.infer<typeof DeskPrSchema>;
 
 /** Why the console will not merge a PR now, one sentence each; empty when it may. */
-export function mergeBlockers(pr: Pick<DeskPr, 'state' | 'checks' | 'next' | 'problem'>, canWrite: boolean): string[] {
+export function mergeBlockers(pr: Pick<DeskPr, 'state' | 'checks' | 'next' | 'canWrite'>): string[] {
   const out: string[] = [];
   if (pr.state !== 'open') out.push(`it is ${pr.state}`);
-  if (!canWrite) out.push('the GitHub token cannot write to this repository (merging needs a token with write access to its pull requests and contents)');
+  if (pr.canWrite === null) out.push('whether the GitHub token may merge in this repository is not known yet');
+  else if (!pr.canWrite) out.push('the GitHub token cannot write to this repository (merging needs a token with write access to its pull requests and contents)');
   const notPassing = pr.checks.filter((c) => c.state !== 'passing');
   if (pr.checks.length === 0) out.push('it has no checks: nothing says it is green');
   else if (notPassing.length > 0) out.push(`${notPassing.length === 1 ? 'a check has' : `${notPassing.length} checks have`} not passed: ${notPassing.map((c) => `${c.name} (${c.state})`).join(', ')}`);

@@ -40,6 +40,9 @@ export const COMMAND_ROLES: Readonly<Record<CommandName, Role>> = {
   // A page's own error reports: every signed-in page sends them, and they are rate-limited.
   'log.error': 'viewer',
   'review.mark': 'operator',
+  'prs.nextDone': 'operator',
+  // The merge is the deploy trigger: the operator's, as the review is.
+  'prs.merge': 'operator',
   'notices.ack': 'operator',
   'notices.snooze': 'operator',
   'drills.run': 'admin',

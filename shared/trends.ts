@@ -1,4 +1,5 @@
 import type { ContractBreach } from './contract-breach';
+import { remediateToGreen, type GreenTime } from './merge-measures';
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
 import { closedNight, openedNight } from './finding-nights';
 import { addBreaches, breachCounts, nightBreaches, sameBreaches } from './night-breaches';
@@ -70,6 +71,8 @@ export interface TrendNight {
   readonly tokens: number | null;
   /** From the night's first start to its READY verdict (ms), when it delivered one (shared/night-summary.ts readyAfterMs). */
   readonly readyMs: number | null;
+  /** From its remediate start to CI green, its own deliver's or the next fire's (shared/merge-measures.ts); null when never green ("—"). */
+  readonly remediateToGreen: GreenTime | null;
   /** Its Broken contract items, in all and by kind (nightBreaches); null when not known ("—", never 0). */
   readonly breaches: NightBreaches | null;
   readonly flags: readonly TrendFlag['kind'][];
@@ -164,11 +167,7 @@ export function deriveNight(loop: string, date: string, cycle: Cycle | NightSumm
   return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept), breaches };
 }
 
-function quantile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i] ?? null;
-}
+const quantile = (sorted: readonly number[], q: number): number | null => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? null));
 
 /** The median of some numbers (the mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number | null {
@@ -237,6 +236,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
     flags.push({ kind: 'success-drop', loop, date: to, thisWeek, lastWeek, text: `success rate fell from ${pct(lastWeek)} to ${pct(thisWeek)} week over week` });
   }
   const visible = flags.filter((f) => f.date >= from && f.date <= to);
+  const greens = remediateToGreen(nights);
   // The backlog carries over from before the window: sum every night up to each one.
   let open = 0;
   for (const n of nights) if (n.date < from) open += sum(n.opened) - sum(n.closed) - n.openedUndatedDone;
@@ -277,6 +277,7 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       prs: n?.prs ?? 0,
       tokens: n?.tokens ?? null,
       readyMs: readyAfterMs(n?.phases ?? []),
+      remediateToGreen: greens.get(d) ?? null,
       breaches: n?.breaches ?? null,
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });

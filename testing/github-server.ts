@@ -2,20 +2,30 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { filesBody, mergePr, pullFields, pullSize, repoBody, reviewsBody, type FakeMerge } from './github-server-desk';
 
 // A GitHub REST API on 127.0.0.1 for tests: the three endpoints Loopdeck reads, answering with
 // GitHub's documented example bodies (testing/github-examples.json, from @octokit/openapi)
 // changed per PR, with ETags (a matching If-None-Match gets 304), and with the failures the
 // client must survive: 401, 404, a spent rate limit, an answer that never comes in time.
 // Also a repository's issues (filtered by labels and state, sorted) and an issue's comments
-// (since, paged), for the rolling dead-man issue.
+// (since, paged), for the rolling dead-man issue. For the merge desk (github-server-desk.ts):
+//   GET /repos/{o}/{r}                      the repository, `permissions.push` = `pushAllowed`
+//   GET /repos/{o}/{r}/pulls?state=open     the open PRs (head, base, user, title, created_at), newest first, paged
+//   GET /repos/{o}/{r}/pulls/{n}            also title, user, base, created_at, additions, deletions,
+//                                           changed_files, mergeable_state (FakePr's fields)
+//   GET /repos/{o}/{r}/pulls/{n}/files      FakePr.files, paged (at most 3000, as GitHub's)
+//   GET /repos/{o}/{r}/pulls/{n}/reviews    FakePr.reviews, oldest first
+//   PUT /repos/{o}/{r}/pulls/{n}/merge      {sha, merge_method}: 409 if sha is not the head's, 405 unless
+//                                           open and clean/unstable/has_hooks, 200 and merged (`merges`)
+// Every GET answers with an ETag and honours If-None-Match.
 
 const EXAMPLES = JSON.parse(readFileSync(new URL('./github-examples.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>;
 
-/** One check on the PR's head: a commit status (`context`) or a check run (`name`). */
+/** One check on the PR's head: a commit status (`context`) or a check run (`name`); `url` its target_url / html_url (the example's when absent). */
 export type FakeCheck =
-  | { readonly kind: 'status'; readonly context: string; readonly state: 'success' | 'failure' | 'error' | 'pending' }
-  | { readonly kind: 'run'; readonly name: string; readonly status: 'queued' | 'in_progress' | 'completed'; readonly conclusion: string | null };
+  | { readonly kind: 'status'; readonly context: string; readonly state: 'success' | 'failure' | 'error' | 'pending'; readonly url?: string }
+  | { readonly kind: 'run'; readonly name: string; readonly status: 'queued' | 'in_progress' | 'completed'; readonly conclusion: string | null; readonly url?: string };
 
 /** What the server says about one PR (every field may be changed while the test runs). */
 export interface FakePr {
@@ -32,6 +42,23 @@ export interface FakePr {
   delayMs?: number;
   /** Its head branch (`head.ref`); the example's when absent. */
   head?: string;
+  /** Its head commit; `shaOf(key)` when absent. Set it to move the head. */
+  sha?: string;
+  /** The merge desk's fields: the example's (or 'main', 'octocat', 0) when absent. */
+  title?: string;
+  author?: string;
+  base?: string;
+  createdAt?: string;
+  additions?: number;
+  deletions?: number;
+  /** `changed_files`; `files.length` when absent. */
+  changedFiles?: number;
+  /** `mergeable_state`; 'clean' when absent. */
+  mergeableState?: string;
+  /** The paths it changes (`/files`). */
+  files?: string[];
+  /** Its reviews, oldest first (`/reviews`): APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED. */
+  reviews?: { login: string; state: string }[];
 }
 
 /** One comment on a fake issue. */
@@ -58,6 +85,7 @@ export interface FakeIssue {
 /** One request the server saw. */
 export interface SeenRequest {
   readonly at: number;
+  readonly method: string;
   readonly path: string;
   /** The query string, without the `?` ('' when none). */
   readonly query: string;
@@ -86,6 +114,12 @@ export interface GithubServer {
   rateLimitedUntil: number | null;
   /** While set, every (authorized) request gets this status, as when GitHub is failing (500, 502...). */
   failing: number | null;
+  /** What `GET /repos/{o}/{r}` says of the token's push permission (true by default); a merge without it is 403. */
+  pushAllowed: boolean;
+  /** Whose token this is: the merges' `merged_by`. */
+  login: string;
+  /** The merges made, in order. */
+  readonly merges: FakeMerge[];
   close(): Promise<void>;
 }
 
@@ -109,6 +143,9 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
     token,
     rateLimitedUntil: null,
     failing: null,
+    pushAllowed: true,
+    login: 'loopdeck-operator',
+    merges: [],
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();
@@ -151,16 +188,40 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
       if (!issue) return (json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' }), 404);
       return answer(commentList(state.url, owner, repo, issue, url.searchParams));
     }
-    const m = /^\/repos\/([^/]+)\/([^/]+)\/(?:pulls\/(\d+)|commits\/([0-9a-f]+)\/(status|check-runs))$/.exec(path);
     const notFound = (): number => (json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' }), 404);
+    const headOf = (key: string): string => state.prs.get(key)?.sha ?? shaOf(key);
+    const desk = /^\/repos\/([^/]+)\/([^/]+)(\/pulls)?$/.exec(path);
+    if (desk) {
+      const [, owner = '', repo = '', pulls] = desk;
+      if (!pulls) return answer(repoBody(state.url, owner, repo, state.pushAllowed));
+      const example = EXAMPLES['pull-request'] ?? {};
+      const open = [...state.prs].filter(([k, pr]) => k.startsWith(`${owner}/${repo}#`) && pr.state === 'open' && !pr.merged);
+      const items = open.map(([k, pr]) => ({ n: Number(k.split('#')[1]), pr, sha: headOf(k) })).sort((a, b) => (b.pr.createdAt ?? '').localeCompare(a.pr.createdAt ?? '') || b.n - a.n);
+      return answer(paged(items, url.searchParams).map(({ n, pr, sha }) => ({ state: 'open', ...pullFields(owner, repo, n, pr, sha, example) })));
+    }
+    const m = /^\/repos\/([^/]+)\/([^/]+)\/(?:pulls\/(\d+)(?:\/(files|reviews|merge))?|commits\/([0-9a-f]+)\/(status|check-runs))$/.exec(path);
     if (!m) return notFound();
-    const [, owner, repo, number, sha, what] = m;
-    const key = number ? `${owner}/${repo}#${number}` : [...state.prs.keys()].find((k) => k.startsWith(`${owner}/${repo}#`) && shaOf(k) === sha);
+    const [, owner, repo, number, sub, sha, what] = m;
+    const key = number ? `${owner}/${repo}#${number}` : [...state.prs.keys()].find((k) => k.startsWith(`${owner}/${repo}#`) && headOf(k) === sha);
     const pr = key ? state.prs.get(key) : undefined;
     if (!pr || !key) return notFound();
+    if (sub === 'merge') {
+      if (req.method !== 'PUT') return notFound();
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+      } catch {
+        return (json(res, 400, { message: 'Problems parsing JSON' }), 400);
+      }
+      const done = mergePr(key, pr, headOf(key), body, state.pushAllowed, state.login, state.merges);
+      return (json(res, done.status, done.body, limits), done.status);
+    }
+    if (sub) return answer(sub === 'files' ? paged(filesBody(pr, headOf(key)), url.searchParams) : reviewsBody(pr, headOf(key)));
     if (number && pr.delayMs) await new Promise((r) => setTimeout(r, pr.delayMs));
     if (number && pr.fail) return (json(res, pr.fail, { message: pr.fail === 404 ? 'Not Found' : 'Error' }), pr.fail);
-    const body = number ? pullBody(owner ?? '', repo ?? '', Number(number), pr, shaOf(key)) : what === 'status' ? statusBody(pr, sha ?? '') : runsBody(pr, sha ?? '');
+    const body = number ? pullBody(owner ?? '', repo ?? '', Number(number), pr, headOf(key)) : what === 'status' ? statusBody(pr, sha ?? '') : runsBody(pr, sha ?? '');
     return answer(body);
   };
   const server: Server = createServer((req, res) => {
@@ -168,7 +229,7 @@ export async function startGithubServer(token = 'ghp_test_token'): Promise<Githu
     arrived += 1;
     void handle(req, res).then((status) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      state.requests.push({ at, path: url.pathname, query: url.search.replace(/^\?/, ''), status, authorization: req.headers.authorization, ifNoneMatch: req.headers['if-none-match'] });
+      state.requests.push({ at, method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status, authorization: req.headers.authorization, ifNoneMatch: req.headers['if-none-match'] });
     });
   });
   server.on('connection', (s) => {
@@ -191,22 +252,20 @@ function pullBody(owner: string, repo: string, number: number, pr: FakePr, sha: 
   const merged = pr.merged;
   return {
     ...example,
-    number,
-    html_url: `https://127.0.0.1/${owner}/${repo}/pull/${number}`,
+    ...pullFields(owner, repo, number, pr, sha, example),
+    ...pullSize(pr),
     state: pr.state,
     merged,
     merged_at: merged ? (pr.mergedAt ?? '2026-08-24T08:00:00Z') : null,
     closed_at: pr.state === 'closed' ? (pr.closedAt ?? pr.mergedAt ?? '2026-08-24T08:00:00Z') : null,
     merged_by: merged ? { ...(example.merged_by as object), login: pr.mergedBy ?? 'octocat' } : null,
-    body: pr.body,
-    head: { ...(example.head as object), sha, ...(pr.head ? { ref: pr.head } : {}) },
   };
 }
 
 function statusBody(pr: FakePr, sha: string): unknown {
   const example = EXAMPLES['combined-commit-status'] ?? {};
   const template = ((example.statuses as object[] | undefined) ?? [])[0] ?? {};
-  const statuses = pr.checks.flatMap((c) => (c.kind === 'status' ? [{ ...template, context: c.context, state: c.state }] : []));
+  const statuses = pr.checks.flatMap((c) => (c.kind === 'status' ? [{ ...template, context: c.context, state: c.state, ...(c.url ? { target_url: c.url } : {}) }] : []));
   const state = statuses.some((s) => s.state === 'failure' || s.state === 'error') ? 'failure' : statuses.every((s) => s.state === 'success') && statuses.length > 0 ? 'success' : 'pending';
   return { ...example, sha, state, statuses, total_count: statuses.length };
 }
@@ -214,7 +273,7 @@ function statusBody(pr: FakePr, sha: string): unknown {
 function runsBody(pr: FakePr, sha: string): unknown {
   const example = EXAMPLES['check-run-paginated'] ?? {};
   const template = ((example.check_runs as object[] | undefined) ?? [])[0] ?? {};
-  const runs = pr.checks.flatMap((c) => (c.kind === 'run' ? [{ ...template, head_sha: sha, name: c.name, status: c.status, conclusion: c.conclusion }] : []));
+  const runs = pr.checks.flatMap((c) => (c.kind === 'run' ? [{ ...template, head_sha: sha, name: c.name, status: c.status, conclusion: c.conclusion, ...(c.url ? { html_url: c.url } : {}) }] : []));
   return { total_count: runs.length, check_runs: runs };
 }
 

@@ -26,7 +26,7 @@ import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-sch
 import { ReviewMark } from './notices/review-mark';
 import type { TranscriptService } from './transcripts/transcript-service';
 import type { PreflightService } from './preflight/preflight-service';
-import { engineServices } from './engine/engine-services';
+import { engineServices, type DeskFacade } from './engine/engine-services';
 import { TrendNights } from './nights/trend-nights';
 import type { ProblemKey } from './state/problem-key';
 import { Disposables } from './state/disposables';
@@ -98,6 +98,8 @@ export class Engine {
   readonly notifier: Notifier;
   /** GitHub's view of the open PRs (state, checks, the body's Next section); null without a `github:` section. */
   readonly github: GithubPrs | null;
+  /** The merge desk: every open PR of every loop as GitHub has it, its Next steps ticked, the console's merges. */
+  readonly desk: DeskFacade;
   /** Pre-flight before each fire: what tonight's cycle needs, checked at the loop's lead. */
   readonly preflight: PreflightService;
   /** Each loop's nights kept for Trends, past the followed window and across restarts. */
@@ -147,20 +149,14 @@ export class Engine {
     this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}), bus: this.bus, wake: () => this.wake(), teardown: this.teardown, emit: (e, p) => this.emit(e, p) });
     const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, nights, board } = this;
     this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
-    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight } =
-      engineServices({
-        config,
-        store: this.store,
-        now: this.now,
-        hosts: this.hosts,
-        ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}),
-        prTracker: this.prTracker,
-        reviewMark: this.reviewMark,
-        loops: () => this.loops.all(),
-        deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
-        caughtUp: () => !this.behind(),
-        bus: this.bus,
-      }));
+    const { store, now, reviewMark, bus } = this;
+    const githubEnv = options.githubEnv ? { githubEnv: options.githubEnv } : {};
+    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk } = engineServices({
+      ...{ config, store, now, hosts, prTracker, reviewMark, bus, ...githubEnv },
+      loops: () => this.loops.all(),
+      deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
+      caughtUp: () => !this.behind(),
+    }));
     // Undone last, in this order: the watchers a poll started, the poll in flight, the notices, the connections.
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.ssh?.connection.close()));
     this.teardown.add(() => this.notifier.close());
@@ -182,6 +178,8 @@ export class Engine {
     const github = this.github;
     github?.start();
     this.teardown.add(async () => github?.stop());
+    this.desk.start();
+    this.teardown.add(() => this.desk.stop());
     const ticks = new NoticeTick(this.notifier, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
     this.teardown.add(() => {
@@ -285,7 +283,7 @@ export class Engine {
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow(), caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), desk: this.desk.list(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.board.errors.set('notices', null);
@@ -377,7 +375,8 @@ export class Engine {
     const ops = { notices: this.notifier.list(), ...this.reviewMark.reviewed(), drills: this.drills.list(), drillRuns: this.drills.runs() };
     // Only while a pre-flight has run: a snapshot without one prints what it printed before.
     const preflight = this.preflight.list();
-    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: this.contract.list(), ledgerRows: this.ledgers.counts() };
+    const desk = this.desk.list();
+    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: this.contract.list(), ...(desk.length ? { desk } : {}), ledgerRows: this.ledgers.counts() };
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

@@ -10,6 +10,8 @@ import type { PrTracker } from '../prs/pr-tracker';
 import { Notifier } from '../notices/notifier';
 import type { ReviewMark } from '../notices/review-mark';
 import { PreflightService } from '../preflight/preflight-service';
+import { DeskService } from '../prs/desk-service';
+import { GithubDesk } from '../prs/github/desk-reader';
 import type { Store } from '../store/store';
 import type { EventBus } from '../state/event-bus';
 import { TranscriptService } from '../transcripts/transcript-service';
@@ -47,7 +49,11 @@ export interface EngineServices {
   readonly notifier: Notifier;
   readonly drills: DrillService;
   readonly preflight: PreflightService;
+  readonly desk: DeskFacade;
 }
+
+/** What the engine and the commands use of the merge desk. */
+export type DeskFacade = Pick<DeskService, 'list' | 'nextDone' | 'merge' | 'refresh' | 'pollOnce' | 'start' | 'stop'>;
 
 /** Build the engine's services on its wiring. */
 export function engineServices(w: EngineWiring): EngineServices {
@@ -116,5 +122,26 @@ export function engineServices(w: EngineWiring): EngineServices {
     },
     onChange: (list) => w.bus.publish('preflight.changed', { preflight: list }),
   });
-  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight };
+  // The merge desk reads GitHub apart from the PR tracker's reader: it lists each loop's open PRs by head.
+  const reader = config.github
+    ? new GithubDesk({
+        config: config.github,
+        ...(w.githubEnv ? { env: w.githubEnv } : {}),
+        onProblem: (problem) => w.bus.signal('problem', { key: 'github desk', problem }),
+        onChange: () => desk.refresh(),
+      })
+    : null;
+  const desk: DeskService = new DeskService({ config, store, reader, loops: w.loops, prs: () => w.prTracker.prs, now, publish: (list) => w.bus.publish('desk.changed', { desk: list }) });
+  // The desk follows the loops' news: a new verdict names a PR, a cycle's commits name its ids.
+  let queued = false;
+  w.bus.subscribe((...[event]) => {
+    if ((event !== 'loop.changed' && event !== 'prs.changed') || queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      desk.track();
+      desk.refresh();
+    });
+  });
+  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight, desk };
 }

@@ -4,6 +4,7 @@ import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../nights/schema';
 import { NOTICES_MIGRATION, NOTICES_PERIODIC_MIGRATION, NOTICES_SEEDED_MIGRATION } from '../notices/schema';
 import { WEBHOOKS_MIGRATION } from '../notices/sinks/webhook-schema';
+import { PR_DESK_MIGRATION } from '../prs/schema';
 
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
@@ -160,6 +161,8 @@ export const MIGRATIONS: Migrations = [
     OR EXISTS (SELECT 1 FROM line_marks m WHERE m.host = files.host AND m.path = files.path AND m.kind = 'watchdog')
   );
   `,
+  // 18: the merge desk's Next-step ticks and console merges (prs/schema.ts).
+  PR_DESK_MIGRATION,
 ];
 
 // Loading this module installs the schema: Store.open uses it unless its options name another.

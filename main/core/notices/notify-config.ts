@@ -31,6 +31,8 @@ export const RULE_NAMES = [
   'fleet-heap',
   'fleet-shed-threshold',
   'preflight-at-risk',
+  'pr-stale',
+  'pr-red-after-ready',
   // Broken contract (shared/contract-breach.ts), one rule a kind; contract-hollow was remediate-hollow.
   ...CONTRACT_KINDS.map((k) => `contract-${k}` as const),
 ] as const;
@@ -67,6 +69,10 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'fleet-shed-threshold': 0,
   // Tonight's run will fail unless someone acts before the fire.
   'preflight-at-risk': 1,
+  // An open PR past prs.staleAfter: the morning's look, not a page.
+  'pr-stale': 0,
+  // CI red after the loop said green: a merge now would ship a red build.
+  'pr-red-after-ready': 1,
   // What the loop did against its own manual: worth the morning's look, not a page at night.
   ...(Object.fromEntries(CONTRACT_KINDS.map((k) => [`contract-${k}`, 0])) as Record<`contract-${ContractKind}`, NoticePriority>),
 };

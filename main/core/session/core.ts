@@ -15,6 +15,7 @@ import type { TranscriptService } from '../transcripts/transcript-service';
 import type { PreflightService } from '../preflight/preflight-service';
 import type { HostTable } from '../hosts/host-table';
 import type { GithubPrs } from '../prs/github/github-prs';
+import type { DeskService } from '../prs/desk-service';
 
 // The composition root: the one place the core of a loaded config is put together (its store,
 // the engine and the engine's services), used by the session (the window, serve, `watch`) and by
@@ -33,6 +34,8 @@ export interface CoreServices {
   readonly preflight: Pick<PreflightService, 'loops' | 'run'>;
   /** GitHub's view of the PRs; null without a `github:` section. */
   readonly github: Pick<GithubPrs, 'pollOnce'> | null;
+  /** The merge desk: its list, a Next step ticked, a merge of the head the operator saw. */
+  readonly desk: Pick<DeskService, 'list' | 'nextDone' | 'merge' | 'refresh'> & { pollOnce(): Promise<void> };
   /** Mark the review done now (the notices get the new watermark); when. */
   markReviewed(by: string): string;
   /** Every event the core publishes; returns the unsubscribe function. */
@@ -80,6 +83,7 @@ export function servicesOf(engine: Engine): CoreServices {
     transcripts: engine.transcripts,
     preflight: engine.preflight,
     github: engine.github,
+    desk: engine.desk,
     markReviewed: (by) => engine.markReviewed(by),
     subscribe: (listener) => engine.subscribe(listener),
   };

@@ -8,6 +8,7 @@ export type ProblemKey =
   | 'drills'
   | 'github'
   | 'github deadman'
+  | 'github desk'
   | 'database'
   | 'config metrics.listen'
   | `loop ${string}`

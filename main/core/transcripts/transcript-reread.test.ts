@@ -25,7 +25,8 @@ describe('upgrading a store whose transcripts were read by the older rules', () 
     writeFileSync(withMark, 'libs and hooks) and died to the stream watchdog at 600s with no progress,\n');
     writeFileSync(plain, 'tool_use Read src/a.py\n');
     const source = new LocalSource('runner');
-    const before = MIGRATIONS.length - 1;
+    // The schema before migration 17 (the re-read): 16 migrations.
+    const before = 16;
     const old = Store.open(db, { migrateTo: before });
     for (const path of [withVerdict, withMark, plain]) await followOnce(source, old, path, transcriptParser);
     const ids = [withVerdict, withMark, plain].map((p) => old.file('runner', p).id);

@@ -16,6 +16,7 @@ import { applyCycleDelta, applyKeyedDelta, auditKey, backlogKey, findingKey, les
 import type { NightSummary } from '../../../shared/night-summary';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
 import type { ContractBreach } from '../../../shared/contract-breach';
+import type { DeskPr } from '../../../shared/pr-desk';
 import type { Preflight } from '../../../shared/preflight';
 import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
 
@@ -78,6 +79,8 @@ export interface DeckData extends OpsData {
   readonly preflight: readonly Preflight[];
   /** Where the loops broke their manual's rules, in main's order (shared/contract-breach.ts). */
   readonly contract: readonly ContractBreach[];
+  /** The merge desk: every open PR of every loop as GitHub has it (shared/pr-desk.ts); empty without GitHub. */
+  readonly desk: readonly DeskPr[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
   /** Who marked it (null: never, or not known). */
@@ -135,6 +138,7 @@ export const emptyDeckData: DeckData = {
   capacity: [],
   preflight: [],
   contract: [],
+  desk: [],
   lastReviewedAt: null,
   lastReviewedBy: null,
   stage: { state: 'empty' },
@@ -169,6 +173,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     capacity: summary.capacity,
     preflight: summary.preflight ?? [],
     contract: summary.contract ?? [],
+    desk: summary.desk ?? [],
     lastReviewedAt: summary.lastReviewedAt,
     lastReviewedBy: summary.lastReviewedBy ?? null,
     stage: stageAfterSummary(data.stage, summary),
@@ -258,6 +263,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'capacity.changed': (data, { capacity }, now) => changed({ ...data, capacity }, now),
   'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
   'contract.changed': (data, { contract }, now) => changed({ ...data, contract }, now),
+  'desk.changed': (data, { desk }, now) => changed({ ...data, desk }, now),
   'notices.changed': (data, { notices, lastReviewedAt, lastReviewedBy }, now) =>
     changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt, lastReviewedBy: lastReviewedBy ?? null }, now),
   'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),

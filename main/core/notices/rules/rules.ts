@@ -6,6 +6,8 @@ import { fleetDrafts } from './fleet-rules';
 import { hostDrafts } from './host-rules';
 import { preflightDrafts } from './preflight-rules';
 import { contractDrafts, contractRule } from './contract-rules';
+import { deskDrafts } from './desk-rules';
+import type { DeskPr } from '../../../../shared/pr-desk';
 import type { ContractBreach } from '../../../../shared/contract-breach';
 import type { Preflight } from '../../../../shared/preflight';
 import { makeDraft, type NoticeDraft } from '../notice-draft';
@@ -41,6 +43,8 @@ export interface NoticeInput {
   readonly cyclesOf?: (loop: string) => readonly Cycle[] | undefined;
   /** The Broken contract list: each item noticed once (rule `contract-<kind>`). */
   readonly contract?: readonly ContractBreach[];
+  /** The merge desk: a stale PR, a PR red after READY. */
+  readonly desk?: readonly DeskPr[];
   /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
   readonly rules: Partial<Record<RuleName, NoticePriority>>;
   readonly now: Date;
@@ -222,6 +226,7 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
 
   out.push(...preflightDrafts(input.preflight ?? [], prio('preflight-at-risk'), input.consoleUrl));
   out.push(...contractDrafts(input.contract ?? [], (kind) => prio(contractRule(kind)), input.consoleUrl));
+  out.push(...deskDrafts(input.desk ?? [], { stale: prio('pr-stale'), red: prio('pr-red-after-ready') }));
 
   for (const run of input.drillRuns) {
     if (run.status === 'running') continue;
