@@ -91,3 +91,45 @@ describe('loopdeck trends', () => {
     expect(bad.stderr).toContain('Unknown loop "nope"');
   });
 });
+
+describe('loopdeck trends: the merge measures', () => {
+  /** Three followed nights: green, INCOMPLETE (its PR #201 green on the next fire), green (#202); remediate from 01:00, deliver ends 06:00. */
+  function mergeFixture(): RunnerFixture {
+    const fx = createRunnerFixture('    cycles: 7\n');
+    const verdicts = [`1 PR(s) green, ready to merge: https://github.com/acme/radon/pull/200`, 'INCOMPLETE: ci/test https://github.com/acme/radon/pull/201', '2 PR(s) green, ready to merge: https://github.com/acme/radon/pull/201 https://github.com/acme/radon/pull/202'];
+    verdicts.forEach((verdict, i) => {
+      const d = addDays(NEWEST, i - 2);
+      fx.write(d, 'audit.status', `audit ${d}T00:00:00+00:00 STARTED\naudit ${d}T00:30:00+00:00 OK\n`);
+      fx.write(d, 'remediate.status', `remediate ${d}T01:00:00+00:00 STARTED\nremediate ${d}T03:00:00+00:00 OK\n`);
+      fx.write(d, 'deliver.status', `deliver ${d}T04:00:00+00:00 STARTED\ndeliver ${d}T06:00:00+00:00 ${verdict}\n`);
+    });
+    return fx;
+  }
+
+  it('--json adds each night’s remediate → green (the next fire’s counted from the first night’s remediate), its median, and the PRs awaiting merge with their age', async () => {
+    const fx = mergeFixture();
+    const r = await loopdeck('trends', 'reliability', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW, '--json');
+    expect(r.stderr).toBe('');
+    const l = (JSON.parse(r.stdout) as TrendsReport).loops[0] as LoopReport;
+    const last3 = l.nights.slice(-3);
+    expect(last3.map((n) => [n.date, n.remediateToGreen, n.awaitingMerge])).toEqual([
+      [addDays(NEWEST, -2), { ms: 5 * 3_600_000, on: addDays(NEWEST, -2) }, 1],
+      [addDays(NEWEST, -1), { ms: 29 * 3_600_000, on: NEWEST }, 1],
+      [NEWEST, { ms: 5 * 3_600_000, on: NEWEST }, 3],
+    ]);
+    // Before the followed cycles: not known (null), never 0.
+    expect(l.nights[0]?.awaitingMerge).toBeNull();
+    expect(l.measures.map((m) => [m.nights, m.medianGreenHours, m.greenNights])).toEqual([
+      [7, 5, 3],
+      [30, 5, 3],
+      [90, 5, 3],
+    ]);
+    // #200 green two nights back at 06:00; #201 and #202 green today at 06:00; at --now (12:00).
+    expect(l.awaitingMerge).toMatchObject({ count: 3, oldestMs: 54 * 3_600_000 });
+    expect(l.awaitingMerge?.prs.map((p) => p.number)).toEqual([200, 201, 202]);
+    const text = await loopdeck('trends', 'reliability', '--config', fx.configPath, '--data', fx.dataDir, '--now', NOW, '--nights', '7');
+    expect(text.stdout).toContain('awaiting merge: 3, oldest 2.3 d (#200 2.3 d, #201 6.0 h, #202 6.0 h)');
+    expect(text.stdout).toMatch(new RegExp(`${addDays(NEWEST, -1)} .* 1\\.2 d on 08-31 +1, oldest 1\\.8 d`));
+    expect(text.stdout).toContain('remediate → green 5.0 h (median of 3)');
+  });
+});

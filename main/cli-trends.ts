@@ -1,4 +1,5 @@
 import { trendsReport, type LoopReport, type TrendsReport } from '../shared/loop-measures';
+import { awaitingText, waitText } from '../shared/merge-measures';
 import { createTrendsMemo } from '../shared/trends';
 import { CliError, withState, type Flags } from './cli-common';
 import { formatDuration } from './core/config/duration';
@@ -21,21 +22,29 @@ function nightsOf(flags: Flags): number {
 const pct = (v: number | null): string => (v === null ? '—' : `${Math.round(v * 100)}%`);
 const dur = (ms: number | null | undefined): string => (ms == null ? '—' : formatDuration(ms));
 
+/** A night's time from its remediate start to CI green, naming the next fire's night when the green came then (`28.0 h on 08-31`). */
+const greenCell = (g: LoopReport['nights'][number]['remediateToGreen'], date: string): string => (g === null ? '—' : `${waitText(g.ms)}${g.on === date ? '' : ` on ${g.on.slice(5)}`}`);
+/** The PRs awaiting merge named in the text output; the JSON has them all. */
+const NAMED_PRS = 10;
+
 function printLoop(l: LoopReport): void {
   const lines: string[] = [`${l.loop}`, `  success: last 7 nights ${pct(l.successRate.thisWeek)}, the 7 before ${pct(l.successRate.lastWeek)}`];
   lines.push(`  failures by cause: fleet ${l.failures.fleet}, runner ${l.failures.runner}, agent ${l.failures.agent}, unknown ${l.failures.unknown}`);
   lines.push(l.flags.length === 0 ? '  regressions: none' : '  regressions:', ...l.flags.map((f) => `    ${f.date}  ${f.kind}  ${f.text}`));
+  const waiting = (l.awaitingMerge?.prs ?? []).map((p) => `${p.number === null ? p.url : `#${p.number}`} ${waitText(p.ageMs)}`);
+  const named = waiting.length > NAMED_PRS ? [...waiting.slice(0, NAMED_PRS), `and ${waiting.length - NAMED_PRS} more`] : waiting;
+  lines.push(`  awaiting merge: ${awaitingText(l.awaitingMerge)}${named.length > 0 ? ` (${named.join(', ')})` : ''}`);
   const phases = l.phases.map((p) => p.phase);
-  lines.push(`  ${['night     ', 'outcome   ', ...phases.map((p) => p.padEnd(10)), 'new', 'done', 'backlog', 'prs', 'flags'].join(' ')}`);
+  lines.push(`  ${['night     ', 'outcome   ', ...phases.map((p) => p.padEnd(10)), 'new', 'done', 'backlog', 'prs', 'to green        ', 'awaiting merge  ', 'flags'].join(' ')}`);
   for (const n of l.nights) {
-    const cells = [n.date, (n.outcome ?? '—').padEnd(10), ...phases.map((p) => dur(n.durations[p]).padEnd(10)), String(Object.values(n.opened).reduce((a, b) => a + b, 0)).padStart(3), String(Object.values(n.closed).reduce((a, b) => a + b, 0)).padStart(4), String(n.backlog).padStart(7), String(n.prs).padStart(3), n.flags.join(',')];
+    const cells = [n.date, (n.outcome ?? '—').padEnd(10), ...phases.map((p) => dur(n.durations[p]).padEnd(10)), String(Object.values(n.opened).reduce((a, b) => a + b, 0)).padStart(3), String(Object.values(n.closed).reduce((a, b) => a + b, 0)).padStart(4), String(n.backlog).padStart(7), String(n.prs).padStart(3), greenCell(n.remediateToGreen, n.date).padEnd(16), awaitingText(n.awaitingMerge === null ? null : { count: n.awaitingMerge, oldestMs: n.oldestAwaitingMs }).padEnd(16), n.flags.join(',')];
     lines.push(`  ${cells.join(' ')}`);
   }
   lines.push(l.churn.length === 0 ? '  churn: none' : `  churn (${l.churn.length}):`, ...l.churn.map((c) => `    ${c.date ?? 'undated'}  ${c.kind}  ${c.text}`));
   lines.push('  measures:');
   for (const m of l.measures) {
     lines.push(
-      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), reopened ${m.reopened}, tokens ${m.tokens ?? '—'} (${m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr)} a PR)`,
+      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), remediate → green ${m.medianGreenHours === null ? '—' : `${m.medianGreenHours.toFixed(1)} h`} (median of ${m.greenNights}), reopened ${m.reopened}, tokens ${m.tokens ?? '—'} (${m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr)} a PR)`,
     );
   }
   console.log(logSafe(lines.join('\n')));
@@ -58,6 +67,7 @@ export function trends(flags: Flags, words: readonly string[]): Promise<number> 
         history: engine.nights.list(loop),
         days,
         now: snap.takenAt,
+        prs: pick(snap.prs),
       });
       if (flags.json) return console.log(JSON.stringify(report, null, 2));
       console.log(`Trends ${report.from} → ${report.to} (${report.days} nights)`);

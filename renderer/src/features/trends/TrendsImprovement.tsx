@@ -1,5 +1,6 @@
 import type { ChurnEntry } from '../../../../shared/churn';
 import type { LoopReport } from '../../../../shared/loop-measures';
+import { greenHoursText } from './trend-merge';
 
 const CAUSES = [
   { key: 'fleet', label: 'Fleet' },
@@ -48,6 +49,9 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
               <th scope="col" title="Findings DONE on a night that delivered, over findings found">Implemented</th>
               <th scope="col">PRs</th>
               <th scope="col" title="Median from the night's audit start to its READY verdict">Audit → READY</th>
+              <th scope="col" title="Median from the night's remediate start to CI green (its deliver's, or the next fire's when its deliver ended INCOMPLETE), over the nights that went green">
+                Remediate → green
+              </th>
               <th scope="col" title="DONE items reopened and findings re-found within 30 days">Reopened</th>
               <th scope="col" title="Fleet tokens per PR delivered, from the proxies' usage rows over each phase's window (kept 30 days, then with the night)">Tokens / PR</th>
             </tr>
@@ -61,6 +65,9 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
                 </td>
                 <td className="num">{m.prs}</td>
                 <td className="num">{m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`}</td>
+                <td className="num" data-testid="trend-measure-green" title={`${m.greenNights} night(s) went green`}>
+                  {greenHoursText(m.medianGreenHours)}
+                </td>
                 <td className={`num${m.reopened > 0 ? ' trend-cap-hit' : ''}`}>{m.reopened}</td>
                 <td className="num">{m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr).toLocaleString('en-US')}</td>
               </tr>

@@ -6,6 +6,8 @@ import { formatDuration } from '../../ui/format';
 import { TrendsBreaches } from './TrendsBreaches';
 import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
 import { TrendsImprovement } from './TrendsImprovement';
+import { TrendsMerge } from './TrendsMerge';
+import { awaitingFact } from './trend-merge';
 
 const OUTCOMES: readonly TrendSeries[] = [
   { key: 'ok', name: 'ok', color: 'var(--ok-line)' },
@@ -59,6 +61,7 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
   const used = (series: TrendSeries[], data: readonly TrendRow[]) => series.filter((s) => data.some((r) => (r[s.key] ?? 0) !== 0));
   const outcomeSeries = used([...OUTCOMES], rows.outcomes);
   const shownFindings = used(findingSeries, rows.findings);
+  const awaiting = awaitingFact(l.awaitingMerge);
 
   return (
     <section className="card trend-loop" data-testid={`trends-loop-${l.loop}`} aria-labelledby={`trends-${l.loop}`}>
@@ -82,6 +85,10 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
             <dd data-testid="trend-breaches" className={l.breaches.total > 0 ? 'trend-cap-hit' : undefined}>
               {l.breaches.total}
             </dd>
+          </div>
+          <div title={awaiting.title}>
+            <dt>Awaiting merge</dt>
+            <dd data-testid="trend-awaiting-merge">{awaiting.text}</dd>
           </div>
         </dl>
       </header>
@@ -129,6 +136,7 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
         </TrendsChart>
         <TrendsChart id="findings" title="Findings opened ↑ and closed ↓" unit="per night, by severity" kind="bars" rows={rows.findings} series={shownFindings} flagged={flaggedOn(l, 'p0-spike')} />
         <TrendsBreaches trends={l} />
+        <TrendsMerge report={l} />
         <TrendsChart id="backlog" title="Open backlog" unit="findings at the end of each night" kind="lines" rows={rows.backlog} series={[{ key: 'backlog', name: 'open findings', color: 'var(--accent)' }]} />
       </div>
     </section>

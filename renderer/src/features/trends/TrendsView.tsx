@@ -3,6 +3,7 @@ import { deriveChurn } from '../../../../shared/churn';
 import { trendsReport, type TrendsReportInput } from '../../../../shared/loop-measures';
 import { createTrendsMemo, TREND_RANGES, type TrendRange } from '../../../../shared/trends';
 import { summaryShown, useDeck } from '../../store';
+import { useNow } from '../../ui/react-hooks';
 import '../../trends.css';
 import { TrendsLoop } from './TrendsLoop';
 
@@ -14,6 +15,9 @@ export function TrendsView() {
   const backlog = useDeck((s) => s.backlog);
   const nightMap = useDeck((s) => s.nights);
   const contract = useDeck((s) => s.contract);
+  const prs = useDeck((s) => s.prs);
+  // The PRs awaiting merge are aged on the clock (a minute's step), the nights on the day.
+  const clock = useNow();
   const loadNights = useDeck((s) => s.loadNights);
   const loaded = useDeck((s) => summaryShown(s.stage));
   // The nights kept past the followed window: asked for when the view opens (and after a reload).
@@ -29,9 +33,9 @@ export function TrendsView() {
   const churn = useMemo(() => deriveChurn(findings, backlog), [findings, backlog]);
   const trends = useMemo(() => {
     // The Broken contract list counts the followed nights' breaches (the report passes it on to the memo).
-    const input: TrendsReportInput = { loops, findings, backlog, days, now: `${today}T12:00:00Z`, history, contract };
+    const input: TrendsReportInput = { loops, findings, backlog, days, now: `${today}T12:00:00Z`, history, contract, prs, at: new Date(clock).toISOString() };
     return trendsReport(memo, input, churn);
-  }, [memo, loops, findings, backlog, days, today, history, contract, churn]);
+  }, [memo, loops, findings, backlog, days, today, history, contract, churn, prs, clock]);
 
   if (loops.length === 0) {
     return (
@@ -63,7 +67,8 @@ export function TrendsView() {
           30-night median, a night with more new P0 findings than any in the 30 before, a success rate down by a third week
           over week. Broken contract: the items of the list on each followed night; a night past them keeps the count it had
           when last kept, and one kept before breaches were counted shows —. Churn: a DONE backlog item the log later gives another outcome, and a new finding at a DONE
-          one&apos;s <code>file:line</code> and category within 30 days.
+          one&apos;s <code>file:line</code> and category within 30 days. Remediate → green: from a night&apos;s remediate start to its deliver&apos;s green verdict, or
+          the next fire&apos;s when its deliver ended INCOMPLETE; — when never green. Awaiting merge: PRs green and neither merged nor closed, at each night&apos;s end (— before the followed cycles).
         </p>
       </div>
       {trends.loops.map((l) => (
