@@ -229,8 +229,10 @@ test.describe('line links: from a notice, the review and the verdict', () => {
     runner.write(date, 'audit.status', `audit ${stamp(new Date(Date.now() - 2 * HOUR))} STARTED\n`);
     runner.write(date, 'audit.log', Array.from({ length: 40 }, (_, i) => `audit step ${i + 1}`).join('\n') + '\n');
     // Silent for an hour, past the default `silence` (30 min), with no rc step: the phase is hung.
+    // Its stamp was written when it started (no file of the phase grew since).
     const old = new Date(Date.now() - HOUR);
     utimesSync(join(runner.dir, 'runs', date, 'audit.log'), old, old);
+    utimesSync(join(runner.dir, 'runs', date, 'audit.status'), new Date(Date.now() - 2 * HOUR), new Date(Date.now() - 2 * HOUR));
     served = await serve(['--config', runner.configPath, '--data', runner.dataDir]);
   });
   test.afterAll(async () => {
