@@ -13,6 +13,8 @@ import { trust, untrust } from './cli-hosts';
 import { drill } from './cli-drill';
 import { preflight } from './cli-preflight';
 import { trends } from './cli-trends';
+import { DESK_OPTIONS, prs } from './cli-prs';
+import { merge } from './cli-merge';
 import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
 import { serveMode } from './cli-serve';
@@ -36,6 +38,8 @@ Usage:
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
   loopdeck preflight [LOOP] [--config FILE] [--data DIR] [--json]
+  loopdeck prs      [LOOP] [--config FILE] [--data DIR] [--json]
+  loopdeck merge    LOOP NUMBER --sha SHA [--method merge|squash|rebase] [--yes]
 
   --config FILE  the config (default ${defaultConfigPath()})
   --data DIR     the data folder holding loopdeck.db (default ${defaultDataDir()})
@@ -46,7 +50,7 @@ Usage:
   --markdown     the review as Markdown to paste (the default; --json prints its model)
   --json         machine-readable output
   --yes          trust without asking (after comparing the fingerprint out of band); forget a
-                 trusted key without asking; run a drill without typing its name
+                 trusted key without asking; run a drill without typing its name; merge without asking
   --arg k=v      a drill argument (one of the values the config allows)
   --override     run a drill although a loop phase on its host is running (recorded)
   --nights N     trends: the window in nights (default 30; the kept nights reach back each loop's history)
@@ -55,6 +59,8 @@ Usage:
   --grep RE      log: the lines matching an extended regex, searched on the host, with their numbers
   --follow       log: go on printing lines as they arrive, until Ctrl-C
   --raw          log: keep escape sequences (default: stripped)
+  --sha SHA      merge: the head commit you reviewed (40 hex digits; a PR that moved since is refused)
+  --method M     merge: merge, squash or rebase (default: prs.mergeMethod in the config)
 `;
 
 async function check(flags: Flags): Promise<number> {
@@ -138,7 +144,7 @@ async function serveCore(flags: Flags, configPath: string, dataDir: string, bann
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values: flags, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  const { values: flags, positionals } = parseArgs({ args: [...argv], options: { ...OPTIONS, ...DESK_OPTIONS }, allowPositionals: true, strict: true });
   const [command] = positionals;
   if (flags.help || command === undefined || command === 'help') {
     console.log(USAGE);
@@ -180,6 +186,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return log_(flags, positionals.slice(1));
     case 'preflight':
       return preflight(flags, positionals[1]);
+    case 'prs':
+      return prs(flags, positionals.slice(1));
+    case 'merge':
+      return merge(flags, positionals.slice(1));
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }
