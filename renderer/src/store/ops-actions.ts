@@ -1,4 +1,4 @@
-import type { CommandInput } from '../../../shared/contract';
+import type { CommandInput, CommandOutput } from '../../../shared/contract';
 import type { Caller } from '../../../shared/roles';
 import type { LoopdeckClient } from '../client';
 import { appendOutput, withNoticeChange, withoutToast, type OpsData } from './ops';
@@ -16,6 +16,10 @@ export interface OpsActions {
   cancelDrill(runId: string): Promise<boolean>;
   /** Fetch a run's output from where the held text ends (from 0 the first time) and merge it. */
   fetchDrillOutput(runId: string): Promise<void>;
+  /** Tick a Next step of a desk PR done (`desk.changed` brings it to every console); resolves who and when. */
+  tickNextStep(input: CommandInput<'prs.nextDone'>): Promise<CommandOutput<'prs.nextDone'>>;
+  /** Merge a desk PR of the head the operator saw (`input.sha`); resolves the merge as recorded. */
+  mergePr(input: CommandInput<'prs.merge'>): Promise<CommandOutput<'prs.merge'>>;
 }
 
 type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null; lastReviewedBy?: string | null }) => void;
@@ -61,5 +65,7 @@ export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () =>
         inFlight.delete(runId);
       }
     },
+    tickNextStep: (input) => client.invoke('prs.nextDone', input),
+    mergePr: (input) => client.invoke('prs.merge', input),
   };
 }

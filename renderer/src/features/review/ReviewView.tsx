@@ -1,5 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import type { LoopState } from '../../../../shared/domain';
+import type { DeskMerge } from '../../../../shared/pr-desk';
 import { describeError } from '../../client';
 import { formatAge, formatDateTime } from '../../ui/format';
 import { routeHash } from '../../ui/route';
@@ -107,6 +108,10 @@ export function ReviewView() {
   }, [loopNames, loops, hosts, since]);
   const fresh = useMemo(() => newFindings(findings, since), [findings, since]);
   const ready = useMemo(() => readyPrs(prs), [prs]);
+  const desk = useDeck((s) => s.desk);
+  // Merges made from the console (the merge desk): on the ready PR, or listed after them once GitHub says merged.
+  const consoleMerge = (loop: string, number: number | null) => desk.find((d) => d.loop === loop && d.number === number)?.merged ?? null;
+  const mergedHere = useMemo(() => desk.filter((d) => d.merged !== null && d.merged.at >= since && !ready.some((p) => p.loop === d.loop && p.number === d.number)), [desk, ready, since]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);
   const incidents = useMemo(() => fleetIncidents(capacity), [capacity]);
   const lessonsNew = useMemo(() => newLessons(lessons, since), [lessons, since]);
@@ -272,7 +277,7 @@ export function ReviewView() {
           </Section>
 
           <Section title="Ready to merge" id="rv-prs" count={<span className="muted small">{ready.length || 'none'}</span>}>
-            {ready.length === 0 ? (
+            {ready.length === 0 && mergedHere.length === 0 ? (
               <p className="empty-inline">No pull requests waiting.</p>
             ) : (
               <ul className="rv-list">
@@ -285,6 +290,17 @@ export function ReviewView() {
                       <span className="muted small rv-age" title={formatDateTime(p.since) ?? undefined}>
                         {formatAge(p.since, now) ?? ''}
                       </span>
+                      <MergedFromConsole merge={consoleMerge(p.loop, p.number)} />
+                    </a>
+                  </li>
+                ))}
+                {mergedHere.map((d) => (
+                  <li key={`${d.loop}:${d.url}`}>
+                    <a className="review-item rv-pr" href={routeHash({ view: 'prs' })} data-testid={`review-pr-${d.number}`}>
+                      <strong className="num">#{d.number}</strong>
+                      <span className="muted small">{d.loop}</span>
+                      <span className="mono small rv-branch">{d.head}</span>
+                      <MergedFromConsole merge={d.merged} />
                     </a>
                   </li>
                 ))}
@@ -341,5 +357,15 @@ export function ReviewView() {
         </div>
       </div>
     </div>
+  );
+}
+
+/** A merge made from the console's merge desk: who merged it and when. */
+function MergedFromConsole({ merge }: { merge: DeskMerge | null }) {
+  if (!merge) return null;
+  return (
+    <span className="tag tag-ok" data-testid="review-pr-merged" title={`${merge.method} of ${merge.sha}`}>
+      merged by {merge.by} at {formatDateTime(merge.at) ?? merge.at}
+    </span>
   );
 }
