@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { EventName } from '../../shared/contract';
+import type { EventName, EventPayload } from '../../shared/contract';
 import type { Snapshot } from '../../shared/domain';
 import { parseConfig } from './config/load-config';
 import { LoopFollower } from './loops/loop-follower';
@@ -67,13 +67,15 @@ function fixture(cycles = 10) {
   return { dir, runs, today, audit, log, config, text };
 }
 
-type Seen = { event: EventName; payload: unknown }[];
+/** What was published, in order; a loop's change kept typed beside it. */
+type Seen = { event: EventName; payload: unknown; loopChanged?: EventPayload<'loop.changed'> }[];
 
 function open(config: ReturnType<typeof fixture>['config'], file: string) {
   const store = Store.open(file);
   const engine = composeEngine(config, { store, now: () => NOW });
   const seen: Seen = [];
   engine.subscribe((event, payload) => seen.push({ event, payload }));
+  // The one generic reader of this file: each test names the slice of the payload it checks.
   return { store, engine, seen, of: <P>(event: EventName) => seen.filter((s) => s.event === event).map((s) => s.payload as P) };
 }
 
@@ -217,8 +219,8 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     let clock = NOW.getTime();
     const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => new Date(clock) });
     const seen: Seen = [];
-    engine.subscribe((event, payload) => seen.push({ event, payload }));
-    const changes = () => seen.filter((s) => s.event === 'loop.changed').map((s) => s.payload as { upserted: { date: string; phases: { name: string; status: string }[] }[]; deadman?: { state: string } });
+    engine.subscribe((...e) => seen.push({ event: e[0], payload: e[1], ...(e[0] === 'loop.changed' ? { loopChanged: e[1] } : {}) }));
+    const changes = () => seen.flatMap((s) => (s.loopChanged ? [s.loopChanged] : []));
     const spy = vi.spyOn(LoopFollower.prototype, 'poll');
     // Visits of the loop on its quiet host (the safety net's full reads, every tenth timer poll, aside).
     const quietVisits = (): number => spy.mock.calls.filter(([, scope]) => scope?.quiet === true).length;

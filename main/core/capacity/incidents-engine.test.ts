@@ -50,8 +50,8 @@ describe('fleet incidents through the engine', () => {
     core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
     core.setConsoleUrl('http://127.0.0.1:7777/');
     const raised: Notice[] = [];
-    core.subscribe((event, payload) => {
-      if (event === 'notice.raised') raised.push((payload as { notice: Notice }).notice);
+    core.subscribe((...[event, payload]) => {
+      if (event === 'notice.raised') raised.push(payload.notice);
     });
     await core.start();
     const session = core;

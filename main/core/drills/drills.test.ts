@@ -66,10 +66,9 @@ const failure = (p: Promise<unknown> | unknown): Promise<string> =>
  */
 async function streamsLive(c: Session, s: Setup): Promise<void> {
   const seen: { text: string; status: string | undefined }[] = [];
-  const off = c.subscribe((event, payload) => {
+  const off = c.subscribe((...[event, payload]) => {
     if (event !== 'drill.output') return;
-    const p = payload as { runId: string; text: string };
-    seen.push({ text: p.text, status: runOf(c, p.runId)?.status });
+    seen.push({ text: payload.text, status: runOf(c, payload.runId)?.status });
   });
   rmSync(join(s.work, 'go'), { force: true });
   const { runId } = await c.handlers['drills.run']({ name: 'live', args: { mode: 'fast' }, confirm: 'live', overrideRunningPhase: false }, TEST_CALLER);

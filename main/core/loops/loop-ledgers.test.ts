@@ -170,8 +170,8 @@ describe('a first start on a large existing ledger', () => {
     writeFileSync(join(fx.clone, 'RELIABILITY_AUDIT.md'), `## Delta audit 2026-08-20\n\n| ID | Sev | Category | Where | Finding |\n|----|-----|----------|-------|---------|\n${rows.join('\n')}\n`);
     const core = createSession({ configPath: fx.config, dataDir: fx.data, shell: 'serve', pollMs: 60_000, now: () => new Date('2026-08-24T12:00:00Z') });
     const raised: string[] = [];
-    core.subscribe((event, payload) => {
-      if (event === 'notice.raised') raised.push((payload as { notice: { key: string } }).notice.key);
+    core.subscribe((...[event, payload]) => {
+      if (event === 'notice.raised') raised.push(payload.notice.key);
     });
     await core.start();
     for (let i = 0; i < 4; i++) await core.pollOnce();

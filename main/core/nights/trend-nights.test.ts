@@ -101,7 +101,9 @@ describe('history that lasts: kept nights', () => {
     usage.run('crossbar', 'c', Date.parse(`${old}T05:30:00Z`), '200', 5000);
     let engine = composeEngine(fx.config, { store, now: () => NOW });
     const written: NightSummary[][] = [];
-    engine.subscribe((event, payload) => event === 'nights.changed' && written.push([...(payload as { upserted: NightSummary[] }).upserted]));
+    engine.subscribe((...[event, payload]) => {
+      if (event === 'nights.changed') written.push([...payload.upserted]);
+    });
     await engine.poll();
     // The first poll keeps the 14 followed nights and a first chunk of the older ones; once the
     // poll's Broken contract list is derived, the followed nights get their count of breaches
@@ -177,7 +179,9 @@ describe('history that lasts: kept nights', () => {
     let store = Store.open(file);
     let engine = composeEngine(fx.config, { store, now: () => NOW });
     const written: NightSummary[] = [];
-    engine.subscribe((event, payload) => event === 'nights.changed' && written.push(...(payload as { upserted: NightSummary[] }).upserted));
+    engine.subscribe((...[event, payload]) => {
+      if (event === 'nights.changed') written.push(...payload.upserted);
+    });
     await engine.poll();
     for (let i = 0; engine.nights.pending && i < 100; i++) await engine.poll();
     const at = (e: Engine, d: string) => e.nights.list().find((n) => n.date === d);

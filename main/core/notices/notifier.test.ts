@@ -1,3 +1,4 @@
+import { deliverEvent } from '../../../shared/contract';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +23,14 @@ function notifier(): { n: Notifier; raised: string[] } {
     notify: {},
     now: () => new Date('2026-11-30T07:00:00.000Z'),
     reviewed: () => ({ lastReviewedAt: null, lastReviewedBy: null }),
-    emit: (event, payload) => {
-      if (event === 'notice.raised') raised.push((payload as { notice: { key: string } }).notice.key);
-    },
+    emit: (event, payload) =>
+      deliverEvent(
+        (...[name, p]) => {
+          if (name === 'notice.raised') raised.push(p.notice.key);
+        },
+        event,
+        payload,
+      ),
   });
   return { n, raised };
 }

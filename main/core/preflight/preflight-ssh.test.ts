@@ -156,8 +156,8 @@ describe('pre-flight over a real sshd', () => {
     // Every minute: the next fire is always inside the default 1 h lead.
     const night = open(yaml().replace('schedule: "0 0 * * *"', 'schedule: "* * * * *"'));
     const published: EventPayload<'preflight.changed'>[] = [];
-    night.engine.subscribe((event, payload) => {
-      if (event === 'preflight.changed') published.push(payload as EventPayload<'preflight.changed'>);
+    night.engine.subscribe((...[event, payload]) => {
+      if (event === 'preflight.changed') published.push(payload);
     });
     try {
       await night.engine.hosts.settle(10_000);

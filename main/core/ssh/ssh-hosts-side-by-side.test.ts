@@ -36,8 +36,8 @@ describe('a poll over several SSH hosts, against real sshds', () => {
     const store = Store.open(':memory:');
     const engine = composeEngine(parseConfig(join(dir, 'config.yaml'), text), { store, ssh: isolatedSshEnv() });
     const published: string[] = [];
-    engine.subscribe((event, payload) => {
-      if (event === 'loop.changed') published.push((payload as { loop: string }).loop);
+    engine.subscribe((...[event, payload]) => {
+      if (event === 'loop.changed') published.push(payload.loop);
     });
     engine.start();
     try {

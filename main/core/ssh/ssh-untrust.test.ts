@@ -39,8 +39,8 @@ describe('hosts.untrust against a real sshd', () => {
     const c = core(s);
     await c.start();
     const published: HostState[][] = [];
-    const off = c.subscribe((event, payload) => {
-      if (event === 'hosts.changed') published.push([...(payload as { hosts: readonly HostState[] }).hosts]);
+    const off = c.subscribe((...[event, payload]) => {
+      if (event === 'hosts.changed') published.push([...payload.hosts]);
     });
     try {
       await until(() => host(c)?.state === 'untrusted', 15_000, 'untrusted');

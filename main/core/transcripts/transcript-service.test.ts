@@ -86,8 +86,8 @@ describe('transcript commands through the engine', () => {
   it('publishes transcript.changed once per poll, only for a transcript someone opened', async () => {
     const { engine, handlers, fx } = engineOn();
     const seen: TranscriptChanged[] = [];
-    engine.subscribe((event, payload) => {
-      if (event === 'transcript.changed') seen.push(payload as TranscriptChanged);
+    engine.subscribe((...[event, payload]) => {
+      if (event === 'transcript.changed') seen.push(payload);
     });
     await engine.poll();
     fx.append(DAY, 'remediate.log', 'unseen 1\n');
