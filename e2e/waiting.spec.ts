@@ -110,6 +110,8 @@ test.describe('waiting on you, on the demo', () => {
       const link = page.getByTestId(`notice-link-${key}`);
       if (href.startsWith('https://')) {
         // A PR opens outside (in the system browser): a plain https link in a new context, never the console.
+        // The list is the whole of it once loaded again: wait for it as long as for the first notices.
+        await expect(link, kind).toBeVisible({ timeout: 20_000 });
         await expect(link, kind).toHaveAttribute('rel', /noopener/);
         continue;
       }

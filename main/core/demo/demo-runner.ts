@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,8 @@ import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
 import { appendAudit, initDemoGit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
+import { deadmanComment, DEMO_REPO, demoIssue, demoPulls, liveGreen, livePull, pastComments } from './demo-pulls';
+import { startGithubSim } from './github-sim';
 
 /** A running demo: a temporary runner folder that advances by itself, and its config. */
 export interface DemoRunner {
@@ -16,7 +19,9 @@ export interface DemoRunner {
   readonly configPath: string;
   /** The live fleet server the demo's proxies point at. */
   readonly fleetUrl: string;
-  /** Stop advancing and close the fleet server (the folder stays until the OS cleans its temp folder). */
+  /** The demo's GitHub stand-in (github-sim.ts), its config's `github.apiUrl`. */
+  readonly githubUrl: string;
+  /** Stop advancing and close the fleet server and the GitHub stand-in (the folder stays until the OS cleans its temp folder). */
   stop(): Promise<void>;
 }
 
@@ -148,8 +153,8 @@ function liveScript(n: number, prBase: number): Array<readonly [number, string, 
   ];
 }
 
-/** Write the demo's config for a runs folder, its clone, deliver record and fleet. */
-function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
+/** Write the demo's config for a runs folder, its clone, deliver record, fleet and GitHub stand-in. */
+function writeDemoConfig(dir: string, runs: string, fleetUrl: string, github: { readonly url: string; readonly token: string }): string {
   const configPath = join(dir, 'config.yaml');
   const q = JSON.stringify;
   writeFileSync(
@@ -173,6 +178,17 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string): string {
       // A lead of a day: the demo's pre-flight for tonight is on the Review at any hour.
       '    preflight: 24h',
       `    models: [${MODEL_NAMES[0]}]`,
+      `    repo: ${DEMO_REPO}`,
+      '    branch: "reliability/{date}"',
+      // Each phase comments on the rolling issue when it ends (the stand-in holds the comments).
+      `    deadman: { repo: ${DEMO_REPO} }`,
+      // The token is written here, not read from the environment: `loopdeck review --config` on the
+      // demo's config runs in another process. It opens only this demo's stand-in, gone with the demo.
+      "# The demo's GitHub: a stand-in on loopback (its PRs, checks and merges), answering only this token.",
+      'github:',
+      `  token: ${q(github.token)}`,
+      `  apiUrl: ${q(github.url)}`,
+      '  every: 15s',
       'proxies:',
       `  crossbar: { host: demo-runner, kind: crossbar, url: ${q(fleetUrl)}, every: 5s }`,
       `  gateway: { host: demo-runner, kind: gateway, url: ${q(fleetUrl)}, every: 5s, shedThreshold: 80 }`,
@@ -237,7 +253,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
   } finally {
     store.close();
   }
-  const configPath = writeDemoConfig(dir, runs, fleet.url);
+  // The demo's GitHub answers only a token of this demo's own.
+  const token = `ghs_demo_${randomBytes(18).toString('base64url')}`;
+  const github = await startGithubSim({ token, repo: DEMO_REPO, prs: demoPulls(pastDays), issue: demoIssue(new Date(today.getTime() - 30 * DAY)) });
+  for (const c of pastComments(runs)) github.comment(c.at, c.body);
+  const configPath = writeDemoConfig(dir, runs, fleet.url, { url: github.url, token });
 
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
@@ -255,6 +275,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
         appendFileSync(join(cycleDir, file), text);
         // The audit phase appends its section to the ledger; deliver records its PR.
         if (file === 'audit.status' && text.includes(' OK')) appendAudit(clone, date, numbering);
+        // A phase that ends comments on the rolling dead-man issue.
+        const comment = file.endsWith('.status') ? deadmanComment(text.split('\n')[0] ?? '') : null;
+        if (comment) github.comment(comment.at, comment.body);
+        // Deliver opens the night's PR on the GitHub stand-in; its CI goes green before the verdict.
+        if (file === 'deliver.log' && text.startsWith('Opened ')) github.add(livePull(100 + n, date, new Date()));
+        if (file === 'deliver.log' && !text.startsWith('Opened ')) github.setChecks(100 + n, liveGreen);
         const ready = /green, ready to merge: (\S+)/.exec(text);
         if (file === 'deliver.status' && ready?.[1]) {
           writeDeliverRecord(deliverFile, { loop: 'reliability', branch: `reliability/${date}`, pr: 100 + n, url: ready[1], status: 'green', check: null, updated_at: new Date().toISOString() });
@@ -275,11 +301,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
     runsDir: runs,
     configPath,
     fleetUrl: fleet.url,
+    githubUrl: github.url,
     stop: async () => {
       stopped = true;
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      await fleet.close();
+      await Promise.all([fleet.close(), github.close()]);
     },
   };
 }

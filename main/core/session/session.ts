@@ -208,8 +208,9 @@ export function createSession(options: SessionOptions): Session {
     close: async () => {
       closing = true;
       firstRead.cancel();
-      await demo?.stop();
+      // The core first: it asks the demo's servers (the fleet, the GitHub stand-in) until it stops.
       await shut();
+      await demo?.stop();
     },
     pollOnce: async () => {
       if (engine) await engine.poll();
