@@ -70,6 +70,14 @@ export class DeskRecords {
     return this.allMerges().get(key(loop, number)) ?? null;
   }
 
+  /** Every merge made from the console, with its PR. */
+  allMerged(): { readonly loop: string; readonly number: number; readonly merge: DeskMerge }[] {
+    return [...this.allMerges()].map(([k, merge]) => {
+      const [loop = '', number = '0'] = k.split('\u0000');
+      return { loop, number: Number(number), merge };
+    });
+  }
+
   /** Record a merge made from the console. */
   merged(loop: string, number: number, merge: DeskMerge): void {
     this.q.merge.run(loop, number, merge.sha, merge.method, merge.by, merge.at);

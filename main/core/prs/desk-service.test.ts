@@ -88,5 +88,9 @@ describe('the merge desk', () => {
     expect(merged).toEqual({ by: 'ana', at: NOW.toISOString(), sha: 'f'.repeat(40), method: 'squash' });
     expect(server.merges.map((m) => [m.key, m.sha, m.method])).toEqual([['acme/radon#88', 'f'.repeat(40), 'squash']]);
     expect(pr(88)?.merged).toEqual(merged);
+    // GitHub's open list drops it; the desk keeps it, merged, saying by whom (the Review shows it).
+    await engine.desk.pollOnce();
+    await engine.desk.pollOnce();
+    expect(pr(88)).toMatchObject({ state: 'merged', merged });
   });
 });

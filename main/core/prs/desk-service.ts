@@ -32,6 +32,9 @@ export interface DeskServiceOptions {
   readonly publish: (desk: readonly DeskPr[]) => void;
 }
 
+/** How long a PR merged from the console stays on the desk after GitHub's open list dropped it. */
+export const KEEP_MERGED_MS = 7 * 86_400_000;
+
 /** A command the desk refuses, with a sentence for the person who sent it. */
 export class DeskRefusal extends Error {}
 
@@ -67,7 +70,7 @@ export class DeskService {
   refresh(): readonly DeskPr[] {
     const reader = this.o.reader;
     if (!reader) return this.desk;
-    const desk = deriveDesk({
+    const derived = deriveDesk({
       remote: reader.list(),
       loops: [...this.o.loops()],
       branchOf: (loop) => this.o.config.loops[loop]?.branch ?? null,
@@ -78,6 +81,7 @@ export class DeskService {
       nextOf: nextSection,
       now: this.o.now().getTime(),
     });
+    const desk = [...derived, ...this.keptMerged(derived)];
     // Ages move with the clock: compared without them, so a quiet desk publishes nothing.
     const text = JSON.stringify(desk.map(({ ageHours: _a, ...rest }) => rest));
     if (text !== this.text) {
@@ -86,6 +90,22 @@ export class DeskService {
       this.o.publish(desk);
     } else this.desk = desk;
     return this.desk;
+  }
+
+  /**
+   * PRs merged from the console that GitHub's open list no longer holds: kept on the desk, merged,
+   * for KEEP_MERGED_MS after the merge, so the Review and the desk say who merged what.
+   */
+  private keptMerged(derived: readonly DeskPr[]): DeskPr[] {
+    const now = this.o.now().getTime();
+    const on = new Set(derived.map((p) => `${p.loop}\u0000${p.number}`));
+    const out: DeskPr[] = [];
+    for (const { loop, number, merge } of this.records.allMerged()) {
+      if (on.has(`${loop}\u0000${number}`) || now - Date.parse(merge.at) > KEEP_MERGED_MS) continue;
+      const last = this.desk.find((p) => p.loop === loop && p.number === number);
+      if (last) out.push({ ...last, state: 'merged', merged: merge, stale: false, overlaps: [], redAfterReady: false });
+    }
+    return out;
   }
 
   /** The desk as last derived. */

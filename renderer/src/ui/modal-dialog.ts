@@ -1,4 +1,4 @@
-import { useEffect, type KeyboardEvent, type RefObject, type SyntheticEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent, type RefObject, type SyntheticEvent } from 'react';
 
 /**
  * Run a `<dialog>` as a modal for the component's lifetime: open it, focus `initialFocus()`, and on
@@ -45,4 +45,25 @@ export function useModalDialog(
     }
   };
   return { onCancel, onKeyDown };
+}
+
+/**
+ * A confirmation's action: `onConfirm` runs it once (busy meanwhile), closes the dialog when it
+ * succeeds, and keeps it open with the error said (`describe`) when it fails.
+ */
+export function useConfirmAction(action: () => Promise<unknown>, onClose: () => void, describe: (err: unknown) => string): { busy: boolean; error: string | null; onConfirm: () => Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const onConfirm = async (): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      onClose();
+    } catch (err) {
+      setError(describe(err));
+      setBusy(false);
+    }
+  };
+  return { busy, error, onConfirm };
 }

@@ -1,7 +1,7 @@
-import { useRef, useState } from 'react';
+import { useRef } from 'react';
 import { describeError } from '../../client';
 import { HOST_KEY_CHECK_COMMAND } from './hosts';
-import { useModalDialog } from '../../ui/modal-dialog';
+import { useConfirmAction, useModalDialog } from '../../ui/modal-dialog';
 import { useDeck } from '../../store';
 
 /** Props of the trust dialog: the host, and the fingerprint the operator was shown when opening it. */
@@ -19,21 +19,8 @@ export function TrustDialog({ host, fingerprint, onClose }: TrustDialogProps) {
   const trustHost = useDeck((s) => s.trustHost);
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
+  const { busy, error, onConfirm } = useConfirmAction(() => trustHost(host, fingerprint), onClose, describeError);
   const { onCancel, onKeyDown } = useModalDialog(ref, () => cancelRef.current, onClose, busy);
-  const onConfirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await trustHost(host, fingerprint);
-      onClose();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
-  };
 
   return (
     <dialog

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import type { DeskMerge, DeskPr } from '../../../../shared/pr-desk';
 import { describeError } from '../../client';
-import { useModalDialog } from '../../ui/modal-dialog';
+import { useConfirmAction, useModalDialog } from '../../ui/modal-dialog';
 import { useDeck } from '../../store';
 import { MERGE_METHODS, shortSha, sizeText } from './desk';
 
@@ -27,23 +27,10 @@ export function MergeDialog({ seen, current, onClose }: MergeDialogProps) {
   const [sha] = useState(seen.headSha);
   // '' is the configured method (prs.mergeMethod, which main holds): main applies it.
   const [method, setMethod] = useState<DeskMerge['method'] | ''>('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, onConfirm } = useConfirmAction(() => mergePr({ loop: seen.loop, number: seen.number, sha, ...(method ? { method } : {}) }), onClose, describeError);
   const { onCancel, onKeyDown } = useModalDialog(ref, () => cancelRef.current, onClose, busy);
   const moved = current !== null && current.headSha !== sha;
   const size = sizeText(seen);
-
-  const onConfirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await mergePr({ loop: seen.loop, number: seen.number, sha, ...(method ? { method } : {}) });
-      onClose();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
-  };
 
   return (
     <dialog
