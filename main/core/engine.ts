@@ -160,6 +160,7 @@ export class Engine {
     // Undone last, in this order: the watchers a poll started, the poll in flight, the notices, the connections.
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.ssh?.connection.close()));
     this.teardown.add(() => this.notifier.close());
+    this.teardown.add(() => this.desk.stop());
     this.teardown.add(() => this.idle());
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.source?.unwatch?.()));
   }
@@ -179,7 +180,6 @@ export class Engine {
     github?.start();
     this.teardown.add(async () => github?.stop());
     this.desk.start();
-    this.teardown.add(() => this.desk.stop());
     const ticks = new NoticeTick(this.notifier, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
     this.teardown.add(() => {

@@ -123,7 +123,8 @@ export function engineServices(w: EngineWiring): EngineServices {
     onChange: (list) => w.bus.publish('preflight.changed', { preflight: list }),
   });
   // The merge desk reads GitHub apart from the PR tracker's reader: it lists each loop's open PRs by head.
-  const reader = config.github
+  // Only for loops that name their repository: without one there is no desk to list (the PR tracker's reader says the rest).
+  const reader = config.github && Object.values(config.loops).some((l) => l.repo)
     ? new GithubDesk({
         config: config.github,
         ...(w.githubEnv ? { env: w.githubEnv } : {}),

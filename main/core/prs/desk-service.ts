@@ -53,6 +53,8 @@ export class DeskService {
   private readonly records: DeskRecords;
   private desk: readonly DeskPr[] = [];
   private text = '[]';
+  /** Stopped with the core: nothing is derived (the store may be closed) and nothing asked. */
+  private stopped = false;
 
   constructor(private readonly o: DeskServiceOptions) {
     this.records = new DeskRecords(o.store);
@@ -69,7 +71,7 @@ export class DeskService {
   /** Derive the desk again; published when it changed. */
   refresh(): readonly DeskPr[] {
     const reader = this.o.reader;
-    if (!reader) return this.desk;
+    if (!reader || this.stopped) return this.desk;
     const derived = deriveDesk({
       remote: reader.list(),
       loops: [...this.o.loops()],
@@ -126,7 +128,9 @@ export class DeskService {
     this.o.reader?.start();
   }
 
+  /** Stop asking GitHub and deriving (the core closes); for good. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.o.reader?.stop();
   }
 
