@@ -50,9 +50,13 @@ interface More {
   readonly loop: LoopState;
   readonly branchRead: number;
   readonly prs: readonly PullRequest[];
+  /** The lists found elsewhere, each the same array while unchanged. */
+  readonly found: readonly (readonly ContractBreach[])[];
   readonly text: string;
   readonly list: readonly ContractBreach[];
 }
+
+const NO_BREACHES: readonly ContractBreach[] = [];
 
 /**
  * The Broken contract list of the engine's loops (shared/contract-breach.ts): from each loop's
@@ -175,15 +179,19 @@ export class ContractWatch {
     const was = this.more.get(loop.name);
     const branchRead = this.branchReads.get(loop.name) ?? 0;
     const prs = this.o.prs();
-    const ledger = [...(this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? []), ...this.anchors.breaches(loop.name), ...(this.deadman?.breaches().filter((b) => b.loop === loop.name) ?? [])];
-    const branch = was && was.loop === loop && was.branchRead === branchRead && was.prs === prs ? null : this.branchOf(loop, prs);
-    const list = branch === null && was ? [...ledger, ...was.list.filter(isBranchKind)] : [...ledger, ...(branch ?? [])];
+    const found = [this.o.ledgerFollowers.get(loop.name)?.contractBreaches() ?? NO_BREACHES, this.anchors.breaches(loop.name), this.deadman?.breaches() ?? NO_BREACHES];
+    const branchSame = was !== undefined && was.loop === loop && was.branchRead === branchRead && was.prs === prs;
+    // Nothing it is made of moved (an idle poll): no list built, nothing compared.
+    if (was && branchSame && found.every((f, i) => f === was.found[i])) return was.list;
+    const [ledger = NO_BREACHES, anchors = NO_BREACHES, deadman = NO_BREACHES] = found;
+    const branch = branchSame ? was.list.filter(isBranchKind) : this.branchOf(loop, prs);
+    const list = [...ledger, ...anchors, ...deadman.filter((b) => b.loop === loop.name), ...branch];
     const text = JSON.stringify(list);
     if (was && was.text === text) {
-      if (was.loop !== loop || was.branchRead !== branchRead || was.prs !== prs) this.more.set(loop.name, { ...was, loop, branchRead, prs });
+      this.more.set(loop.name, { ...was, loop, branchRead, prs, found });
       return was.list;
     }
-    this.more.set(loop.name, { loop, branchRead, prs, text, list });
+    this.more.set(loop.name, { loop, branchRead, prs, found, text, list });
     return list;
   }
 

@@ -215,13 +215,13 @@ export class LedgerFollower {
    * changed line), `duplicate-id`, `id-order`, and the count half of `anchor`. Evidence names the
    * ledger's path and line.
    */
-  contractBreaches(): ContractBreach[] {
+  contractBreaches(): readonly ContractBreach[] {
     if (this.breaches?.of !== this.current) {
       const reads = this.paths().map(({ role, path }) => ({ role, path, records: this.records(path) }));
       const list = [...this.rewrites, ...duplicateIds(this.loop, reads), ...idsOutOfOrder(this.loop, reads), ...anchorCount(this.loop, reads)];
       this.breaches = { of: this.current, list };
     }
-    return [...this.breaches.list];
+    return this.breaches.list;
   }
 
   /**
