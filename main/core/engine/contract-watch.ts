@@ -58,6 +58,10 @@ interface More {
 
 const NO_BREACHES: readonly ContractBreach[] = [];
 
+/** The newest nights whose reflogs every poll reads, and how often (in polls) all of them are read. */
+const HOT_BRANCHES = 2;
+const BRANCH_ALL_EVERY = 20;
+
 /**
  * The Broken contract list of the engine's loops (shared/contract-breach.ts): from each loop's
  * state and backlog, its ledgers' follower (rewrites, ids, anchors) and its nightly branch's reflog
@@ -71,6 +75,8 @@ export class ContractWatch {
   /** How many times each loop's reflogs changed: a new count derives its branch breaches again. */
   private readonly branchReads = new Map<string, number>();
   private readonly more = new Map<string, More>();
+  /** How many times each loop's reflogs were polled (every BRANCH_ALL_EVERY-th reads them all). */
+  private readonly branchPolls = new Map<string, number>();
   private readonly anchors = new AnchorCheck();
   /** The rolling issue's comments (`deadman:` on a loop, with a `github:` section), read outside the poll. */
   private readonly deadman: DeadmanComments | null;
@@ -100,7 +106,12 @@ export class ContractWatch {
     if (!follower || scope.quiet) return false;
     const only = scope.only;
     if (only && !dates.some((d) => named(only, follower.pathOf(d)))) return false;
-    if (!(await follower.poll(dates))) return false;
+    // A poll reads the newest nights' reflogs (a loop commits to tonight's branch); every
+    // BRANCH_ALL_EVERY-th, and the first, reads them all: an idle poll's cost does not grow with history.
+    const n = this.branchPolls.get(loop) ?? 0;
+    this.branchPolls.set(loop, n + 1);
+    const readNow = only ? new Set(dates.filter((d) => named(only, follower.pathOf(d)))) : n % BRANCH_ALL_EVERY === 0 ? null : new Set(dates.slice(0, HOT_BRANCHES));
+    if (!(await follower.poll(dates, readNow))) return false;
     this.branchReads.set(loop, (this.branchReads.get(loop) ?? 0) + 1);
     return true;
   }

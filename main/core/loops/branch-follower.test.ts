@@ -52,6 +52,21 @@ function setup(branch?: string) {
 const ids = (f: BranchFollower, date = DATE): string[] => f.entries(date).flatMap((e) => e.ids);
 
 describe('BranchFollower', () => {
+  it('reads only the nights it is asked to read now, keeping what it read of the others', async () => {
+    const { git, follower } = setup();
+    git('checkout', '-q', '-b', BRANCH);
+    git('commit', '-q', '--allow-empty', '-m', 'REL-050: shrink the pool');
+    const OTHER = '2026-12-02';
+    await follower.poll([OTHER, DATE]);
+    expect(ids(follower)).toEqual(['REL-050']);
+    git('commit', '-q', '--allow-empty', '-m', 'REL-051: cap the retries');
+    // Only tonight's night is read: the older one keeps what was read, and nothing moved.
+    expect(await follower.poll([OTHER, DATE], new Set([OTHER]))).toBe(false);
+    expect(ids(follower)).toEqual(['REL-050']);
+    expect(await follower.poll([OTHER, DATE])).toBe(true);
+    expect(ids(follower)).toEqual(['REL-050', 'REL-051']);
+  });
+
   it('reads a real branch reflog, then only the lines appended to it, and nothing when it did not move', async () => {
     const { git, reflog, source, follower } = setup();
     git('checkout', '-q', '-b', BRANCH);

@@ -53,8 +53,9 @@ export class BranchFollower {
    * again from its start, or a date's entries forgotten. Problems alone do not count (they are the
    * Store's, and problems()). An unreadable file (permission denied, not a regular file) is its
    * problem and keeps what was read; an error reaching the host rejects, as the other followers do.
+   * `readNow`: the dates whose reflogs are read this time (the others keep what was read); all when absent.
    */
-  async poll(dates: readonly string[]): Promise<boolean> {
+  async poll(dates: readonly string[], readNow: ReadonlySet<string> | null = null): Promise<boolean> {
     let changed = false;
     this.leftUnread = false;
     const wanted = new Map<string, string>();
@@ -84,7 +85,8 @@ export class BranchFollower {
     }
     // Each file on its own (one that cannot be read is its problem only); over SSH the
     // connection's session cap bounds the fan-out.
-    const moved = await Promise.all([...paths].map((path) => this.follow(path)));
+    const toRead = readNow ? new Set([...wanted].filter(([d]) => readNow.has(d)).map(([, p]) => p)) : paths;
+    const moved = await Promise.all([...toRead].map((path) => this.follow(path)));
     return changed || moved.includes(true);
   }
 
