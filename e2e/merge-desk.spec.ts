@@ -184,8 +184,11 @@ test.describe('the merge desk, in serve mode against a GitHub stand-in', () => {
     await expect(page.getByTestId('desk-merged-90')).toContainText(`(${SHA_90.slice(0, 7)}, squash)`);
     expect(github.merges.map((m) => ({ key: m.key, sha: m.sha, method: m.method }))).toEqual([{ key: 'acme/radon#90', sha: SHA_90, method: 'squash' }]);
 
-    // The Review's "Ready to merge" says who merged it from the console, and when.
+    // The Review's "Ready to merge" says who merged it from the console, and when — also once the
+    // PR tracker has read it merged at GitHub (no longer ready, nothing else needing the operator).
+    await expect(page.getByTestId('pr-row-90')).toHaveClass(/\bpr-merged\b/, { timeout: 20_000 });
     await page.goto(`${served.url}#/review`);
+    await expect(page.getByTestId('review')).toContainText('1 merged from the console');
     await expect(page.getByTestId('review-pr-90').getByTestId('review-pr-merged')).toContainText(`merged by ${who} at`);
 
     // #91 moves at GitHub while Loopdeck cannot ask about it: the head the operator saw is refused, as GitHub said it.

@@ -1,4 +1,4 @@
-import type { DeskMerge } from '../../../shared/pr-desk';
+import { DeskPrSchema, type DeskMerge, type DeskPr } from '../../../shared/pr-desk';
 import type { Store } from '../store/store';
 
 interface TickRow {
@@ -17,6 +17,15 @@ interface MergeRow {
   method: DeskMerge['method'];
   merged_by: string;
   merged_at: string;
+  card: string | null;
+}
+
+/** A merge made from the console, with the PR's card as it was merged (null when unreadable). */
+export interface MergeRecord {
+  readonly loop: string;
+  readonly number: number;
+  readonly merge: DeskMerge;
+  readonly card: DeskPr | null;
 }
 
 /** A Next step ticked done. */
@@ -35,7 +44,7 @@ const key = (loop: string, number: number): string => `${loop}\u0000${number}`;
 export class DeskRecords {
   private readonly q;
   private ticks: Map<string, Map<number, StepTick>> | null = null;
-  private merges: Map<string, DeskMerge> | null = null;
+  private merges: Map<string, MergeRecord> | null = null;
 
   constructor(store: Store) {
     this.q = {
@@ -44,8 +53,8 @@ export class DeskRecords {
         'INSERT OR REPLACE INTO pr_next_done (loop, number, step, text, done_by, done_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       merges: store.query<[], MergeRow>('SELECT * FROM pr_merges'),
-      merge: store.query<[loop: string, number: number, sha: string, method: string, by: string, at: string]>(
-        'INSERT OR REPLACE INTO pr_merges (loop, number, sha, method, merged_by, merged_at) VALUES (?, ?, ?, ?, ?, ?)',
+      merge: store.query<[loop: string, number: number, sha: string, method: string, by: string, at: string, card: string]>(
+        'INSERT OR REPLACE INTO pr_merges (loop, number, sha, method, merged_by, merged_at, card) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
     };
   }
@@ -67,21 +76,20 @@ export class DeskRecords {
 
   /** The console's merge of a PR, or null. */
   mergeOf(loop: string, number: number): DeskMerge | null {
-    return this.allMerges().get(key(loop, number)) ?? null;
+    return this.allMerges().get(key(loop, number))?.merge ?? null;
   }
 
-  /** Every merge made from the console, with its PR. */
-  allMerged(): { readonly loop: string; readonly number: number; readonly merge: DeskMerge }[] {
-    return [...this.allMerges()].map(([k, merge]) => {
-      const [loop = '', number = '0'] = k.split('\u0000');
-      return { loop, number: Number(number), merge };
-    });
+  /** Every merge made from the console, with its PR's card as merged. */
+  allMerged(): readonly MergeRecord[] {
+    return [...this.allMerges().values()];
   }
 
-  /** Record a merge made from the console. */
-  merged(loop: string, number: number, merge: DeskMerge): void {
-    this.q.merge.run(loop, number, merge.sha, merge.method, merge.by, merge.at);
-    this.allMerges().set(key(loop, number), merge);
+  /** Record a merge made from the console, with the card of the PR merged (`card.merged` is this merge). */
+  merged(card: DeskPr, merge: DeskMerge): void {
+    const { loop, number } = card;
+    const kept: DeskPr = { ...card, merged: merge };
+    this.q.merge.run(loop, number, merge.sha, merge.method, merge.by, merge.at, JSON.stringify(kept));
+    this.allMerges().set(key(loop, number), { loop, number, merge, card: kept });
   }
 
   private allTicks(): Map<string, Map<number, StepTick>> {
@@ -96,8 +104,24 @@ export class DeskRecords {
     return (this.ticks = all);
   }
 
-  private allMerges(): Map<string, DeskMerge> {
+  private allMerges(): Map<string, MergeRecord> {
     if (this.merges) return this.merges;
-    return (this.merges = new Map(this.q.merges.all().map((r) => [key(r.loop, r.number), { by: r.merged_by, at: r.merged_at, sha: r.sha, method: r.method }])));
+    const all = new Map<string, MergeRecord>();
+    for (const r of this.q.merges.all()) {
+      const merge: DeskMerge = { by: r.merged_by, at: r.merged_at, sha: r.sha, method: r.method };
+      all.set(key(r.loop, r.number), { loop: r.loop, number: r.number, merge, card: readCard(r.card) });
+    }
+    return (this.merges = all);
+  }
+}
+
+/** A stored card, or null when absent or not a card (written by another version): the merge still counts. */
+function readCard(text: string | null): DeskPr | null {
+  if (text === null) return null;
+  try {
+    const parsed = DeskPrSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }

@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { startGithubServer, type GithubServer } from '../../../testing/github-server';
@@ -24,6 +26,9 @@ const OPERATOR = { user: 'ana', role: 'operator', via: 'oidc' } as const;
 describe('the merge desk', () => {
   let server: GithubServer;
   let engine: Engine;
+  let config: ReturnType<typeof parseConfig>;
+  let fx: ReturnType<typeof createRunnerFixture>;
+  const dbPath = join(mkdtempSync(join(tmpdir(), 'loopdeck-desk-')), 'deck.db');
   beforeAll(async () => {
     server = await startGithubServer(TOKEN);
     server.prs.set('acme/radon#88', {
@@ -32,12 +37,12 @@ describe('the merge desk', () => {
     });
     server.prs.set('acme/radon#91', { state: 'open', merged: false, body: null, title: 'reliability: REL-044', head: 'reliability/2026-12-01', createdAt: '2026-12-01T05:00:00Z', files: ['gates.sh'], checks: [] });
     server.prs.set('acme/radon#95', { state: 'open', merged: false, body: null, title: 'a feature', head: 'feature/x', createdAt: '2026-12-01T05:00:00Z', files: ['pool.py'], checks: [] });
-    const fx = createRunnerFixture();
+    fx = createRunnerFixture();
     writeFileSync(fx.configPath, `${readFileSync(fx.configPath, 'utf8')}    repo: acme/radon\ngithub:\n  token: "env:LOOPDECK_TEST_GITHUB_TOKEN"\n  apiUrl: ${JSON.stringify(server.url)}\n`);
     fx.write(DAY, 'deliver.status', `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z 1 PR(s) green, ready to merge: ${PR88}\n`);
     fx.write(DAY, 'deliver.log', `NIGHTLY DELIVER READY: loop=reliability prs=1 ${PR88}\n`);
-    const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
-    engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW, githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
+    config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
+    engine = composeEngine(config, { store: Store.open(dbPath), now: () => NOW, githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
     await engine.poll();
     await engine.desk.pollOnce();
   }, 30_000);
@@ -92,5 +97,28 @@ describe('the merge desk', () => {
     await engine.desk.pollOnce();
     await engine.desk.pollOnce();
     expect(pr(88)).toMatchObject({ state: 'merged', merged });
+  });
+
+  it('keeps a PR merged from the console on the desk after a restart, with its card as merged, for a week', async () => {
+    // A second core on the same database: nothing of the first one's memory, GitHub's open list
+    // without #88, and no verdict naming it (the deliver record rewritten) — only the stored merge.
+    fx.write(DAY, 'deliver.log', 'NIGHTLY DELIVER INCOMPLETE: loop=reliability prs=0\n');
+    fx.write(DAY, 'deliver.status', `deliver ${DAY}T04:00:00Z STARTED\ndeliver ${DAY}T04:30:00Z INCOMPLETE\n`);
+    const later = composeEngine(config, { store: Store.open(dbPath), now: () => new Date(NOW.getTime() + 6 * 86_400_000), githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
+    try {
+      await later.poll();
+      await later.desk.pollOnce();
+      const kept = later.desk.list().find((p) => p.number === 88);
+      expect(kept).toMatchObject({ state: 'merged', title: 'reliability: REL-050 shrink the pool', additions: 120, merged: { by: 'ana', sha: 'f'.repeat(40), method: 'squash' } });
+    } finally {
+      await later.close();
+    }
+    const weekLater = composeEngine(config, { store: Store.open(dbPath), now: () => new Date(NOW.getTime() + 8 * 86_400_000), githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
+    try {
+      await weekLater.desk.pollOnce();
+      expect(weekLater.desk.list().map((p) => p.number)).not.toContain(88);
+    } finally {
+      await weekLater.close();
+    }
   });
 });

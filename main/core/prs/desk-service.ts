@@ -96,16 +96,17 @@ export class DeskService {
 
   /**
    * PRs merged from the console that GitHub's open list no longer holds: kept on the desk, merged,
-   * for KEEP_MERGED_MS after the merge, so the Review and the desk say who merged what.
+   * for KEEP_MERGED_MS after the merge, so the Review and the desk say who merged what. The card is
+   * the one stored with the merge (its age is the age it had when merged): a round that dropped
+   * the PR while the merge was in flight, or a restart, does not lose it.
    */
   private keptMerged(derived: readonly DeskPr[]): DeskPr[] {
     const now = this.o.now().getTime();
     const on = new Set(derived.map((p) => `${p.loop}\u0000${p.number}`));
     const out: DeskPr[] = [];
-    for (const { loop, number, merge } of this.records.allMerged()) {
-      if (on.has(`${loop}\u0000${number}`) || now - Date.parse(merge.at) > KEEP_MERGED_MS) continue;
-      const last = this.desk.find((p) => p.loop === loop && p.number === number);
-      if (last) out.push({ ...last, state: 'merged', merged: merge, stale: false, overlaps: [], redAfterReady: false });
+    for (const { loop, number, merge, card } of this.records.allMerged()) {
+      if (!card || on.has(`${loop}\u0000${number}`) || now - Date.parse(merge.at) > KEEP_MERGED_MS) continue;
+      out.push({ ...card, state: 'merged', merged: merge, stale: false, overlaps: [], redAfterReady: false, problem: null });
     }
     return out;
   }
@@ -160,7 +161,7 @@ export class DeskService {
     const answer = await reader.merge(pr.repo, number, sha, how);
     if (!answer.ok) throw new DeskRefusal(`GitHub refused the merge of PR #${number}: ${answer.message}`);
     const merge: DeskMerge = { by, at: this.o.now().toISOString(), sha, method: how };
-    this.records.merged(loop, number, merge);
+    this.records.merged(pr, merge);
     this.refresh();
     return merge;
   }

@@ -1,7 +1,9 @@
 /**
  * Migration 18: the merge desk's records. A Next step ticked done (who, when, and the step's text:
  * a tick counts only while the PR's Next section still says the same at that index), and each
- * merge made from the console (who, when, the head sha merged, how).
+ * merge made from the console (who, when, the head sha merged, how, and the PR's card as the
+ * operator saw it: GitHub's open list drops a merged PR, and the desk keeps showing it for a week,
+ * across restarts).
  */
 export const PR_DESK_MIGRATION = `
 CREATE TABLE pr_next_done (
@@ -20,6 +22,7 @@ CREATE TABLE pr_merges (
   method TEXT NOT NULL,
   merged_by TEXT NOT NULL,
   merged_at TEXT NOT NULL,
+  card TEXT,
   PRIMARY KEY (loop, number)
 );
 `;

@@ -121,7 +121,7 @@ export function ReviewView() {
   const needy = loopReviews.filter((l) => l.attention);
   const p0 = fresh.counts.P0;
   const tonightAtRisk = preflight.some((p) => p.state === 'at-risk');
-  const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && contract.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && drillRuns.length === 0 && incidents.length === 0;
+  const nothing = ledgersLoaded && !tonightAtRisk && waiting.length === 0 && contract.length === 0 && needy.length === 0 && fresh.items.length === 0 && ready.length === 0 && mergedHere.length === 0 && drillRuns.length === 0 && incidents.length === 0;
   const reviewedLine = lastReviewedAt ? (
     <>
       Last reviewed <time dateTime={lastReviewedAt}>{formatDateTime(lastReviewedAt)}</time> ({formatAge(lastReviewedAt, now)} ago)
@@ -166,6 +166,7 @@ export function ReviewView() {
     needy.length ? `${needy.length} ${needy.length === 1 ? 'loop needs' : 'loops need'} you` : null,
     fresh.items.length ? `${fresh.items.length} new ${fresh.items.length === 1 ? 'finding' : 'findings'}${p0 ? ` (${p0} P0)` : ''}` : null,
     ready.length ? `${ready.length} ${ready.length === 1 ? 'PR' : 'PRs'} ready to merge` : null,
+    mergedHere.length ? `${mergedHere.length} merged from the console` : null,
     incidents.length ? `${incidents.length} fleet ${incidents.length === 1 ? 'incident' : 'incidents'}` : null,
     drillRuns.length ? `${drillRuns.length} ${drillRuns.length === 1 ? 'drill run' : 'drill runs'}` : null,
     lessonsNew.length ? `${lessonsNew.length} new ${lessonsNew.length === 1 ? 'lesson' : 'lessons'}` : null,
