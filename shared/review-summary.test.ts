@@ -4,6 +4,7 @@ import type { Capacity, Cycle, DrillRun, Finding, HostState, LoopState, Phase, P
 import { emptySnapshot } from './domain';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { auditFinding, item, outcome, task } from './waiting-fixtures';
+import { deskPr } from './desk-fixtures';
 import { buildReviewSummary, REVIEW_FINDING_LIMIT, reviewMarkdown, reviewWindow, type ReviewInput } from './review-summary';
 
 const NOW = Date.parse('2026-08-24T07:00:00Z');
@@ -300,6 +301,24 @@ describe('the review summary', () => {
     expect(md).toContain(
       '- **testing** on runner\n  - Host runner is unreachable since 2026-08-24 06:58 UTC: its loops cannot be read, so what is shown of them may be out of date, and a missed cycle cannot be seen.\n  - 2026-08-24 · **ready**',
     );
+  });
+
+  it('says which PRs were merged from the console: on a ready PR, and listed after the ready ones once GitHub says merged; not before the window', () => {
+    const merge = (at: string) => ({ by: 'ana', at, sha: 'f'.repeat(40), method: 'squash' as const });
+    const desk = [
+      deskPr({ loop: 'testing', number: 88, url: 'https://github.com/acme/radon/pull/88', merged: merge('2026-08-24T06:00:00.000Z') }),
+      deskPr({ loop: 'testing', number: 90, head: 'testing/2026-08-23', url: 'https://github.com/acme/radon/pull/90', state: 'merged', merged: merge('2026-08-24T06:30:00.000Z') }),
+      deskPr({ loop: 'testing', number: 70, state: 'merged', merged: merge('2026-08-22T06:30:00.000Z') }),
+      deskPr({ loop: 'testing', number: 91, state: 'open' }),
+    ];
+    const summary = buildReviewSummary({ ...state, desk }, { now: NOW });
+    expect(summary.prs.map((p) => [p.number, p.merged?.by ?? null])).toEqual([[88, 'ana'], [89, null]]);
+    expect(summary.merged.map((p) => p.number)).toEqual([90]);
+    const md = reviewMarkdown({ ...state, desk }, { now: NOW });
+    expect(md).toContain('2 PRs ready to merge · 1 merged from the console · 1 drill run');
+    expect(md).toContain('- testing #88 `testing/2026-08-24` — https://github.com/acme/radon/pull/88 — merged from the console by ana at 2026-08-24T06:00:00.000Z (fffffff, squash)\n- testing #89');
+    expect(md).toContain('- testing #90 `testing/2026-08-23` — https://github.com/acme/radon/pull/90 — merged from the console by ana at 2026-08-24T06:30:00.000Z (fffffff, squash)\n\n## Drills run');
+    expect(reviewMarkdown(state, { now: NOW })).not.toContain('merged from the console');
   });
 
   it('filters by the window: an explicit since, else the last review, else the last 24 hours', () => {

@@ -5,6 +5,8 @@ import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { WAITING_LABEL, waitingOnYou, type WaitingItem } from './waiting';
 import { preflightMarkdown, type Preflight } from './preflight';
 import { contractMarkdown, type ContractBreach } from './contract-breach';
+import type { DeskMerge } from './pr-desk';
+import { mergedFromConsole, mergedLine, mergeText, type SummaryMerged } from './review-merges';
 
 // The morning summary to paste: one pure derivation shared by the Review screen's "Copy as Markdown"
 // and `loopdeck review`, so the two print the same thing for the same state.
@@ -19,7 +21,7 @@ export const REVIEW_FINDING_LIMIT = 50;
 export const REVIEW_CYCLE_LIMIT = 31;
 
 /** The parts of a snapshot the summary reads; the renderer's store holds the same fields. */
-export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills' | 'preflight' | 'contract'>>;
+export type ReviewInput = Pick<Snapshot, 'hosts' | 'loops' | 'findings' | 'backlog' | 'tasks' | 'prs' | 'drillRuns' | 'capacity' | 'lastReviewedAt'> & Partial<Pick<Snapshot, 'drills' | 'preflight' | 'contract' | 'desk'>>;
 
 /** What a host that cannot be read is doing, for a sentence. */
 const HOST_PROBLEM: Readonly<Partial<Record<HostState['state'], string>>> = {
@@ -93,6 +95,8 @@ export interface SummaryPr {
   readonly number: number | null;
   readonly branch: string | null;
   readonly since: string | null;
+  /** The merge made from the console's merge desk (a ready PR the tracker has not read merged yet), or null. */
+  readonly merged: DeskMerge | null;
 }
 
 /** A drill run started in the window (or still running). */
@@ -129,6 +133,8 @@ export interface ReviewSummary {
     readonly more: number;
   };
   readonly prs: readonly SummaryPr[];
+  /** PRs merged from the console in the window, no longer ready (see mergedFromConsole). */
+  readonly merged: readonly SummaryMerged[];
   readonly drills: readonly SummaryDrill[];
   readonly incidents: readonly SummaryIncident[];
   /** Each loop's pre-flight before its next fire, while one has run (see shared/preflight.ts). */
@@ -253,10 +259,14 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     (f): SummaryFinding => ({ id: f.id, loop: f.loop, severity: f.severity as 'P0' | 'P1', where: f.where, text: f.text, firstSeenAt: f.firstSeenAt }),
   );
 
-  const prs = input.prs
-    .filter((p: PullRequest) => p.status === 'ready')
-    .map((p): SummaryPr => ({ loop: p.loop, url: p.url, number: p.number, branch: p.branch, since: p.since }))
+  const desk = input.desk ?? [];
+  const ready = input.prs.filter((p: PullRequest) => p.status === 'ready');
+  const prs = ready
+    .map((p): SummaryPr => ({ loop: p.loop, url: p.url, number: p.number, branch: p.branch, since: p.since, merged: desk.find((d) => d.loop === p.loop && d.number === p.number)?.merged ?? null }))
     .sort((a, b) => byAsc(a.loop, b.loop) || byAsc(a.url, b.url));
+  const merged = mergedFromConsole(desk, ready, t)
+    .map((d): SummaryMerged => ({ loop: d.loop, url: d.url, number: d.number, head: d.head, merged: d.merged }))
+    .sort((a, b) => byAsc(a.merged.at, b.merged.at) || byAsc(a.loop, b.loop) || a.number - b.number);
 
   const drills = input.drillRuns
     .filter((r) => drillRunInWindow(r, t))
@@ -264,7 +274,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
     .sort((a, b) => byDesc(a.startedAt, b.startedAt) || byAsc(a.id, b.id));
 
   const waiting = waitingOnYou(input, options.now);
-  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, drills, incidents: incidents(input.capacity), preflight: input.preflight ?? [], contract: input.contract ?? [] };
+  return { schema: 1, ...window, waiting, loops, findings: { counts, items, more: urgent.length - items.length }, prs, merged, drills, incidents: incidents(input.capacity), preflight: input.preflight ?? [], contract: input.contract ?? [] };
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -295,7 +305,7 @@ function findingLine(f: SummaryFinding): string {
 function prLine(p: SummaryPr): string {
   const name = p.number !== null ? `#${p.number}` : 'PR';
   const branch = p.branch ? ` ${codeSpan(p.branch)}` : '';
-  return `- ${escapeMarkdown(p.loop)} ${name}${branch} — ${markdownUrl(p.url)}`;
+  return `- ${escapeMarkdown(p.loop)} ${name}${branch} — ${markdownUrl(p.url)}${p.merged ? ` — ${mergeText(p.merged)}` : ''}`;
 }
 
 function drillLine(d: SummaryDrill): string {
@@ -340,6 +350,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     `${needy} of ${plural(s.loops.length, 'loop', 'loops')} need attention`,
     `${plural(newTotal, 'new finding', 'new findings')}${bySev.length ? ` (${bySev.join(', ')})` : ''}`,
     `${plural(s.prs.length, 'PR', 'PRs')} ready to merge`,
+    ...(s.merged.length ? [`${s.merged.length} merged from the console`] : []),
     plural(s.drills.length, 'drill run', 'drill runs'),
     plural(s.incidents.length, 'fleet incident', 'fleet incidents'),
   ].join(' · ');
@@ -355,7 +366,7 @@ export function renderReviewMarkdown(s: ReviewSummary): string {
     ...section('Broken contract', contractMarkdown(s.contract), 'None.'),
     ...section('What ran', s.loops.flatMap((l) => loopLines(l, s.since)), 'No loops are configured.'),
     ...section('New P0/P1 findings', findings, 'None.'),
-    ...section('Ready to merge', s.prs.map(prLine), 'None.'),
+    ...section('Ready to merge', [...s.prs.map(prLine), ...s.merged.map(mergedLine)], 'None.'),
     ...section('Drills run', s.drills.map(drillLine), 'None.'),
     ...section('Fleet incidents', s.incidents.map(incidentLine), 'None.'),
     '',

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DeskPr } from '../../../../shared/pr-desk';
+import { deskPr } from '../../../../shared/desk-fixtures';
 import { deskDrafts } from './desk-rules';
 
-const pr = (over: Partial<DeskPr>): DeskPr => ({
-  loop: 'reliability', repo: 'acme/radon', number: 88, url: 'https://github.com/acme/radon/pull/88', state: 'open', title: 'REL-050: shrink the pool', author: 'loop-bot',
-  head: 'reliability/2026-11-29', headSha: 'a'.repeat(40), base: 'main', additions: 1, deletions: 1, changedFiles: 1,
-  checks: [{ name: 'suite', state: 'passing', url: null }], mergeable: 'clean', reviewDecision: null, cycle: '2026-11-29', ids: [],
-  openedAt: '2026-11-29T05:00:00Z', ageHours: 10, stale: false, large: false, overlaps: [], redAfterReady: false, next: [], merged: null, problem: null, canWrite: true, ...over,
-});
+const pr = (over: Partial<DeskPr>): DeskPr => deskPr({ number: 88, head: 'reliability/2026-11-29', headSha: 'a'.repeat(40), ...over });
 
 describe('the merge desk\'s notices', () => {
   it('pr-stale once a PR, past prs.staleAfter; pr-red-after-ready once a head, naming the red checks; nothing for a closed or fresh green PR', () => {

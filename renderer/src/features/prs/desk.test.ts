@@ -1,43 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DeskPr } from '../../../../shared/pr-desk';
+import { deskPr } from '../../../../shared/desk-fixtures';
 import { ageText, deskCounts, deskRowId, mergeableText, mergedText, overlapLinks, reviewText, shortSha, sizeText } from './desk';
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 
 /** A desk PR that the console would merge; tests change what they need. */
-function pr(over: Partial<DeskPr> = {}): DeskPr {
-  return {
-    loop: 'reliability',
-    repo: 'acme/radon',
-    number: 90,
-    url: 'https://github.com/acme/radon/pull/90',
-    state: 'open',
-    title: 'Scanner writes a health row',
-    author: 'loop-bot',
-    head: 'reliability/2026-12-05',
-    headSha: SHA,
-    base: 'main',
-    additions: 120,
-    deletions: 8,
-    changedFiles: 3,
-    checks: [{ name: 'suite', state: 'passing', url: null }],
-    mergeable: 'clean',
-    reviewDecision: 'approved',
-    cycle: '2026-12-05',
-    ids: ['R-183'],
-    openedAt: '2026-12-05T02:00:00Z',
-    ageHours: 5,
-    stale: false,
-    large: false,
-    overlaps: [],
-    redAfterReady: false,
-    next: [],
-    merged: null,
-    problem: null,
-    canWrite: true,
-    ...over,
-  };
-}
+const pr = (over: Partial<DeskPr> = {}): DeskPr => deskPr({ headSha: SHA, ...over });
 
 describe('the merge desk helpers', () => {
   it('shows a head as its first 7 hex digits', () => {

@@ -31,7 +31,7 @@ export function CopyMarkdownButton({ since }: { since: string }) {
     const s = store.getState();
     const loops = s.loopNames.map((n) => s.loops[n]).filter((l): l is LoopState => !!l);
     const markdown = reviewMarkdown(
-      { hosts: s.hosts, loops, findings: s.findings, backlog: s.backlog, tasks: s.tasks, prs: s.prs, drillRuns: s.drillRuns, drills: s.drills, capacity: s.capacity, lastReviewedAt: s.lastReviewedAt, contract: s.contract },
+      { hosts: s.hosts, loops, findings: s.findings, backlog: s.backlog, tasks: s.tasks, prs: s.prs, drillRuns: s.drillRuns, drills: s.drills, capacity: s.capacity, lastReviewedAt: s.lastReviewedAt, contract: s.contract, desk: s.desk },
       { now: Date.now(), since },
     );
     try {

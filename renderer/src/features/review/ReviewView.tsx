@@ -19,6 +19,7 @@ import { waitingOnYou } from '../../../../shared/waiting';
 import { newLessons } from '../ledgers/ledgers';
 import { INCIDENT_LABEL } from '../../../../shared/fleet-incidents';
 import { FLEET_HASH } from '../../../../shared/links';
+import { mergedFromConsole } from '../../../../shared/review-merges';
 
 /** How many new lessons the Review lists before pointing at the Ledgers view. */
 const LESSONS_SHOWN = 8;
@@ -111,7 +112,7 @@ export function ReviewView() {
   const desk = useDeck((s) => s.desk);
   // Merges made from the console (the merge desk): on the ready PR, or listed after them once GitHub says merged.
   const consoleMerge = (loop: string, number: number | null) => desk.find((d) => d.loop === loop && d.number === number)?.merged ?? null;
-  const mergedHere = useMemo(() => desk.filter((d) => d.merged !== null && d.merged.at >= since && !ready.some((p) => p.loop === d.loop && p.number === d.number)), [desk, ready, since]);
+  const mergedHere = useMemo(() => mergedFromConsole(desk, ready, Date.parse(since)), [desk, ready, since]);
   const drillRuns = useMemo(() => drillRunsSince(runs, since), [runs, since]);
   const incidents = useMemo(() => fleetIncidents(capacity), [capacity]);
   const lessonsNew = useMemo(() => newLessons(lessons, since), [lessons, since]);
