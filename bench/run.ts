@@ -91,7 +91,7 @@ async function main(): Promise<number> {
   const figures: Figure[] = [];
   const runNotes: string[] = [];
   const failures: string[] = [];
-  // `--only 6d` runs figure 6d alone; `--only 6` runs 6a, 6b and 6d.
+  // `--only 6d` runs figure 6d alone (likewise 6a, 6b); `--only 6` runs 6a, 6b and 6d.
   const wanted = (id: string): boolean => only.has(id) || only.has(id.replace(/[a-z]+$/, ''));
   const step = async (id: string, fn: () => Promise<Figure[]> | Figure[]): Promise<void> => {
     if (!wanted(id)) return;
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
     log(`figure ${id} took ${round((Date.now() - t0) / 1000, 1)} s`);
   };
 
-  const needsBrowser = ['1', '4', '5', '6', '9', '10'].some((id) => only.has(id));
+  const needsBrowser = ['1', '4', '5', '6a', '9', '10'].some((id) => wanted(id));
   if (needsBrowser) ensureRenderer(runNotes);
   // The spawned loopdeck processes run the bundle npm start runs, built from the sources now.
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -140,12 +140,12 @@ async function main(): Promise<number> {
     const { generateLedger } = await import('./ledger-gen');
     return inBrowser((browser) => findingsTable(browser, ledgerText ?? generateLedger(20_000)));
   });
-  if (only.has('5') || only.has('6')) {
+  if (wanted('5') || wanted('6a')) {
     const fx = await capacityFixture();
     await step('5', () => inBrowser((browser) => capacityChart(browser, fx)));
-    await step('6', () => inBrowser((browser) => coldStartFigure(browser, fx)));
+    await step('6a', () => inBrowser((browser) => coldStartFigure(browser, fx)));
   }
-  await step('6', () => footprintFigure(sshd, quick ? 15 : 60));
+  await step('6b', () => footprintFigure(sshd, quick ? 15 : 60));
   await step('6d', () => hundredHosts(quick));
   await step('8', () => historyCost(quick));
   await step('9', () => inBrowser((browser) => historyPaint(browser, quick)));

@@ -1,4 +1,3 @@
-import type { parseArgs } from 'node:util';
 import { defaultConfigPath, loadConfig } from './core/config/load-config';
 import type { Engine } from './core/engine';
 import { pinnedClock } from './core/clock';
@@ -7,53 +6,10 @@ import type { Config } from './core/config/schema';
 import { openCore, type Core, type CoreServices } from './core/session/core';
 import { startLogging } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
+import { CliError, CONNECT_TIMEOUT_MS, type Flags } from './cli-args';
 
-// What the CLI's commands share: the options, the errors meant for the operator, and opening the
-// config, the store and an engine for one command.
-
-export const OPTIONS = {
-  config: { type: 'string' },
-  data: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  now: { type: 'string' },
-  since: { type: 'string' },
-  markdown: { type: 'boolean', default: false },
-  speed: { type: 'string' },
-  yes: { type: 'boolean', default: false },
-  arg: { type: 'string', multiple: true },
-  override: { type: 'boolean', default: false },
-  lines: { type: 'string' },
-  nights: { type: 'string' },
-  from: { type: 'string' },
-  grep: { type: 'string' },
-  follow: { type: 'boolean', default: false },
-  raw: { type: 'boolean', default: false },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-export type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
-/** How long `snapshot` and `trust` wait for SSH hosts to connect. */
-export const CONNECT_TIMEOUT_MS = 15_000;
-
-/** A failure meant for the operator: printed without a stack, with this exit code. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-  }
-}
-
-export function portOf(flags: Flags): number {
-  if (flags.port === undefined) return 0;
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port: expected a port number, got ${JSON.stringify(flags.port)}`);
-  return port;
-}
+// What the CLI's commands that read the runner share: opening the config, the store and an engine
+// for one command (the flags and the operator's errors are in cli-args.ts, which serve needs alone).
 
 export function clockOf(flags: Flags): () => Date {
   if (flags.now === undefined) return () => new Date();

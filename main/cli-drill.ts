@@ -1,6 +1,7 @@
 import { formatDuration } from './core/config/duration';
 import { ask } from './cli-terminal';
-import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
+import { CliError, CONNECT_TIMEOUT_MS, type Flags } from './cli-args';
+import { openEngine } from './cli-common';
 import { localUser } from './rpc/local-caller';
 import { messageOf } from '../shared/errors';
 

@@ -1,7 +1,8 @@
 import { defaultDataDir } from './core/config/paths';
 import { startLogging } from './core/logging/log';
 import { confirm } from './cli-terminal';
-import { CliError, CONNECT_TIMEOUT_MS, loadedConfig, coreFor, openEngine, type Flags } from './cli-common';
+import { CliError, CONNECT_TIMEOUT_MS, type Flags } from './cli-args';
+import { loadedConfig, coreFor, openEngine } from './cli-common';
 import { localUser } from './rpc/local-caller';
 import { messageOf } from '../shared/errors';
 

@@ -1,6 +1,7 @@
 import { mergeBlockers, type DeskMerge, type DeskPr } from '../shared/pr-desk';
 import { escapeUnsafe } from '../shared/unsafe-text';
-import { CliError, openEngine } from './cli-common';
+import { CliError } from './cli-args';
+import { openEngine } from './cli-common';
 import { checkLoop, checksText, noGithubLine, readDesk, reportFailures, sizeText, terminalLines, type DeskFlags } from './cli-prs';
 import { confirm } from './cli-terminal';
 import { DeskRefusal } from './core/prs/desk-service';

@@ -1,5 +1,6 @@
 import { PREFLIGHT_CHECK_LABEL, preflightStateText, type Preflight } from '../shared/preflight';
-import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
+import { CliError, CONNECT_TIMEOUT_MS, type Flags } from './cli-args';
+import { openEngine } from './cli-common';
 import { logSafe } from './core/logging/log-text';
 
 // `loopdeck preflight [LOOP] [--json]`: the pre-flight of one loop or all of them, now, whatever

@@ -1,6 +1,7 @@
 import type { DeskCheck, DeskPr } from '../shared/pr-desk';
 import { waitText } from '../shared/merge-measures';
-import { CliError, CONNECT_TIMEOUT_MS, openEngine, type Flags } from './cli-common';
+import { CliError, CONNECT_TIMEOUT_MS, type Flags } from './cli-args';
+import { openEngine } from './cli-common';
 import { defaultConfigPath } from './core/config/load-config';
 import type { Core } from './core/session/core';
 import { logSafe } from './core/logging/log-text';
@@ -12,10 +13,6 @@ import { escapeUnsafe } from '../shared/unsafe-text';
 // reads the desk the same way (readDesk).
 
 /** The options only the desk's verbs take (`merge --sha SHA --method M`), added to the CLI's own. */
-export const DESK_OPTIONS = {
-  sha: { type: 'string' },
-  method: { type: 'string' },
-} as const;
 
 /** The CLI's flags with the desk's. */
 export type DeskFlags = Flags & { readonly sha?: string | undefined; readonly method?: string | undefined };

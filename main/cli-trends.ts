@@ -1,7 +1,8 @@
 import { trendsReport, type LoopReport, type TrendsReport } from '../shared/loop-measures';
 import { awaitingText, waitText } from '../shared/merge-measures';
 import { createTrendsMemo } from '../shared/trends';
-import { CliError, withState, type Flags } from './cli-common';
+import { CliError, type Flags } from './cli-args';
+import { withState } from './cli-common';
 import { formatDuration } from './core/config/duration';
 import { logSafe } from './core/logging/log-text';
 

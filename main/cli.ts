@@ -1,25 +1,16 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfigPath } from './core/config/load-config';
-import { startDemo } from './core/demo/demo-runner';
 import { defaultDataDir } from './core/config/paths';
 import { DataFolderError } from './core/config/data-folder';
 import { VERSION } from './core/config/version';
-import { buildReviewSummary, renderReviewMarkdown } from '../shared/review-summary';
-import { printSnapshot } from './cli-terminal';
-import { configJsonSchema } from './core/config/config-json-schema';
-import { CliError, CONNECT_TIMEOUT_MS, OPTIONS, openEngine, portOf, withState, loadedConfig, type Flags } from './cli-common';
-import { trust, untrust } from './cli-hosts';
-import { drill } from './cli-drill';
-import { preflight } from './cli-preflight';
-import { trends } from './cli-trends';
-import { DESK_OPTIONS, prs } from './cli-prs';
-import { merge } from './cli-merge';
+import { CliError, DESK_OPTIONS, OPTIONS, portOf, type Flags } from './cli-args';
 import { log } from './core/logging/log';
 import { logSafe } from './core/logging/log-text';
-import { serveMode } from './cli-serve';
-import { checkLogUsage, LogError, logTranscript } from './cli-transcript';
-import { messageOf } from '../shared/errors';
+
+// The CLI's entry: the usage, the verbs and the exit codes. Each verb's code is imported when it is
+// asked for: the bundle (scripts/build-cli.mjs) splits there, so `serve` parses and runs only what
+// it needs before it prints its URL (the core opens after: session.ts), not every verb's.
 
 const USAGE = `loopdeck ${VERSION} — operations console for overnight agent loops
 
@@ -63,83 +54,9 @@ Usage:
   --method M     merge: merge, squash or rebase (default: prs.mergeMethod in the config)
 `;
 
-async function check(flags: Flags): Promise<number> {
-  const loaded = await loadedConfig(flags);
-  const c = loaded.config;
-  const count = (o: object): number => Object.keys(o).length;
-  console.log(
-    `${loaded.path}: OK — ${count(c.hosts)} host(s), ${count(c.loops)} loop(s), ${count(c.proxies)} prox(ies), ${count(c.drills)} drill(s).`,
-  );
-  return 0;
-}
-
-function snapshot(flags: Flags): Promise<number> {
-  return withState(flags, 'snapshot', (snap) => (flags.json ? console.log(JSON.stringify(snap, null, 2)) : printSnapshot(snap)));
-}
-
-function review(flags: Flags): Promise<number> {
-  if (flags.markdown && flags.json) throw new CliError('--markdown and --json: pass one of them (the default is --markdown).');
-  if (flags.since !== undefined && Number.isNaN(Date.parse(flags.since))) {
-    throw new CliError(`--since: expected an ISO time such as 2026-11-30T07:00:00Z, got ${JSON.stringify(flags.since)}`);
-  }
-  return withState(flags, 'review', (snap) => {
-    const summary = buildReviewSummary(snap, { now: Date.parse(snap.takenAt), since: flags.since ?? null });
-    if (flags.json) console.log(JSON.stringify(summary, null, 2));
-    else process.stdout.write(renderReviewMarkdown(summary));
-  });
-}
-
-/** `loopdeck log`: a phase transcript's lines or grep hits, after the engine caught up (its index makes a jump one seek). */
-async function log_(flags: Flags, words: readonly string[]): Promise<number> {
-  try {
-    // A usage mistake needs neither the hosts nor the store.
-    checkLogUsage(words, flags);
-    const core = await openEngine(flags, 'log');
-  const { engine, services } = core;
-    try {
-      await services.hosts.settle(CONNECT_TIMEOUT_MS);
-      await engine.poll();
-      for (let i = 0; engine.behind() && i < 1000; i++) await engine.poll();
-      return await logTranscript(core, words, flags, (text) => process.stdout.write(text));
-    } finally {
-      await core.close();
-    }
-  } catch (err) {
-    if (err instanceof LogError) throw new CliError(err.message, err.exitCode);
-    throw err;
-  }
-}
-
-async function watch(flags: Flags): Promise<number> {
-  const core = await openEngine(flags, 'watch');
-  const { engine, services } = core;
-  services.subscribe((event, payload) => {
-    if (flags.json) console.log(JSON.stringify({ at: new Date().toISOString(), event, payload }));
-    else if (event === 'loop.changed') {
-      const { loop, upserted, removed, deadman } = payload;
-      const at = new Date().toISOString();
-      for (const c of upserted) console.log(`${at} ${loop} ${c.date} ${c.status}  ${c.phases.map((p) => `${p.name}=${p.status}`).join('  ')}`);
-      if (removed.length > 0) console.log(`${at} ${loop} no longer follows ${removed.join(', ')}`);
-      if (deadman) console.log(`${at} ${loop} dead-man ${deadman.state}: ${deadman.reason}`);
-    } else console.log(`${new Date().toISOString()} ${event}`);
-  });
-  const finish = new Promise<void>((ok) => {
-    process.once('SIGINT', ok);
-    process.once('SIGTERM', ok);
-  });
-  engine.run({
-    onError: (err) => {
-      log.error('poll failed', err);
-      console.error(`loopdeck: poll failed: ${messageOf(err)}`);
-    },
-  });
-  await finish;
-  await core.close();
-  return 0;
-}
-
 async function serveCore(flags: Flags, configPath: string, dataDir: string, banner: string): Promise<number> {
   // Checked before anything starts: a bad --port must not leave a started core behind.
+  const { serveMode } = await import('./cli-serve');
   return serveMode({ host: flags.host ?? '127.0.0.1', port: portOf(flags), configPath, dataDir, banner });
 }
 
@@ -156,6 +73,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo': {
       const speed = flags.speed === undefined ? 1 : Number(flags.speed);
       if (!(speed > 0)) throw new CliError(`--speed: expected a positive number, got ${JSON.stringify(flags.speed)}`);
+      const { startDemo } = await import('./core/demo/demo-runner');
       const demo = await startDemo({ speed });
       try {
         return await serveCore(flags, demo.configPath, join(demo.dir, 'data'), `Demo runner folder: ${demo.dir}`);
@@ -164,32 +82,34 @@ async function main(argv: readonly string[]): Promise<number> {
       }
     }
     case 'check':
-      return check(flags);
-    case 'schema':
+      return (await import('./cli-read')).check(flags);
+    case 'schema': {
+      const { configJsonSchema } = await import('./core/config/config-json-schema');
       console.log(JSON.stringify(configJsonSchema(), null, 2));
       return 0;
+    }
     case 'snapshot':
-      return snapshot(flags);
+      return (await import('./cli-read')).snapshot(flags);
     case 'review':
-      return review(flags);
+      return (await import('./cli-read')).review(flags);
     case 'watch':
-      return watch(flags);
+      return (await import('./cli-read')).watch(flags);
     case 'trust':
-      return trust(flags, positionals[1]);
+      return (await import('./cli-hosts')).trust(flags, positionals[1]);
     case 'untrust':
-      return untrust(flags, positionals[1]);
+      return (await import('./cli-hosts')).untrust(flags, positionals[1]);
     case 'drill':
-      return drill(flags, positionals.slice(1));
+      return (await import('./cli-drill')).drill(flags, positionals.slice(1));
     case 'trends':
-      return trends(flags, positionals.slice(1));
+      return (await import('./cli-trends')).trends(flags, positionals.slice(1));
     case 'log':
-      return log_(flags, positionals.slice(1));
+      return (await import('./cli-read')).logVerb(flags, positionals.slice(1));
     case 'preflight':
-      return preflight(flags, positionals[1]);
+      return (await import('./cli-preflight')).preflight(flags, positionals[1]);
     case 'prs':
-      return prs(flags, positionals.slice(1));
+      return (await import('./cli-prs')).prs(flags, positionals.slice(1));
     case 'merge':
-      return merge(flags, positionals.slice(1));
+      return (await import('./cli-merge')).merge(flags, positionals.slice(1));
     default:
       throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }
