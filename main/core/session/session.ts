@@ -4,13 +4,14 @@ import { emptySnapshot, type Snapshot } from '../../../shared/domain';
 import { summaryOf } from '../../../shared/ledger-slice';
 import { configStatusOf, loadConfig, type LoadedConfig } from '../config/load-config';
 import { VERSION } from '../config/version';
-import { startDemo, type DemoRunner } from '../demo/demo-runner';
+import type { DemoRunner } from '../demo/demo-runner';
 import type { Engine, EngineOptions } from '../engine';
 import type { LiveState } from '../state/live-state';
 import { IDLE_POLL_MS } from '../engine/poll-scheduler';
 import { log } from '../logging/log';
 import { sessionCommands } from './commands';
-import { openCore, type Core } from './core';
+import type * as CoreModule from './core';
+import type { Core } from './core';
 import { Disposables } from '../state/disposables';
 import { FirstReadStart } from './first-read-start';
 import { SavedSummary } from './saved-summary';
@@ -30,6 +31,11 @@ export interface SessionOptions {
   readonly pollMs?: number;
   /** SSH surroundings and tuning (tests point these at a throwaway sshd). */
   readonly ssh?: EngineOptions['ssh'];
+  /**
+   * The config as the shell already read it from `configPath` (serve reads its `serve:` section
+   * before it listens): the first open uses it instead of reading and parsing the file again.
+   */
+  readonly loaded?: LoadedConfig;
 }
 
 /** Receives every event the session publishes (keyed by name: a test of the name narrows the payload). */
@@ -42,6 +48,11 @@ export interface Session {
   subscribe(listener: SessionListener): () => void;
   /** Open the session now (config, store, saved summary, engine), unless it is; resolves once open. */
   start(): Promise<void>;
+  /**
+   * Load the core's code (the engine and its services) without opening anything, so the open that
+   * follows only reads: serve calls it once it listens, while the browser is still navigating.
+   */
+  prepare(): Promise<void>;
   /** Resolves once the session is open, without opening it (the shells' start gate). */
   readonly started: Promise<void>;
   close(): Promise<void>;
@@ -81,7 +92,9 @@ export function createSession(options: SessionOptions): Session {
   // With a saved summary, the first read (seconds of work for a year of history) waits until a
   // console has been answered with it, so the page loads and paints first.
   const firstRead = new FirstReadStart(() => {
-    if (engine) run(engine);
+    if (!engine) return;
+    engine.start();
+    run(engine);
   });
 
   /** After every poll of the engine, whoever asked for it: the first read's end, or a damaged database. */
@@ -107,12 +120,22 @@ export function createSession(options: SessionOptions): Session {
     await done.dispose();
   };
 
+  // The config the shell read, for the first open of that file only.
+  let given = options.loaded?.path === options.configPath ? options.loaded : undefined;
+  // The core's code, loaded once (see `prepare`).
+  let coreModule: Promise<typeof CoreModule> | null = null;
+  const loadCore = (): Promise<typeof CoreModule> => (coreModule ??= import('./core'));
+
   const open = async (configPath: string, dataDir: string): Promise<void> => {
     await shut();
-    loaded = await loadConfig(configPath);
+    loaded = given && given.path === configPath ? given : await loadConfig(configPath);
+    given = undefined;
     opened = { configPath, dataDir };
     if (loaded.state !== 'loaded') return;
     const config = loaded.config;
+    // The core's code (the engine, its services, SSH, SQLite: most of serve's bundle) is loaded
+    // here, not when the shell starts: serve prints its URL and sends the page without it.
+    const { openCore } = await loadCore();
     // A damaged database (a cache of what the sources hold) is moved aside for a fresh one.
     const next: Core = openCore({
       config,
@@ -139,7 +162,9 @@ export function createSession(options: SessionOptions): Session {
       if (saved === summary) saved = null;
     });
     engine.notifier.consoleUrl = consoleUrl;
-    engine.start();
+    // Not started here (connections, the fleet's and GitHub's pollers, the notice tick): that waits
+    // for the first read (first-read-start.ts), or a command that needs a service, so a start
+    // answers the page its saved summary before it spends the CPU of reaching the hosts.
     // `GET /metrics` for Prometheus, over this engine's state; it closes with the engine.
     // Loaded only when configured: prom-client is ~50 ms of a start otherwise.
     if (config.metrics) {
@@ -153,6 +178,7 @@ export function createSession(options: SessionOptions): Session {
   const reopen = async (configPath: string, dataDir: string): Promise<void> => {
     await open(configPath, dataDir);
     if (engine) {
+      engine.start();
       await engine.poll();
       run(engine);
     }
@@ -178,7 +204,13 @@ export function createSession(options: SessionOptions): Session {
       return engine && saved ? saved.answer(engine) : summaryOf(snapshot());
     },
     rowsPending: () => saved?.rowsPending ?? null,
-    services: () => requireCore().services,
+    services: () => {
+      // A command that reaches a service (a trust, a drill, a page of rows) starts the engine if
+      // the first read has not yet: what it asks of may need a connection.
+      const c = requireCore();
+      c.engine.start();
+      return c.services;
+    },
     startDemo: async () => {
       // Only from the first-run screen: any client of serve mode could otherwise swap demo data
       // in for every client while a real config is loaded.
@@ -189,6 +221,7 @@ export function createSession(options: SessionOptions): Session {
         );
       }
       if (!demo) {
+        const { startDemo } = await import('../demo/demo-runner');
         demo = await startDemo();
         await reopen(demo.configPath, join(demo.dir, 'data'));
         emit('config.changed', { config: configStatusOf(loaded), demo: true });
@@ -204,6 +237,9 @@ export function createSession(options: SessionOptions): Session {
       return () => listeners.delete(listener);
     },
     start: () => gate.open(),
+    prepare: async () => {
+      await loadCore();
+    },
     started: gate.opened,
     close: async () => {
       closing = true;
