@@ -15,6 +15,7 @@ import { oidcAccess } from './auth/oidc-access';
 import { proxyAccess } from './auth/proxy-access';
 import { tokenAccess } from './auth/token-access';
 import { decodeOrNull, HostGuard } from './http-guard';
+import { StaticFiles } from './static-files';
 
 /** Options for serve mode. */
 export interface ServeOptions {
@@ -116,7 +117,7 @@ function refuseUpgrade(socket: Socket, status: number): void {
 }
 
 /** The file a static answer sent, or null when it sent an error instead. */
-function serveStatic(rendererDir: string, pathname: string, res: ServerResponse, extra: Record<string, string>): string | null {
+function serveStatic(files: StaticFiles, rendererDir: string, pathname: string, res: ServerResponse, extra: Record<string, string>): string | null {
   const root = resolve(rendererDir);
   const decoded = pathname === '/' ? 'index.html' : decodeOrNull(pathname);
   if (decoded === null) return refuse(res, 400, 'Bad request: the path has malformed %-escapes.', extra);
@@ -126,13 +127,27 @@ function serveStatic(rendererDir: string, pathname: string, res: ServerResponse,
   if (!existsSync(join(root, 'index.html'))) {
     return refuse(res, 503, `Loopdeck's renderer is not built (no ${join(root, 'index.html')}). Run \`npm run build:renderer\`, then reload.`);
   }
-  if (!existsSync(file) || !statSync(file).isFile()) return refuse(res, 404, 'Not found.');
-  res.writeHead(200, {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return refuse(res, 404, 'Not found.');
+  const headers = {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     'cache-control': rel === 'index.html' ? 'no-store' : 'private, max-age=3600',
     ...SECURITY_HEADERS,
     ...extra,
-  });
+  };
+  let body: Buffer | null;
+  try {
+    body = files.body(file, stat);
+  } catch {
+    // Gone or unreadable between the check and the read.
+    return refuse(res, 500, 'The file could not be read.');
+  }
+  if (body) {
+    res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+    res.end(body);
+    return file;
+  }
+  res.writeHead(200, headers);
   const stream = createReadStream(file);
   // Gone or unreadable between the check and the read: end the answer, never the process.
   stream.on('error', () => res.destroy());
@@ -173,6 +188,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
   let sending = 0;
   let scriptSent = false;
   let onPageSent = options.onPageSent;
+  const files = new StaticFiles();
   const sent = (file: string): void => {
     sending -= 1;
     if (extname(file) === '.js') scriptSent = true;
@@ -203,7 +219,7 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     if (isSignInFirst(verdict)) return send(res, 401, signInPage(verdict.signIn), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     if (!isAdmitted(verdict)) return send(res, verdict.status, verdict.message);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed.', { allow: 'GET, HEAD' });
-    const file = serveStatic(rendererDir, url.pathname, res, verdict.setCookie ? { 'set-cookie': verdict.setCookie } : {});
+    const file = serveStatic(files, rendererDir, url.pathname, res, verdict.setCookie ? { 'set-cookie': verdict.setCookie } : {});
     if (file === null) return;
     sending += 1;
     res.once('close', () => sent(file));
