@@ -29,6 +29,10 @@ export class BranchFollower {
   private readonly pathOfDate = new Map<string, string>();
   private configProblems: Problem[] = [];
   private leftUnread = false;
+  /** The dates of the last poll, in order: a poll given the same reconciles nothing (see poll); null after a restore. */
+  private lastDates: readonly string[] | null = null;
+  /** Each date's reflog path, worked out once (the config does not change under a follower). */
+  private readonly pathMemo = new Map<string, string | null>();
 
   constructor(
     readonly loop: string,
@@ -44,7 +48,12 @@ export class BranchFollower {
 
   /** Where a cycle's reflog is (see reflogPath); null when it is not followed. */
   pathOf(date: string): string | null {
-    return reflogPath(this.config, date);
+    let path = this.pathMemo.get(date);
+    if (path === undefined) {
+      path = reflogPath(this.config, date);
+      this.pathMemo.set(date, path);
+    }
+    return path;
   }
 
   /**
@@ -56,12 +65,34 @@ export class BranchFollower {
    * `readNow`: the dates whose reflogs are read this time (the others keep what was read); all when absent.
    */
   async poll(dates: readonly string[], readNow: ReadonlySet<string> | null = null): Promise<boolean> {
-    let changed = false;
     this.leftUnread = false;
+    // The usual poll (a line appended tonight): the same nights as the last one, so nothing to
+    // reconcile, and only the nights read now are looked at, whatever the history's length.
+    const changed = this.sameDates(dates) ? false : this.reconcile(dates);
+    const paths = new Set<string>();
+    for (const [date, path] of this.pathOfDate) if (!readNow || readNow.has(date)) paths.add(path);
+    // Each file on its own (one that cannot be read is its problem only); over SSH the
+    // connection's session cap bounds the fan-out.
+    const moved = await Promise.all([...paths].map((path) => this.follow(path)));
+    return changed || moved.includes(true);
+  }
+
+  /** The dates are the last poll's, in the same order. */
+  private sameDates(dates: readonly string[]): boolean {
+    const last = this.lastDates;
+    if (last === null || dates.length !== last.length) return false;
+    for (let i = 0; i < dates.length; i++) if (dates[i] !== last[i]) return false;
+    return true;
+  }
+
+  /** Take these dates as the followed ones: their paths, the key's problem, and what left. True when entries were forgotten. */
+  private reconcile(dates: readonly string[]): boolean {
+    this.lastDates = [...dates];
+    let changed = false;
     const wanted = new Map<string, string>();
     const problems: Problem[] = [];
     for (const date of new Set(dates)) {
-      const path = reflogPath(this.config, date);
+      const path = this.pathOf(date);
       if (path !== null) {
         wanted.set(date, path);
         continue;
@@ -77,17 +108,14 @@ export class BranchFollower {
     for (const date of [...this.pathOfDate.keys()]) if (!wanted.has(date) && (this.byPath.get(this.pathOfDate.get(date) ?? '')?.length ?? 0) > 0) changed = true;
     this.pathOfDate.clear();
     for (const [date, path] of wanted) this.pathOfDate.set(date, path);
+    for (const date of [...this.pathMemo.keys()]) if (!wanted.has(date)) this.pathMemo.delete(date);
     const paths = new Set(wanted.values());
     for (const path of [...this.byPath.keys()]) {
       if (paths.has(path)) continue;
       this.byPath.delete(path);
       this.store.clearProblems(this.source.host, path);
     }
-    // Each file on its own (one that cannot be read is its problem only); over SSH the
-    // connection's session cap bounds the fan-out.
-    const toRead = readNow ? new Set([...wanted].filter(([d]) => readNow.has(d)).map(([, p]) => p)) : paths;
-    const moved = await Promise.all([...toRead].map((path) => this.follow(path)));
-    return changed || moved.includes(true);
+    return changed;
   }
 
   /**
@@ -97,8 +125,10 @@ export class BranchFollower {
    */
   restore(dates: readonly string[]): boolean {
     let any = false;
+    // The next poll takes its dates afresh, whatever they are.
+    this.lastDates = null;
     for (const date of new Set(dates)) {
-      const path = reflogPath(this.config, date);
+      const path = this.pathOf(date);
       if (path === null) continue;
       this.pathOfDate.set(date, path);
       if (this.byPath.has(path)) continue;
