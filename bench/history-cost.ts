@@ -4,9 +4,12 @@
  * transcript line, RSS, and the event bytes one appended ledger section causes.
  */
 import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connectCounter, type EventCounter, type EventTally } from './event-counter';
 import { generateHistory, loaded, type HistoryFixture, type SnapshotLike } from './history-gen';
 import { appendedSection } from './ledger-gen';
+import type { TimerStats } from '../main/core/logging/timer-stats';
+import { resetTimerStats, timerLine, timerStats } from './timer-report';
 import { figure, log, median, round, rssMb, sleep, stamp, startServe, tempDir, until, type Figure, type ServeProcess } from './lib';
 import { clockOf, cpuOver, cpuOverAll, settle, SETTLE_BAND_PCT, SETTLE_CAP_MS, SETTLE_MS, SETTLE_STEADY, type Clock, type CpuWindow, type Settled } from './serve-cpu';
 import { slowAppends, SLOW_LINES_PER_SECOND, SLOW_WINDOWS, type SlowAppends } from './append-floor';
@@ -67,6 +70,9 @@ export interface HistoryResult {
   /** How long serve took to settle before idle was measured, and the settling windows' CPU (% of a core). */
   readonly settle: Settled;
   readonly idleEventBytesPerS: number;
+  /** Who woke serve in the idle windows, how often, at what cost (timer-report.ts), and the table. */
+  readonly idleTimers: string;
+  readonly idleTimerTable: TimerStats | null;
   readonly linesAppended: number;
   readonly appendWindowMs: number;
   readonly appendCpuMs: number;
@@ -109,7 +115,7 @@ async function load(size: Size): Promise<Loaded> {
   const generateMs = performance.now() - g0;
   log(`figure 8: ${size.days} days (${fx.followed} followed), ${size.findings} findings, ${fx.transcriptLines} transcript lines generated in ${round(generateMs / 1000, 1)} s`);
 
-  const served = await startServe(['--config', fx.configPath, '--data', fx.dataDir], { HOME: fx.home });
+  const served = await startServe(['--config', fx.configPath, '--data', fx.dataDir], { HOME: fx.home, LOOPDECK_TIMER_STATS: timersFile(fx) });
   try {
     const client = await connectCounter(served.url);
     // Ask for a snapshot when serve has been quiet for a second, else every 5 s (tens of MB at 60k).
@@ -151,6 +157,11 @@ async function load(size: Size): Promise<Loaded> {
   }
 }
 
+/** Where a size's serve writes its timer table (LOOPDECK_TIMER_STATS). */
+function timersFile(fx: HistoryFixture): string {
+  return join(fx.dir, 'timers.json');
+}
+
 /** One serve's idle measurement. */
 interface Idle {
   /** CPU ms per wall ms, the median of the windows. */
@@ -159,6 +170,8 @@ interface Idle {
   readonly settle: Settled;
   readonly eventBytesPerS: number;
   readonly drops: number;
+  /** Serve's timers over the idle windows (who woke it, how often, what it cost). */
+  readonly timers: TimerStats | null;
 }
 
 /**
@@ -176,6 +189,7 @@ async function idleAll(all: readonly Loaded[], idleS: number): Promise<Idle[]> {
     if (s) log(`figure 8: ${l.size.days} days ${s.settled ? 'settled' : 'did not settle'} after ${round(s.settleMs / 1000, 0)} s (5-s windows: ${s.windowsPct.join(', ')} % of a core)`);
   });
   for (const l of all) l.client.reset();
+  resetTimerStats(all.map((l) => l.served.pid));
   const windows: CpuWindow[][] = all.map(() => []);
   for (let w = 0; w < IDLE_WINDOWS; w += 1) {
     const measured = await cpuOverAll(
@@ -184,6 +198,7 @@ async function idleAll(all: readonly Loaded[], idleS: number): Promise<Idle[]> {
     );
     measured.forEach((x, i) => windows[i]?.push(x));
   }
+  const timers = await Promise.all(all.map((l) => timerStats(l.served.pid, timersFile(l.fx))));
   return all.map((l, i) => {
     const ws = windows[i] ?? [];
     const wallMs = ws.reduce((a, x) => a + x.wallMs, 0);
@@ -193,6 +208,7 @@ async function idleAll(all: readonly Loaded[], idleS: number): Promise<Idle[]> {
       settle: settled[i] ?? { settleMs: 0, settled: false, windowsPct: [] },
       eventBytesPerS: (l.client.bytes * 1000) / wallMs,
       drops: l.client.drops,
+      timers: timers[i] ?? null,
     };
   });
 }
@@ -270,6 +286,8 @@ async function appendAndSection(l: Loaded, idle: Idle, appendS: number, slowS: n
     idleWindowsPct: idleRates.map((x) => round(x * 100, 3)),
     settle: idle.settle,
     idleEventBytesPerS: round(idle.eventBytesPerS, 0),
+    idleTimers: timerLine(idle.timers),
+    idleTimerTable: idle.timers,
     linesAppended: lines,
     appendWindowMs: round(append.wallMs, 0),
     appendCpuMs: append.cpuMs,
@@ -379,7 +397,14 @@ export async function historyCost(quick: boolean): Promise<Figure[]> {
     figure({
       ...row('8a', `Serve idle CPU vs history (${SIZES.map((s) => `${s.days} d/${s.findings / 1000}k`).join(', ')})`, '% core', (r) => r.idleCpuPct, '≤ 0.2 % of a core at 30 d; 365 d ≤ 1.2 × 30 d', all ? (results[0]?.idleCpuPct ?? Infinity) <= 0.2 && idleRatio !== null && idleRatio <= 1.2 : false),
       details: { results, idleSeconds: idleS, appendSeconds: appendS, linesPerSecond: LINES_PER_SECOND, failures },
-      notes: [per((r) => r.idleCpuPct, '% core'), `idle windows: ${per((r) => r.idleWindowsPct.join(' / '), '% core')}`, settleNote, clockNote, ...notes],
+      notes: [
+        per((r) => r.idleCpuPct, '% core'),
+        `idle windows: ${per((r) => r.idleWindowsPct.join(' / '), '% core')}`,
+        settleNote,
+        clockNote,
+        ...results.map((r) => `timers while idle, ${label(r)}: ${r.idleTimers} (CPU of each callback's synchronous part; the reads it starts are not in it)`),
+        ...notes,
+      ],
     }),
     row('8b', 'Serve CPU per appended transcript line', 'ms', (r) => r.cpuPerLineMs, '≤ 1 ms; 365 d ≤ 1.2 × 30 d', all ? results.every((r) => r.cpuPerLineMs <= 1) && lineRatio !== null && lineRatio <= 1.2 : false, [
       windowNote,

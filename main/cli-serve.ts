@@ -4,6 +4,7 @@ import type { ServeConfig } from './core/config/serve-config';
 import { createSession } from './core/session/session';
 import { CliError } from './cli-args';
 import { startLogging } from './core/logging/log';
+import { startTimerStats } from './core/logging/timer-stats';
 import { ensureRenderer } from './serve/renderer-build';
 import { DEFAULT_RENDERER_DIR, startServer } from './serve/server';
 
@@ -55,6 +56,8 @@ export async function serveMode(o: ServeModeOptions): Promise<number> {
   // Warnings and errors also reach the terminal serve runs in; the file has them all.
   ensureRenderer(process.env.LOOPDECK_RENDERER_DIR || DEFAULT_RENDERER_DIR);
   const logger = startLogging(o.dataDir, 'serve', { stderrLevel: 'warn' });
+  // A diagnostic for `npm run bench` (figure 8a): who wakes serve, how often, at what cost.
+  if (process.env.LOOPDECK_TIMER_STATS) startTimerStats(process.env.LOOPDECK_TIMER_STATS);
   const { serve, loaded } = await serveSection(o.configPath);
   const session = createSession({ configPath: o.configPath, dataDir: o.dataDir, shell: 'serve', loaded });
   const open = (): void => void session.start();
