@@ -2,6 +2,7 @@ import type { Problem } from '../../../../shared/domain';
 import { messageOf } from '../../../../shared/errors';
 import type { GithubConfig } from '../../config/schema';
 import { log } from '../../logging/log';
+import { Rounds } from './rounds';
 import { askPull, emptyCache, fromList, type PullCache, type RemotePr } from './desk-pull';
 import { GithubApi, PER_PAGE, type ApiFailure, type OpenPullJson, type PrRef } from './github-api';
 import { prRef, webHost } from './github-target';
@@ -100,10 +101,12 @@ export class GithubDesk {
   private permsChanged = false;
   private pausedUntil = 0;
   private published: string | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
-  private inFlight: Promise<void> | null = null;
-  private readonly stopping = new AbortController();
+  /** The rounds' schedule; its signal aborts the requests in flight when the service stops. */
+  private readonly rounds = new Rounds({
+    round: () => this.round(),
+    next: () => Math.max(this.options.config.every, this.pausedUntil - this.clock()),
+    what: "a round of the merge desk's requests",
+  });
 
   constructor(private readonly options: GithubDeskOptions) {
     this.host = webHost(options.config.apiUrl);
@@ -127,7 +130,7 @@ export class GithubDesk {
       repos.set(lower(t.repo), this.repos.get(lower(t.repo)) ?? { owner, repo, pages: [], problem: null });
     }
     this.repos = repos;
-    if (fresh && this.running) this.schedule(0);
+    if (fresh) this.rounds.soon();
   }
 
   /** The PRs as GitHub has them (the same array while nothing changed). */
@@ -142,29 +145,17 @@ export class GithubDesk {
 
   /** Ask now and then every `github.every`, until `stop`. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule(0);
+    this.rounds.start();
   }
 
   /** Stop asking: the requests in flight are given up. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.stopping.abort();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.inFlight;
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   /** One round now, awaited. */
-  async pollOnce(): Promise<void> {
-    await this.inFlight;
-    this.inFlight = this.round();
-    try {
-      await this.inFlight;
-    } finally {
-      this.inFlight = null;
-    }
+  pollOnce(): Promise<void> {
+    return this.rounds.now();
   }
 
   /**
@@ -195,29 +186,14 @@ export class GithubDesk {
     return { ok: false, message: f.kind === 'other' ? `GitHub: the merge of ${name}: ${f.message}` : (this.disabled ?? this.pauseMessage() ?? `GitHub could not merge ${name}`) };
   }
 
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.inFlight) return void this.inFlight.then(() => this.schedule(0));
-      this.inFlight = this.round()
-        .catch((err: unknown) => log.warn(`GitHub: a round of the merge desk's requests failed: ${messageOf(err)}`))
-        .finally(() => {
-          this.inFlight = null;
-          this.schedule(Math.max(this.options.config.every, this.pausedUntil - this.clock()));
-        });
-    }, ms);
-    this.timer.unref?.();
-  }
 
   private stopped(): boolean {
-    return this.disabled !== null || this.stopping.signal.aborted || this.clock() < this.pausedUntil;
+    return this.disabled !== null || this.rounds.signal.aborted || this.clock() < this.pausedUntil;
   }
 
   /** The repositories' lists, then each PR of interest, then what the token may do. */
   private async round(): Promise<void> {
-    if (this.disabled !== null || this.stopping.signal.aborted) return;
+    if (this.disabled !== null || this.rounds.signal.aborted) return;
     if (this.repos.size === 0 && this.named.size === 0) return;
     if (!(await this.ready()) || this.clock() < this.pausedUntil) return;
     this.pausedUntil = 0;
@@ -325,7 +301,7 @@ export class GithubDesk {
       const asked = await askPull(api, e.ref, e.loop || this.loopOf(e.ref, before?.head ?? null), e.url, before, e.cache, () => new Date(this.clock()).toISOString()).catch(
         (err: unknown) => ({ pr: before, failure: { failure: { kind: 'other', message: `an answer Loopdeck could not read (${messageOf(err)})` } as ApiFailure, what: `${e.ref.owner}/${e.ref.repo}#${e.ref.number}` } }),
       );
-      if (this.stopping.signal.aborted) return;
+      if (this.rounds.signal.aborted) return;
       let pr = asked.pr;
       if (asked.failure) {
         const problem = this.problemOf(asked.failure.failure, asked.failure.what);
@@ -349,7 +325,7 @@ export class GithubDesk {
       this.published = message;
       this.options.onProblem(message === null ? null : { source: 'github', line: null, message });
     }
-    if ((changed || this.permsChanged) && !this.stopping.signal.aborted) this.options.onChange();
+    if ((changed || this.permsChanged) && !this.rounds.signal.aborted) this.options.onChange();
     this.permsChanged = false;
   }
 
@@ -365,7 +341,7 @@ export class GithubDesk {
     const token = await githubToken(this.options.config, this.host, this.options.env ?? process.env);
     if ('error' in token) return this.disable(token.error);
     this.tokenFrom = token.from;
-    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock, stop: this.stopping.signal });
+    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock, stop: this.rounds.signal });
     return true;
   }
 

@@ -1,6 +1,7 @@
 import { PrRemoteSchema, type Problem, type PrRemote, type PullRequest } from '../../../../shared/domain';
 import type { GithubConfig } from '../../config/schema';
 import { log } from '../../logging/log';
+import { Rounds } from './rounds';
 import { GithubApi, type ApiFailure, type CheckRunsJson, type CombinedStatusJson, type PrRef } from './github-api';
 import { combineChecks } from './github-checks';
 import { prRef, webHost } from './github-target';
@@ -86,11 +87,12 @@ export class GithubPrs {
   /** Every PR URL Loopdeck shows (what is kept between runs is bounded by it). */
   private shown = new Set<string>();
   private pausedUntil = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
-  private inFlight: Promise<void> | null = null;
-  /** Aborts the requests in flight when the service stops (closing the console waits for no GitHub). */
-  private readonly stopping = new AbortController();
+  /** The rounds' schedule; its signal aborts the requests in flight when the service stops. */
+  private readonly rounds = new Rounds({
+    round: (scheduled) => this.round(!scheduled),
+    next: () => Math.max(this.options.config.every, this.pausedUntil - this.clock()),
+    what: 'a round of PR requests',
+  });
 
   constructor(private readonly options: GithubPrsOptions) {
     this.host = webHost(options.config.apiUrl);
@@ -118,55 +120,31 @@ export class GithubPrs {
       if (!this.tracked.has(pr.url)) fresh = true;
     }
     this.tracked = next;
-    if (fresh && this.running) this.schedule(0);
+    if (fresh) this.rounds.soon();
   }
 
   /** Ask now and then every `github.every`, until `stop`. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule(0);
+    this.rounds.start();
   }
 
   /** Stop asking: the requests in flight are given up (the round then ends at once). */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.stopping.abort();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.inFlight;
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   /** One round now, awaited (the CLI's `review` and `snapshot`). */
-  async pollOnce(): Promise<void> {
-    await this.inFlight;
-    this.inFlight = this.round(true);
-    await this.inFlight;
-    this.inFlight = null;
+  pollOnce(): Promise<void> {
+    return this.rounds.now();
   }
 
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.inFlight) return void this.inFlight.then(() => this.schedule(0));
-      this.inFlight = this.round(false)
-        .catch((err: unknown) => log.warn(`GitHub: a round of PR requests failed: ${messageOf(err)}`))
-        .finally(() => {
-          this.inFlight = null;
-          this.schedule(Math.max(this.options.config.every, this.pausedUntil - this.clock()));
-        });
-    }, ms);
-    this.timer.unref?.();
-  }
 
   /**
    * Ask about the tracked PRs: all of them (`all`), else those not asked about for half of
    * `every` (so a new PR's round asks only it, and it is asked again in the next round or the one after).
    */
   private async round(all: boolean): Promise<void> {
-    if (this.disabled !== null || this.tracked.size === 0 || this.stopping.signal.aborted) return;
+    if (this.disabled !== null || this.tracked.size === 0 || this.rounds.signal.aborted) return;
     if (!(await this.ready())) return;
     if (this.clock() < this.pausedUntil) return;
     if (this.pausedUntil !== 0) {
@@ -180,7 +158,7 @@ export class GithubPrs {
     const lane = async (): Promise<void> => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         const [url, ref] = item;
-        if (this.disabled !== null || this.stopping.signal.aborted || this.clock() < this.pausedUntil) return;
+        if (this.disabled !== null || this.rounds.signal.aborted || this.clock() < this.pausedUntil) return;
         this.askedAt.set(url, this.clock());
         const before = this.remote.get(url) ?? EMPTY;
         const after = await this.ask(url, ref, before).catch((err: unknown): PrRemote => {
@@ -190,7 +168,7 @@ export class GithubPrs {
         });
         // Not answered for a spent rate limit: asked again as soon as it resets.
         if (this.clock() < this.pausedUntil) this.askedAt.delete(url);
-        if (after !== before && !this.stopping.signal.aborted) {
+        if (after !== before && !this.rounds.signal.aborted) {
           this.remote.set(url, after);
           changed = true;
           if (isFinal(after)) {
@@ -203,7 +181,7 @@ export class GithubPrs {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LANES, queue.length) }, lane));
-    if (changed && !this.stopping.signal.aborted) this.options.onChange(new Map(this.remote));
+    if (changed && !this.rounds.signal.aborted) this.options.onChange(new Map(this.remote));
     if (finals) this.keepFinals();
   }
 
@@ -219,7 +197,7 @@ export class GithubPrs {
     const token = await githubToken(this.options.config, this.host, this.env);
     if ('error' in token) return this.disable(token.error);
     this.tokenFrom = token.from;
-    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock, stop: this.stopping.signal });
+    this.api = new GithubApi({ token: token.token, apiUrl: this.options.config.apiUrl, timeoutMs: this.options.config.timeout, now: this.clock, stop: this.rounds.signal });
     return true;
   }
 
