@@ -32,6 +32,17 @@ describe('the bundled CLI (what npm start runs)', () => {
     }
   }, 60_000);
 
+  it('starts the demo (it loads the engine schema, which the split bundle has not loaded yet)', async () => {
+    execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: ROOT });
+    const child = spawn(process.execPath, [BUNDLE, 'demo', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const { url } = await servedUrl(child, { timeoutMs: 30_000 });
+      expect((await fetch(url)).status).not.toBe(404);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
+
   it('does not load ssh2 when no host is reached over SSH (it is ~60-100 ms of a start)', async () => {
     execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: ROOT });
     const fx = createRunnerFixture();

@@ -73,8 +73,8 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo': {
       const speed = flags.speed === undefined ? 1 : Number(flags.speed);
       if (!(speed > 0)) throw new CliError(`--speed: expected a positive number, got ${JSON.stringify(flags.speed)}`);
-      const { startDemo } = await import('./core/demo/demo-runner');
-      const demo = await startDemo({ speed });
+      const [{ startDemo }, { MIGRATIONS }] = await Promise.all([import('./core/demo/demo-runner'), import('./core/engine/migrations')]);
+      const demo = await startDemo({ speed, migrations: MIGRATIONS });
       try {
         return await serveCore(flags, demo.configPath, join(demo.dir, 'data'), `Demo runner folder: ${demo.dir}`);
       } finally {

@@ -5,6 +5,7 @@ import { until } from '../../../testing/until';
 import type { Problem } from '../../../shared/domain';
 import { loadConfig } from '../config/load-config';
 import { DeadmanComments } from '../prs/github/deadman-comments';
+import { MIGRATIONS } from '../engine/migrations';
 import { openCore, type Core } from '../session/core';
 import { startDemo, type DemoRunner } from './demo-runner';
 
@@ -22,7 +23,7 @@ describe('the demo on its GitHub stand-in', () => {
   });
 
   it("lists the demo's PRs on the merge desk with titles and checks, one stale, an overlap, one red after READY, and merges one", async () => {
-    demo = await startDemo();
+    demo = await startDemo({ migrations: MIGRATIONS });
     const loaded = await loadConfig(demo.configPath);
     if (loaded.state !== 'loaded') throw new Error(`the demo's config: ${loaded.state === 'invalid' ? loaded.error.message : 'missing'}`);
     expect(loaded.config.github?.apiUrl).toBe(demo.githubUrl);
@@ -67,7 +68,7 @@ describe('the demo on its GitHub stand-in', () => {
   }, 120_000);
 
   it('comments on its rolling dead-man issue for every phase its nights ended: no dead-man breach, no problem', async () => {
-    demo = await startDemo();
+    demo = await startDemo({ migrations: MIGRATIONS });
     const loaded = await loadConfig(demo.configPath);
     if (loaded.state !== 'loaded') throw new Error(`the demo's config: ${loaded.state}`);
     expect(loaded.config.loops.reliability?.deadman).toEqual({ repo: 'acme/radon', label: 'reliability-nightly' });
@@ -97,7 +98,7 @@ describe('the demo on its GitHub stand-in', () => {
   }, 120_000);
 
   it("opens a live cycle's PR on the stand-in when its deliver does, and its CI goes green there", async () => {
-    demo = await startDemo({ speed: 20 });
+    demo = await startDemo({ speed: 20, migrations: MIGRATIONS });
     const loaded = await loadConfig(demo.configPath);
     if (loaded.state !== 'loaded') throw new Error(`the demo's config: ${loaded.state}`);
     const c = (core = openCore({ config: loaded.config, dataDir: join(demo.dir, 'data') }));

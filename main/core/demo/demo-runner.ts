@@ -8,6 +8,7 @@ import { WatchedTime } from '../state/watched-time';
 import { MODEL_NAMES } from './fleet-sim';
 import { databasePath } from '../config/paths';
 import { Store } from '../store/store';
+import type { Migrations } from '../store/migrations';
 import { appendAudit, initDemoGit, writeDeliverRecord, writeDemoClone } from './demo-ledgers';
 import { deadmanComment, DEMO_REPO, demoIssue, demoPulls, liveGreen, livePull, pastComments } from './demo-pulls';
 import { startGithubSim } from './github-sim';
@@ -31,6 +32,11 @@ export interface DemoOptions {
   readonly dir?: string;
   /** Seconds of demo time per real second; 1 plays a live cycle in about three minutes. */
   readonly speed?: number;
+  /**
+   * The database schema the demo's history is written in (main/core/engine/migrations.ts, which a
+   * feature may not import): its callers pass it, since the CLI loads the demo before the core.
+   */
+  readonly migrations: Migrations;
 }
 
 const DAY = 86_400_000;
@@ -210,7 +216,7 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string, github: { 
  * stages write rc lines, verdicts land, every third cycle's remediate ends incomplete, and now and
  * then a deliver exits 0 without its verdict line (a broken contract, as the demo's DEFERRED row is).
  */
-export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> {
+export async function startDemo(options: DemoOptions): Promise<DemoRunner> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'loopdeck-demo-'));
   const speed = options.speed ?? 1;
   const runs = join(dir, 'runs');
@@ -237,7 +243,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoRunner> 
   // there whenever the demo is opened; gpu-b and gpu-d have the outages.
   const fleet = await startFleetServer({ hosts: 4, steady: ['gpu-a', 'gpu-c'] });
   // A month of the same fleet's history, so the capacity charts have something to show at once.
-  const store = Store.open(databasePath(join(dir, 'data')));
+  const store = Store.open(databasePath(join(dir, 'data')), { migrations: options.migrations });
   try {
     // gpu-b down for 40 minutes inside the incomplete night's remediate (01:00 on): that night is the fleet's doing.
     const incompleteDay = pastDays[history.indexOf('incomplete')] ?? today;

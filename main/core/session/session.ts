@@ -221,8 +221,9 @@ export function createSession(options: SessionOptions): Session {
         );
       }
       if (!demo) {
-        const { startDemo } = await import('../demo/demo-runner');
-        demo = await startDemo();
+        // The first-run screen has no core loaded yet: the schema comes with the demo's import.
+        const [{ startDemo }, { MIGRATIONS }] = await Promise.all([import('../demo/demo-runner'), import('../engine/migrations')]);
+        demo = await startDemo({ migrations: MIGRATIONS });
         await reopen(demo.configPath, join(demo.dir, 'data'));
         emit('config.changed', { config: configStatusOf(loaded), demo: true });
       }
