@@ -6,6 +6,7 @@ import { TEST_CALLER } from '../../../testing/callers';
 import { createRunnerFixture } from '../../../testing/runner-fixture';
 import { until } from '../../../testing/until';
 import { FIRST_READ_WAIT_MS } from './first-read-start';
+import { readSummaryCache } from './saved-summary';
 import { createSession, type Session } from './session';
 
 const NOW = (): Date => new Date('2026-11-29T12:00:00Z');
@@ -32,14 +33,17 @@ describe('a start answers the page before it reaches the hosts and the fleet', (
     const port = (server.address() as AddressInfo).port;
     const fx = createRunnerFixture(`proxies:\n  llama-1: { host: runner, kind: llama-server, url: "http://127.0.0.1:${port}", every: 10s }\n`);
     fx.write('2026-11-29', 'audit.status', 'audit 2026-11-29T00:00:04+00:00 STARTED\naudit 2026-11-29T00:40:00+00:00 OK\n');
-    const summary = (s: Session): Summary => s.handlers['state.summary']({}, TEST_CALLER) as Summary;
+    // The handlers wait for the start gate: an answer is a promise.
+    const summary = async (s: Session): Promise<Summary> => (await s.handlers['state.summary']({}, TEST_CALLER)) as Summary;
 
     // The first run: no saved summary, so the first read (and the fleet's polls) begin at once.
     core = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now: NOW });
     await core.start();
-    await until(() => asked.length > 0 && summary(core as Session).restored !== true, 20_000, 'the first read and a poll of the proxy');
+    await until(async () => asked.length > 0 && (await summary(core as Session)).loops[0]?.cycles.length === 1, 20_000, 'the first read and a poll of the proxy');
     await core.close(); // saves the summary
     core = null;
+    // What makes the restart wait for a console: a saved summary (else its first read begins at once).
+    expect(readSummaryCache(fx.dataDir)?.loops[0]?.cycles).toHaveLength(1);
 
     // The restart: the saved summary is answered first; with no console asking, the first read
     // (and with it the engine: connections, the fleet's pollers) waits FIRST_READ_WAIT_MS.
