@@ -48,7 +48,7 @@ async function serveSection(configPath: string): Promise<{ readonly serve: Serve
  * are loaded: the bundle is split); then the core's code loads while the browser navigates. The
  * session (the store and the saved summary: ~150 ms of the one thread at a year of history) opens
  * once the page's scripts are sent, while the browser compiles them; done at once, it delayed the
- * page's first answer by as much. The engine reaches the hosts only once the first read is due. A
+ * page's first answer by as much. The fleet's and GitHub's pollers start once the first read is due. A
  * command before then opens it at once (the session's start gate), and it opens
  * CORE_OPEN_LATEST_MS after the URL whatever happens.
  */

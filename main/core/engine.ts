@@ -86,6 +86,7 @@ export class Engine {
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
+  private connecting = false;
   /** The configured hosts: how each is reached, and its state. */
   readonly hosts: HostTable;
   /** Who bad phases are put down to, from what Loopdeck watched (a cause claims only that). */
@@ -165,15 +166,22 @@ export class Engine {
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.source?.unwatch?.()));
   }
 
-  /** Open the SSH connections; their state changes are published as they happen. */
-  start(): void {
-    if (this.started) return;
-    this.started = true;
+  /** Open the SSH connections (once); their state changes are published as they happen. `start` does it too. */
+  connect(): void {
+    if (this.connecting) return;
+    this.connecting = true;
     this.hosts.connect((state) => {
       this.publishHosts();
       // A host that just (re)connected has news waiting: read it now, not on the next tick.
       if (state === 'connected') this.wake();
     });
+  }
+
+  /** Connect, and start the services' own schedules: the fleet's polls, GitHub's rounds, the desk, the notice tick. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.connect();
     if (Object.keys(this.config.proxies).length > 0) this.capacity.start();
     this.teardown.add(() => this.capacity.stop());
     const github = this.github;
@@ -188,11 +196,7 @@ export class Engine {
     });
   }
 
-  /**
-   * Poll on its own schedule from now on: every `intervalMs`, and at once when a watcher sees a
-   * watched folder change (a loop's runs folder and hot cycles) or a host (re)connects, coalesced
-   * by the wake gaps (ENGINE_WAKE_GAPS). The first poll starts now.
-   */
+  /** Poll every `intervalMs` from now on, and when a watcher sees a change or a host (re)connects, coalesced by ENGINE_WAKE_GAPS. */
   run(options: RunOptions = {}): void {
     if (this.scheduler) return;
     const scheduler = (this.scheduler = new PollScheduler({
@@ -250,9 +254,8 @@ export class Engine {
     const now = this.now();
     this.causes.tick(now.getTime());
     const scope = this.watches.begin(reason);
-    // Hosts are read side by side, each host's loops one after another (its requests go through
-    // one shell session anyway): with a hundred hosts a first read takes the slowest host's time,
-    // not the sum of theirs (the requests wait on the hosts, not on this thread).
+    // Hosts side by side, each host's loops one after another (one shell session each): a first
+    // read of a hundred hosts takes the slowest host's time, not the sum of theirs.
     // A loop with nothing due is left out: its host watched and quiet, none of its clocks reached (LoopReads.idle).
     const due = this.followers.filter((f) => !this.reads.idle(f, scope(f.host), now.getTime()));
     const { changed, any } = await pollSideBySide(due, (f) => f.host, (f, part) => this.reads.poll(f, scope(f.host), now, part));
@@ -353,10 +356,7 @@ export class Engine {
     return this.board.list();
   }
 
-  /**
-   * Sources that failed, one sentence each naming the host or loop: a host not connected, or a
-   * loop whose runs folder could not be read. `snapshot` exits non-zero when there are any.
-   */
+  /** Sources that failed (a host not connected, a runs folder unreadable), a sentence each naming it; `snapshot` exits 1 on any. */
   failures(): string[] {
     return [...this.hosts.failures(), ...this.board.errors.list().map((p) => p.message)];
   }

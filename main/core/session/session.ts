@@ -162,9 +162,11 @@ export function createSession(options: SessionOptions): Session {
       if (saved === summary) saved = null;
     });
     engine.notifier.consoleUrl = consoleUrl;
-    // Not started here (connections, the fleet's and GitHub's pollers, the notice tick): that waits
-    // for the first read (first-read-start.ts), or a command that needs a service, so a start
-    // answers the page its saved summary before it spends the CPU of reaching the hosts.
+    // The SSH connections open now, spread by the connect gate, ready for the first read. The
+    // services' own schedules (the fleet's and GitHub's pollers, the desk, the notice tick) wait for
+    // the first read (first-read-start.ts) or a command that needs a service: a start answers the
+    // page its saved summary before it polls a fleet or asks GitHub.
+    engine.connect();
     // `GET /metrics` for Prometheus, over this engine's state; it closes with the engine.
     // Loaded only when configured: prom-client is ~50 ms of a start otherwise.
     if (config.metrics) {
