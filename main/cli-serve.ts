@@ -46,7 +46,7 @@ async function serveSection(configPath: string): Promise<{ readonly serve: Serve
  * Serve mode until SIGINT/SIGTERM: the session behind the HTTP and WebSocket server. The server
  * listens and the URL is printed first (before it, only the CLI's entry, the config and the server
  * are loaded: the bundle is split); then the core's code loads while the browser navigates. The
- * session (the store and the saved summary: ~150 ms of the one thread at a year of history) opens
+ * session (the store, the saved summary and the SSH connections: ~150 ms of the one thread at a year of history) opens
  * once the page's scripts are sent, while the browser compiles them; done at once, it delayed the
  * page's first answer by as much. The fleet's and GitHub's pollers start once the first read is due. A
  * command before then opens it at once (the session's start gate), and it opens

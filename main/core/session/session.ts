@@ -46,7 +46,7 @@ export interface Session {
   /** Every command of the contract; each waits for the start gate (and opens the session if nothing has). */
   readonly handlers: Handlers;
   subscribe(listener: SessionListener): () => void;
-  /** Open the session now (config, store, saved summary, engine), unless it is; resolves once open. */
+  /** Open the session now (config, store, saved summary, engine and its connections), unless it is; resolves once open. */
   start(): Promise<void>;
   /**
    * Load the core's code (the engine and its services) without opening anything, so the open that
@@ -121,7 +121,7 @@ export function createSession(options: SessionOptions): Session {
   };
 
   // The config the shell read, for the first open of that file only.
-  let given = options.loaded?.path === options.configPath ? options.loaded : undefined;
+  let given = options.loaded;
   // The core's code, loaded once (see `prepare`).
   let coreModule: Promise<typeof CoreModule> | null = null;
   const loadCore = (): Promise<typeof CoreModule> => (coreModule ??= import('./core'));
@@ -207,8 +207,8 @@ export function createSession(options: SessionOptions): Session {
     },
     rowsPending: () => saved?.rowsPending ?? null,
     services: () => {
-      // A command that reaches a service (a trust, a drill, a page of rows) starts the engine if
-      // the first read has not yet: what it asks of may need a connection.
+      // A command that reaches a service (a trust, a drill, the capacity history) starts the
+      // services' schedules if the first read has not yet: what it asks of may be theirs.
       const c = requireCore();
       c.engine.start();
       return c.services;
