@@ -57,7 +57,7 @@ export async function openEngine(flags: Flags, command: string): Promise<Core & 
 export async function withState(
   flags: Flags,
   command: string,
-  print: (snap: ReturnType<Engine['snapshot']>, services: CoreServices) => void,
+  print: (snap: ReturnType<Engine['snapshot']>, services: CoreServices) => void | Promise<void>,
   /** `history`: also read every older night Trends keeps (a first run reads them a chunk a poll). */
   options: { readonly history?: boolean } = {},
 ): Promise<number> {
@@ -81,7 +81,7 @@ export async function withState(
     for (let i = 0; (engine.behind() || (options.history === true && services.nights.pending)) && i < 1000; i++) await engine.poll();
     // With a `github:` section, one round of asking GitHub about the PRs just read.
     await services.github?.pollOnce();
-    print(engine.snapshot(), services);
+    await print(engine.snapshot(), services);
     const failures = engine.failures();
     for (const f of failures) console.error(logSafe(`loopdeck ${command}: ${f}`));
     return failures.length > 0 ? 1 : 0;

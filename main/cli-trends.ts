@@ -1,4 +1,4 @@
-import { trendsReport, type LoopReport, type TrendsReport } from '../shared/loop-measures';
+import { nightsCostText, trendsReport, type LoopReport, type TrendsReport } from '../shared/loop-measures';
 import { awaitingText, waitText } from '../shared/merge-measures';
 import { createTrendsMemo } from '../shared/trends';
 import { CliError, type Flags } from './cli-args';
@@ -25,6 +25,8 @@ const dur = (ms: number | null | undefined): string => (ms == null ? '—' : for
 
 /** A night's time from its remediate start to CI green, naming the next fire's night when the green came then (`28.0 h on 08-31`). */
 const greenCell = (g: LoopReport['nights'][number]['remediateToGreen'], date: string): string => (g === null ? '—' : `${waitText(g.ms)}${g.on === date ? '' : ` on ${g.on.slice(5)}`}`);
+/** A night's suites as `passed/failed` (`—` when no transcript showed one). */
+const suitesCell = (s: LoopReport['nights'][number]['suites']): string => (s === null ? '—' : `${s.passed}/${s.failed}`);
 /** The PRs awaiting merge named in the text output; the JSON has them all. */
 const NAMED_PRS = 10;
 
@@ -35,17 +37,18 @@ function printLoop(l: LoopReport): void {
   const waiting = (l.awaitingMerge?.prs ?? []).map((p) => `${p.number === null ? p.url : `#${p.number}`} ${waitText(p.ageMs)}`);
   const named = waiting.length > NAMED_PRS ? [...waiting.slice(0, NAMED_PRS), `and ${waiting.length - NAMED_PRS} more`] : waiting;
   lines.push(`  awaiting merge: ${awaitingText(l.awaitingMerge)}${named.length > 0 ? ` (${named.join(', ')})` : ''}`);
+  if (l.baseline) lines.push(`  known failures: ${l.baseline.failed} (${l.baseline.from === 'declared' ? 'knownFailures in the config' : `learned from ${l.baseline.nights} green nights`})`);
   const phases = l.phases.map((p) => p.phase);
-  lines.push(`  ${['night     ', 'outcome   ', ...phases.map((p) => p.padEnd(10)), 'new', 'done', 'backlog', 'prs', 'to green        ', 'awaiting merge  ', 'flags'].join(' ')}`);
+  lines.push(`  ${['night     ', 'outcome   ', ...phases.map((p) => p.padEnd(10)), 'new', 'done', 'backlog', 'prs', 'suites       ', 'to green        ', 'awaiting merge  ', 'flags'].join(' ')}`);
   for (const n of l.nights) {
-    const cells = [n.date, (n.outcome ?? '—').padEnd(10), ...phases.map((p) => dur(n.durations[p]).padEnd(10)), String(Object.values(n.opened).reduce((a, b) => a + b, 0)).padStart(3), String(Object.values(n.closed).reduce((a, b) => a + b, 0)).padStart(4), String(n.backlog).padStart(7), String(n.prs).padStart(3), greenCell(n.remediateToGreen, n.date).padEnd(16), awaitingText(n.awaitingMerge === null ? null : { count: n.awaitingMerge, oldestMs: n.oldestAwaitingMs }).padEnd(16), n.flags.join(',')];
+    const cells = [n.date, (n.outcome ?? '—').padEnd(10), ...phases.map((p) => dur(n.durations[p]).padEnd(10)), String(Object.values(n.opened).reduce((a, b) => a + b, 0)).padStart(3), String(Object.values(n.closed).reduce((a, b) => a + b, 0)).padStart(4), String(n.backlog).padStart(7), String(n.prs).padStart(3), suitesCell(n.suites).padEnd(13), greenCell(n.remediateToGreen, n.date).padEnd(16), awaitingText(n.awaitingMerge === null ? null : { count: n.awaitingMerge, oldestMs: n.oldestAwaitingMs }).padEnd(16), n.flags.join(',')];
     lines.push(`  ${cells.join(' ')}`);
   }
   lines.push(l.churn.length === 0 ? '  churn: none' : `  churn (${l.churn.length}):`, ...l.churn.map((c) => `    ${c.date ?? 'undated'}  ${c.kind}  ${c.text}`));
   lines.push('  measures:');
   for (const m of l.measures) {
     lines.push(
-      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), remediate → green ${m.medianGreenHours === null ? '—' : `${m.medianGreenHours.toFixed(1)} h`} (median of ${m.greenNights}), reopened ${m.reopened}, tokens ${m.tokens ?? '—'} (${m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr)} a PR)`,
+      `    ${String(m.nights).padStart(2)} nights: implemented ${m.implemented}/${m.found} (${pct(m.implementedShare)}), PRs ${m.prs} (${m.prsPerNight === null ? '—' : m.prsPerNight.toFixed(2)} a night), audit → READY ${m.medianReadyHours === null ? '—' : `${m.medianReadyHours.toFixed(1)} h`} (median), remediate → green ${m.medianGreenHours === null ? '—' : `${m.medianGreenHours.toFixed(1)} h`} (median of ${m.greenNights}), reopened ${m.reopened}, tokens ${m.tokens ?? '—'} (${m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr)} a PR), cost ${nightsCostText(m.cost)}`,
     );
   }
   console.log(logSafe(lines.join('\n')));

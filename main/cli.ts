@@ -26,6 +26,7 @@ Usage:
   loopdeck untrust  HOST [--config FILE] [--data DIR] [--yes]
   loopdeck log      LOOP [DATE] PHASE [--lines N] [--from LINE] [--grep RE] [--follow] [--raw]
   loopdeck trends   [LOOP] [--config FILE] [--data DIR] [--nights N] [--now ISO] [--json]
+  loopdeck compare  LOOP DATE [DATE] [--config FILE] [--data DIR] [--now ISO] [--json]
   loopdeck drill    list [--json]
   loopdeck drill    run NAME [--arg k=v ...] [--yes] [--override] [--json]
   loopdeck preflight [LOOP] [--config FILE] [--data DIR] [--json]
@@ -102,6 +103,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./cli-drill')).drill(flags, positionals.slice(1));
     case 'trends':
       return (await import('./cli-trends')).trends(flags, positionals.slice(1));
+    case 'compare':
+      return (await import('./cli-compare')).compare(flags, positionals.slice(1));
     case 'log':
       return (await import('./cli-read')).logVerb(flags, positionals.slice(1));
     case 'preflight':

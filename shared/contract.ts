@@ -22,6 +22,7 @@ import { ContractBreachSchema } from './contract-breach';
 import { DeskMergeSchema, DeskPrSchema } from './pr-desk';
 import { CallerSchema, type Caller } from './roles';
 import { NightSummarySchema } from './night-summary';
+import { CompareNightsInputSchema, NightComparisonSchema } from './night-compare';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
   TranscriptAtSchema,
@@ -221,6 +222,13 @@ export const commands = {
   },
   /** Search the transcript where it is (grep on the host), bounded in time and output. */
   'transcript.search': { input: TranscriptSearchInputSchema, output: TranscriptSearchSchema },
+  /**
+   * Night against night: night `a` of a loop beside night `b` (default: the last night before `a`
+   * whose cycle was ok or ready) — each phase's outcome and commits, the first rc step and the
+   * first transcript line where they part (streamed from the host within bounds), the findings,
+   * PRs and fleet of each. An error names the loop, night or host that is missing.
+   */
+  'nights.compare': { input: CompareNightsInputSchema.strict(), output: NightComparisonSchema },
 } as const;
 
 /** Every event main publishes, named in the past tense, with its payload schema. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SuiteResultSchema } from './suite-summary';
 
 // Loops: phases, cycles, verdicts, the dead-man, and the pull requests a loop delivered (re-exported by domain.ts).
 
@@ -26,6 +27,8 @@ export const StageSchema = z
     /** The first planned step without a value when the stage did not finish; null otherwise. */
     stoppedAt: z.string().nullable(),
     steps: z.array(StepSchema).readonly(),
+    /** When it wrote its `DONE` (its rc file's time, ISO); absent while it runs and in older saved state. */
+    endedAt: z.string().optional(),
   })
   .readonly();
 /** A long stage run inside a phase. */
@@ -98,7 +101,7 @@ export type FailureCauseKind = z.infer<typeof FailureCauseKindSchema>;
 export const FailureCauseSchema = z
   .object({
     kind: FailureCauseKindSchema,
-    /** What it was: `down`, `saturated`, `shedding`, `error-burst` (fleet); `unreachable`, `disk-full`, `cap` (runner); `fleet-unwatched`, `runner-unwatched`, `unwatched` (both; unknown); null (agent). */
+    /** What it was: `down`, `saturated`, `shedding`, `error-burst` (fleet); `unreachable`, `disk-full`, `cap`, `contention` (runner); `fleet-unwatched`, `runner-unwatched`, `unwatched` (both; unknown); null (agent). */
     what: z.string().nullable(),
     /** The fleet host (`proxy/host`) or runner host it names; null for the agent and unknown. */
     subject: z.string().nullable(),
@@ -121,6 +124,41 @@ export const PhaseCommitSchema = z
   .readonly();
 /** One commit a phase made. */
 export type PhaseCommit = z.infer<typeof PhaseCommitSchema>;
+/** Commits of the nightly branch that came after a full suite ran (see Phase.uncertified). */
+export const UncertifiedSchema = z
+  .object({
+    /** When the suite stage ended (its DONE), ISO. */
+    suiteEndedAt: z.string(),
+    /** The stage and step that ran it (`battery › suite`). */
+    suite: z.string(),
+    commits: z.array(PhaseCommitSchema).readonly(),
+    /** Commits past the first PHASE_COMMITS_MAX. */
+    more: z.number().int().nonnegative(),
+  })
+  .readonly();
+/** Commits no suite ran on. */
+export type Uncertified = z.infer<typeof UncertifiedSchema>;
+
+/**
+ * The runner's load while a phase ran, sampled in the requests Loopdeck already makes to its host
+ * (main/core/loops/contention.ts), aggregated: how many samples, the peak 1-minute load per core,
+ * the cores, the lowest free memory (bytes; null when the host does not say), how long the load
+ * was above 2 per core and how long it was sampled at all (ms), and whether that was contended
+ * (above 2 per core for at least a quarter of the sampled time).
+ */
+export const PhaseContentionSchema = z
+  .object({
+    samples: z.number().int().nonnegative(),
+    peakLoadPerCore: z.number(),
+    cores: z.number().int().positive(),
+    minFreeBytes: z.number().nullable(),
+    contendedMs: z.number(),
+    watchedMs: z.number(),
+    contended: z.boolean(),
+  })
+  .readonly();
+/** The runner's load while a phase ran. */
+export type PhaseContention = z.infer<typeof PhaseContentionSchema>;
 
 /** One phase of a cycle, with its evidence summarised. */
 export const PhaseSchema = z
@@ -163,6 +201,19 @@ export const PhaseSchema = z
      * PHASE_COMMITS_MAX). Absent without a clone, a reflog, or a commit.
      */
     commits: z.array(PhaseCommitSchema).readonly().optional(),
+    /** The runner's load while it ran (see PhaseContentionSchema); absent when it was never sampled, and in older saved state. */
+    contention: PhaseContentionSchema.optional(),
+    /**
+     * The nightly branch moved after the phase's last full suite stage (a done stage with a `suite`
+     * step) ended: the commits no suite ran on (at most PHASE_COMMITS_MAX, `more` the rest), from the
+     * reflog. A green suite of this phase does not certify them. Absent when none, or without a reflog.
+     */
+    uncertified: UncertifiedSchema.optional(),
+    /**
+     * The suites its transcript ran, as their summaries and gate lines say (FORMATS.md §2.8;
+     * shared/suite-summary.ts), in transcript order, at most MAX_SUITE_RESULTS. Absent when none.
+     */
+    suites: z.array(SuiteResultSchema).readonly().optional(),
   })
   .readonly();
 /** One phase of a cycle. */
@@ -203,6 +254,8 @@ export const LoopStateSchema = z
     cycles: z.array(CycleSchema).readonly(),
     /** Null until the loop's schedule has been evaluated. */
     deadman: DeadmanSchema.nullable(),
+    /** The config's `knownFailures`: failures its suites have on this runner whatever the code (shared/night-suites.ts). Absent when not declared. */
+    knownFailures: z.number().int().nonnegative().optional(),
   })
   .readonly();
 /** A loop and its recent cycles. */
@@ -252,6 +305,8 @@ export const PullRequestSchema = z
     cycle: z.string().nullable(),
     /** GitHub's view of it; absent without a `github:` section (and in summaries saved before it). */
     github: PrRemoteSchema.optional(),
+    /** Commits of its branch after the night's last full suite (Phase.uncertified): no suite ran on them. Absent when none. */
+    uncertified: UncertifiedSchema.optional(),
   })
   .readonly();
 /** A pull request the loop delivered. */

@@ -3,6 +3,7 @@ import type { BacklogItem, Finding, LoopState, PullRequest } from './domain';
 import { deriveChurn, type ChurnEntry } from './churn';
 import { awaitingByNight, awaitingMerge, type AwaitingMerge, type NightAwaiting } from './merge-measures';
 import type { NightSummary } from './night-summary';
+import { formatAmount } from './night-cost';
 import { median, TREND_RANGES, type LoopTrends, type TrendNight, type TrendsMemo, type TrendsResult } from './trends';
 
 // Does the loop really improve (issue 30, item 3): the loop's own measures (the reliability
@@ -32,12 +33,49 @@ export interface LoopMeasures {
   /** Fleet tokens the nights' phases used (where the proxies' usage rows knew), and per PR delivered on those nights; null when unknown. */
   readonly tokens: number | null;
   readonly tokensPerPr: number | null;
+  /**
+   * What the nights cost where they were priced (`costs:`), per finding DONE on them, per PR they
+   * delivered and per PR of theirs merged (null without the PR list), and the part spent on bad and
+   * hollow phases; all null when no night was priced.
+   */
+  readonly cost: NightsCost | null;
+}
+
+/** What a window's priced nights cost (LoopMeasures.cost). */
+export interface NightsCost {
+  readonly total: number;
+  readonly currency: string;
+  readonly nights: number;
+  readonly perDone: number | null;
+  readonly perPr: number | null;
+  readonly perMergedPr: number | null;
+  readonly merged: number | null;
+  readonly waste: number;
+}
+
+/** `42.10 USD · 3.51 USD / DONE · 14.03 USD / merged PR · waste 6.20 USD`, or `—` when no night was priced (the view's and the CLI's words). */
+export function nightsCostText(c: NightsCost | null): string {
+  if (c === null) return '—';
+  const m = (n: number): string => formatAmount(n, c.currency);
+  return [m(c.total), c.perDone === null ? null : `${m(c.perDone)} / DONE`, c.perMergedPr === null ? null : `${m(c.perMergedPr)} / merged PR`, `waste ${m(c.waste)}`].filter((x) => x !== null).join(' · ');
+}
+
+/** A window's cost measures over its priced nights; `mergedOf` counts the PRs of those nights that were merged (null: not known). */
+function nightsCost(last: readonly TrendNight[], mergedOf: ((dates: ReadonlySet<string>) => number) | null, currency: string | null): NightsCost | null {
+  const priced = last.filter((n) => n.cost !== null);
+  if (priced.length === 0) return null;
+  const total = priced.reduce((a, n) => a + (n.cost ?? 0), 0);
+  const done = priced.reduce((a, n) => a + sum(n.closed), 0);
+  const prs = priced.reduce((a, n) => a + n.prs, 0);
+  const merged = mergedOf ? mergedOf(new Set(priced.map((n) => n.date))) : null;
+  const per = (n: number | null): number | null => (n !== null && n > 0 ? total / n : null);
+  return { total, currency: currency ?? 'USD', nights: priced.length, perDone: per(done), perPr: per(prs), perMergedPr: per(merged), merged, waste: priced.reduce((a, n) => a + (n.wasteCost ?? 0), 0) };
 }
 
 const sum = (c: Readonly<Record<string, number>>): number => Object.values(c).reduce((a, b) => a + b, 0);
 
 /** A loop's measures over its window's last `nights` nights. */
-export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights: number): LoopMeasures {
+export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights: number, mergedOf: ((dates: ReadonlySet<string>) => number) | null = null, currency: string | null = null): LoopMeasures {
   const last = l.nights.slice(-nights);
   const from = last[0]?.date ?? '';
   const ran = last.filter((n) => n.outcome !== null);
@@ -64,6 +102,7 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
     reopened: churn.filter((c) => c.loop === l.loop && (c.date ?? '') >= from).length,
     tokens,
     tokensPerPr: tokens !== null && knownPrs > 0 ? tokens / knownPrs : null,
+    cost: nightsCost(last, mergedOf, currency),
   };
 }
 
@@ -126,7 +165,10 @@ export function trendsReport(memo: TrendsMemo, input: TrendsReportInput, churnAl
       knownFrom,
     );
     const nights = l.nights.map((n, i) => ({ ...n, ...(awaiting[i] ?? { awaitingMerge: null, oldestAwaitingMs: null }) }));
-    return { ...l, nights, churn, measures: TREND_RANGES.map((n) => loopMeasures(over, churnAll, n)), awaitingMerge: prs ? awaitingMerge(prs, l.loop, at) : null };
+    // A night's PRs merged: those of the PR list whose delivering cycle is that night and GitHub says merged.
+    const mergedOf = prs ? (dates: ReadonlySet<string>): number => prs.filter((p) => p.loop === l.loop && p.status === 'merged' && p.cycle !== null && dates.has(p.cycle)).length : null;
+    const currency = input.history.find((h) => h.loop === l.loop && h.currency)?.currency ?? null;
+    return { ...l, nights, churn, measures: TREND_RANGES.map((n) => loopMeasures(over, churnAll, n, mergedOf, currency)), awaitingMerge: prs ? awaitingMerge(prs, l.loop, at) : null };
   });
   return { ...window, loops };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { phaseSuiteTotals, SuiteTotalsSchema } from './suite-summary';
 import { CycleStatusSchema, FailureCauseKindSchema, PhaseStatusSchema, type Cycle, type Phase, type PhaseStatus } from './loop-domain';
 
 // One night of one loop as the store keeps it for Trends once its files are no longer followed
@@ -33,6 +34,10 @@ export const NightPhaseSchema = z
     bad: z.boolean().optional(),
     /** Fleet tokens in the proxies' usage rows over the phase's window, as stored when the night was last written; absent when none were kept. */
     tokens: z.number().int().nonnegative().optional(),
+    /** Its suites' totals (phaseSuiteTotals of Phase.suites: each runner's last run); absent when its transcript showed none. */
+    suites: SuiteTotalsSchema.optional(),
+    /** What its window cost (`costs:` in the config: the fleet's tokens and hosts' hours priced), in the night's `currency`; absent when not priced. */
+    cost: z.number().nonnegative().optional(),
   })
   .readonly();
 /** One phase of a kept night. */
@@ -72,6 +77,8 @@ export const NightSummarySchema = z
      * known: shown "—", never 0).
      */
     breaches: NightBreachesSchema.optional(),
+    /** The currency its phases' `cost` is in (`costs.currency`); absent when none was priced. */
+    currency: z.string().optional(),
   })
   .readonly();
 /** One loop's night as kept. */
@@ -107,6 +114,7 @@ export function nightPhase(p: Phase): NightPhase {
   const start = p.startedAt ? Date.parse(p.startedAt) : NaN;
   const end = p.endedAt ? Date.parse(p.endedAt) : NaN;
   const ok = FINISHED.has(p.status) && Number.isFinite(start) && Number.isFinite(end) && end >= start;
+  const suites = p.suites ? phaseSuiteTotals(p.suites) : null;
   const bad = p.status === 'failed' || p.status === 'incomplete' || (p.status === 'running' && (p.signal?.kind === 'hung' || p.signal?.kind === 'spinning'));
   return {
     name: clip(p.name),
@@ -119,6 +127,7 @@ export function nightPhase(p: Phase): NightPhase {
     ...(p.rounds !== undefined ? { rounds: p.rounds } : {}),
     ...(p.cause ? { cause: p.cause.kind } : {}),
     ...(bad ? { bad: true } : {}),
+    ...(suites ? { suites } : {}),
   };
 }
 
@@ -165,6 +174,18 @@ export function readyAfterMs(phases: readonly Pick<NightPhase, 'name' | 'status'
 }
 
 /** A night's fleet tokens over its phases (null when no phase has any: unknown, not zero). */
+/**
+ * What a kept night cost, in all and in waste — its bad phases (failed, incomplete, hung or
+ * spinning) and its hollow remediates — from its phases' `cost`; null when none was priced.
+ */
+export function nightCost(n: NightSummary | null): { readonly amount: number; readonly waste: number; readonly currency: string } | null {
+  const priced = (n?.phases ?? []).filter((p) => p.cost !== undefined);
+  if (!n || priced.length === 0) return null;
+  const amount = priced.reduce((a, p) => a + (p.cost ?? 0), 0);
+  const waste = priced.filter((p) => p.bad || p.hollow).reduce((a, p) => a + (p.cost ?? 0), 0);
+  return { amount, waste, currency: n.currency ?? 'USD' };
+}
+
 export function nightTokens(n: NightSummary | null): number | null {
   const known = (n?.phases ?? []).map((p) => p.tokens).filter((t): t is number => t !== undefined);
   return known.length > 0 ? known.reduce((a, b) => a + b, 0) : null;

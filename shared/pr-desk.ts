@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { UncertifiedSchema } from './loop-domain';
 
 // The merge desk (issue 44): every open PR of every loop as GitHub has it, joined with the night,
 // the findings and the checks that produced it; what to look at before merging; the Next section
@@ -72,6 +73,8 @@ export const DeskPrSchema = z
     overlaps: z.array(z.number().int()).readonly(),
     /** Its checks went red after the loop's READY verdict named it green. */
     redAfterReady: z.boolean(),
+    /** Its night's branch moved after the night's last full suite (Phase.uncertified): no suite ran on those commits. Null when none; absent in older records. */
+    uncertified: UncertifiedSchema.nullable().optional(),
     /** The body's Next section as a checklist (empty when it has none). */
     next: z.array(NextStepSchema).readonly(),
     /** The merge made from the console, or null. */

@@ -7,9 +7,11 @@ import { escapeMarkdown } from './markdown-text';
 // a lead before the fire, so a failure is seen before the run and not by the dead-man after it.
 // Issue 43 (item 11) adds whether the runner will fire at all: its scheduler entry installed
 // (`scheduler`, when the loop declares one) and its clone's origin answering (`origin`, with `dir`).
+// Issue "Night against night" (item 3) adds another loop on the same host scheduled over tonight's
+// window (`overlap`, when the host has other loops): they contend for its cores and memory.
 
 /** The checks a pre-flight makes, in the order they are shown. */
-export const PREFLIGHT_CHECKS = ['host', 'disk', 'scheduler', 'origin', 'previous-cycle', 'deliver-record', 'fleet', 'models', 'drills'] as const;
+export const PREFLIGHT_CHECKS = ['host', 'disk', 'scheduler', 'origin', 'previous-cycle', 'overlap', 'deliver-record', 'fleet', 'models', 'drills'] as const;
 
 /** One check's outcome: `warn` is worth saying but not a risk (a deliver record to resume); `unknown` could not be told. */
 export const PreflightCheckStatusSchema = z.enum(['ok', 'warn', 'fail', 'unknown']);
@@ -67,6 +69,7 @@ export const PREFLIGHT_CHECK_LABEL: Readonly<Record<PreflightCheck['name'], stri
   scheduler: 'scheduler',
   origin: 'origin',
   'previous-cycle': 'previous cycle',
+  overlap: 'other loops',
   'deliver-record': 'deliver record',
   fleet: 'fleet',
   models: 'models',

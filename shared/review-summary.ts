@@ -1,6 +1,8 @@
-import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type FailureCause, type Finding, type HostState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
+import { type Capacity, type Cycle, type DeadmanState, type DrillRun, type FailureCause, type Finding, type HostState, type LoopState, type Phase, type PhaseStatus, type PullRequest, type Severity, type Snapshot } from './domain';
 import { fleetIncidents, INCIDENT_KINDS, INCIDENT_LABEL, type FleetIncident } from './fleet-incidents';
 import { causeText } from './causes';
+import { loopBaselineAt } from './night-suites';
+import { phaseSuiteTotals, suiteSentence } from './suite-summary';
 import { codeSpan, escapeMarkdown, markdownUrl } from './markdown-text';
 import { WAITING_LABEL, waitingOnYou, type WaitingItem } from './waiting';
 import { preflightMarkdown, type Preflight } from './preflight';
@@ -57,6 +59,8 @@ export interface SummaryStop {
   readonly line: number | null;
   /** Who it is put down to, when it stopped badly or hung (see FailureCauseSchema), else null. */
   readonly cause: FailureCause | null;
+  /** What its suites said against the loop's baseline (`40 failed — 3 beyond the baseline of 37`); absent when its transcript showed none. */
+  readonly suites?: string;
 }
 
 /** One cycle that ran in the window. */
@@ -211,12 +215,14 @@ export function drillRunInWindow(run: Pick<DrillRun, 'status' | 'startedAt'>, si
   return run.status === 'running' || inWindow(run.startedAt, since);
 }
 
-function stopOf(cycle: Cycle): SummaryStop | null {
+function stopOf(cycle: Cycle, loop: Pick<LoopState, 'cycles' | 'knownFailures'>): SummaryStop | null {
   const stopping = stoppingPhase(cycle);
   const phase: Phase | undefined = stopping ?? [...cycle.phases].reverse().find((p) => p.status !== 'pending');
   if (!phase) return null;
   const { stage, step, line } = stopping ? phaseStop(phase) : { stage: null, step: null, line: null };
-  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason, line, cause: stopping ? (phase.cause ?? null) : null };
+  const totals = phase.suites ? phaseSuiteTotals(phase.suites) : null;
+  const suites = totals ? { suites: suiteSentence(totals, loopBaselineAt(loop, cycle.date)?.failed ?? null) } : {};
+  return { phase: phase.name, status: phase.status, stage, step, reason: phase.reason, line, cause: stopping ? (phase.cause ?? null) : null, ...suites };
 }
 
 const byDesc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
@@ -242,7 +248,7 @@ export function buildReviewSummary(input: ReviewInput, options: ReviewSummaryOpt
       host: loop.host,
       deadman: loop.deadman ? { state: loop.deadman.state, reason: loop.deadman.reason } : null,
       hostProblem: hostProblem(hosts.get(loop.host)),
-      cycles: ran.slice(0, REVIEW_CYCLE_LIMIT).map((c) => ({ date: c.date, status: c.status, stop: stopOf(c) })),
+      cycles: ran.slice(0, REVIEW_CYCLE_LIMIT).map((c) => ({ date: c.date, status: c.status, stop: stopOf(c, loop) })),
       moreCycles: Math.max(0, ran.length - REVIEW_CYCLE_LIMIT),
     };
   });
@@ -284,7 +290,8 @@ function stopText(stop: SummaryStop): string {
   const verb = stop.status === 'running' ? 'running' : stoppedBadly(stop.status) ? 'stopped at' : 'finished at';
   const line = stop.line !== null ? ` (transcript line ${stop.line})` : '';
   const cause = stop.cause ? ` · cause ${escapeMarkdown(causeText(stop.cause))}` : '';
-  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}${line}${cause}`;
+  const suites = stop.suites ? ` · suites ${escapeMarkdown(stop.suites)}` : '';
+  return `${verb} ${where}${stop.reason ? ` — ${escapeMarkdown(stop.reason)}` : ''}${line}${cause}${suites}`;
 }
 
 function loopLines(l: SummaryLoop, since: string): string[] {

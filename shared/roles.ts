@@ -33,6 +33,7 @@ export const COMMAND_ROLES: Readonly<Record<CommandName, Role>> = {
   'ledgers.page': 'viewer',
   'capacity.history': 'viewer',
   'trends.nights': 'viewer',
+  'nights.compare': 'viewer',
   'drills.output': 'viewer',
   'transcript.open': 'viewer',
   'transcript.lines': 'viewer',

@@ -3,7 +3,9 @@ import { remediateToGreen, type GreenTime } from './merge-measures';
 import type { BacklogItem, Cycle, CycleStatus, Finding, LoopState, PhaseStatus, Severity } from './domain';
 import { closedNight, openedNight } from './finding-nights';
 import { addBreaches, breachCounts, nightBreaches, sameBreaches } from './night-breaches';
-import { nightPhase, nightTokens, readyAfterMs, type NightBreaches, type NightPhase, type NightSummary } from './night-summary';
+import { nightSuiteTotals, suiteBaseline, type SuiteBaseline } from './night-suites';
+import type { SuiteTotals } from './suite-summary';
+import { nightCost, nightPhase, nightTokens, readyAfterMs, type NightBreaches, type NightPhase, type NightSummary } from './night-summary';
 
 export type { NightBreaches, NightPhase } from './night-summary';
 export { closedNight, openedNight } from './finding-nights';
@@ -48,6 +50,8 @@ export interface NightStats {
   readonly tokens: number | null;
   /** Its Broken contract items (nightBreaches); null when not known. */
   readonly breaches: NightBreaches | null;
+  /** What it cost, in all and in waste, as its kept row priced it (nightCost); null when not priced. */
+  readonly cost: ReturnType<typeof nightCost>;
 }
 
 /** A regression, flagged on the night it happened. */
@@ -75,6 +79,11 @@ export interface TrendNight {
   readonly remediateToGreen: GreenTime | null;
   /** Its Broken contract items, in all and by kind (nightBreaches); null when not known ("—", never 0). */
   readonly breaches: NightBreaches | null;
+  /** Its suites' passed/failed/skipped/errors (shared/night-suites.ts nightSuiteTotals); null when no transcript showed one. */
+  readonly suites: SuiteTotals | null;
+  /** What it cost (`costs:`), and the part spent on bad and hollow phases; null when not priced. */
+  readonly cost: number | null;
+  readonly wasteCost: number | null;
   readonly flags: readonly TrendFlag['kind'][];
 }
 
@@ -105,6 +114,8 @@ export interface LoopTrends {
   readonly failures: FailureCounts;
   /** Broken contract items over the window's nights whose count is known, and how many nights that ran are not known. */
   readonly breaches: NightBreaches & { readonly unknownNights: number };
+  /** The failures its suites have whatever the code: declared (`knownFailures`) or learned from its green nights; null when not known. */
+  readonly baseline: SuiteBaseline | null;
 }
 
 /** Bad phases by cause kind. */
@@ -164,7 +175,7 @@ export function deriveNight(loop: string, date: string, cycle: Cycle | NightSumm
     c[bucket(f.severity)] += 1;
     daysToDone.push(Math.max(0, (Date.parse(`${date}T00:00:00Z`) - Date.parse(`${openedNight(f)}T00:00:00Z`)) / DAY));
   }
-  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept), breaches };
+  return { loop, date, outcome: cycle?.status ?? null, phases: nightPhases(cycle), opened: o, closed: c, openedUndatedDone, daysToDone, prs: kept?.prs ?? 0, tokens: nightTokens(kept), breaches, cost: nightCost(kept) };
 }
 
 const quantile = (sorted: readonly number[], q: number): number | null => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? null));
@@ -226,7 +237,7 @@ function successRate(byDate: ReadonlyMap<string, NightStats>, first: string, las
   return finished ? ok / finished : null;
 }
 
-function loopTrends(loop: string, nights: readonly NightStats[], from: string, to: string, undatedClosed: number): LoopTrends {
+function loopTrends(loop: string, nights: readonly NightStats[], from: string, to: string, undatedClosed: number, knownFailures?: number): LoopTrends {
   const byDate = new Map(nights.map((n) => [n.date, n]));
   const dates = nights.map((n) => n.date);
   const flags = [...phaseFlags(loop, nights), ...p0Flags(loop, byDate, dates, from, to)];
@@ -279,6 +290,9 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
       readyMs: readyAfterMs(n?.phases ?? []),
       remediateToGreen: greens.get(d) ?? null,
       breaches: n?.breaches ?? null,
+      suites: nightSuiteTotals(n?.phases ?? []),
+      cost: n?.cost?.amount ?? null,
+      wasteCost: n?.cost?.waste ?? null,
       flags: visible.filter((f) => f.date === d).map((f) => f.kind),
     });
   }
@@ -286,7 +300,8 @@ function loopTrends(loop: string, nights: readonly NightStats[], from: string, t
     const s = [...ms].sort((a, b) => a - b);
     return { phase, runs: s.length, p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), capHits: caps.get(phase) ?? 0, hollow: hollows.get(phase) ?? 0 };
   });
-  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible, failures, breaches };
+  const baseline = suiteBaseline(knownFailures, nights.map((x) => ({ date: x.date, outcome: x.outcome, suites: nightSuiteTotals(x.phases) })));
+  return { loop, nights: series, phases, medianDaysToDone: median(toDone), closedDated, closedUndated: undatedClosed, successRate: { thisWeek, lastWeek }, flags: visible, failures, breaches, baseline };
 }
 
 const sum = (c: SeverityCounts): number => c.P0 + c.P1 + c.P2 + c.P3 + c.none;
@@ -391,7 +406,7 @@ export function createTrendsMemo(): TrendsMemo {
       const from = addDays(to, -(days - 1));
       const out = loops.map((l) => {
         const nights = (perLoop.get(l.name) ?? []).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-        return loopTrends(l.name, nights, from, to, undated.get(l.name) ?? 0);
+        return loopTrends(l.name, nights, from, to, undated.get(l.name) ?? 0, l.knownFailures);
       });
       return { days, from, to, loops: out };
     },

@@ -27,6 +27,7 @@ import { ReviewMark } from './notices/review-mark';
 import type { TranscriptService } from './transcripts/transcript-service';
 import type { PreflightService } from './preflight/preflight-service';
 import { engineServices, type DeskFacade } from './engine/engine-services';
+import type { NightCompareService } from './compare/night-compare-service';
 import { TrendNights } from './nights/trend-nights';
 import type { ProblemKey } from './state/problem-key';
 import { Disposables } from './state/disposables';
@@ -35,6 +36,8 @@ import { watchedDirs } from './engine/watched-dirs';
 import { ContractWatch } from './engine/contract-watch';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
+import { RunnerLoad } from './engine/runner-load';
+import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
 
 /** The ledger rows the notice rules read. */
@@ -91,6 +94,8 @@ export class Engine {
   readonly hosts: HostTable;
   /** Who bad phases are put down to, from what Loopdeck watched (a cause claims only that). */
   private readonly causes: PhaseCauses;
+  /** The runner hosts' load while their phases run, sampled with the polls' own requests. */
+  private readonly load: RunnerLoad;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
   readonly drills: DrillService;
   /** The inference fleet's capacity, polled through the hosts. */
@@ -105,6 +110,8 @@ export class Engine {
   readonly preflight: PreflightService;
   /** Each loop's nights kept for Trends, past the followed window and across restarts. */
   readonly nights: TrendNights;
+  /** Night against night: two nights of a loop side by side. */
+  readonly compare: NightCompareService;
 
   constructor(
     private readonly config: Config,
@@ -123,13 +130,15 @@ export class Engine {
     this.now = options.now ?? (() => new Date());
     this.hosts = new HostTable(config.hosts, this.store, options.ssh, options.tapSource);
     this.causes = new PhaseCauses(this.store, config, (uses, from, to) => this.capacity.fleetIn(uses, from, to));
+    const contention = new ContentionBook(this.store);
     for (const [name, loop] of Object.entries(config.loops)) {
       const source = this.hosts.get(loop.host)?.source;
       if (!source) continue;
-      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causes.of(loop, phase, now)));
+      this.followers.push(new LoopFollower(name, loop, source, this.store, (phase, now) => this.causes.of(loop, phase, now), (date, phase) => contention.of(name, date, phase)));
       this.ledgerFollowers.set(name, new LedgerFollower(name, loop, source, this.store));
     }
     this.unread = new UnreadLoops(this.followers.map((f) => f.name));
+    this.load = new RunnerLoad({ loops: this.followers, book: contention, sourceOf: (host) => this.hosts.get(host)?.source, reachable: (host) => this.hosts.reachable(host), now: this.now });
     this.nights = new TrendNights({
       store: this.store,
       config,
@@ -152,14 +161,20 @@ export class Engine {
     this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     const { store, now, reviewMark, bus } = this;
     const githubEnv = options.githubEnv ? { githubEnv: options.githubEnv } : {};
-    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk } = engineServices({
+    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk, compare: this.compare } = engineServices({
       ...{ config, store, now, hosts, prTracker, reviewMark, bus, ...githubEnv },
       loops: () => this.loops.all(),
       deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
       caughtUp: () => !this.behind(),
+      nights: {
+        ledgersOf: (loop) => this.ledgers.get(loop) ?? null,
+        keptStatus: (loop, date) => this.nights.rows.get(loop, [date])[0]?.status ?? null,
+        causeOf: (loop, phase, now) => this.causes.ofLoop(loop, phase, now),
+      },
     }));
     // Undone last, in this order: the watchers a poll started, the poll in flight, the notices, the connections.
     this.teardown.add(() => [...this.hosts.all()].forEach((h) => h.ssh?.connection.close()));
+    this.teardown.add(() => this.load.flush());
     this.teardown.add(() => this.notifier.close());
     this.teardown.add(() => this.desk.stop());
     this.teardown.add(() => this.idle());
@@ -254,6 +269,8 @@ export class Engine {
     const now = this.now();
     this.causes.tick(now.getTime());
     const scope = this.watches.begin(reason);
+    // Hosts with a running phase are asked for their load with this poll's first request to them.
+    this.load.ask(now.getTime());
     // Hosts side by side, each host's loops one after another (one shell session each): a first
     // read of a hundred hosts takes the slowest host's time, not the sum of theirs.
     // A loop with nothing due is left out: its host watched and quiet, none of its clocks reached (LoopReads.idle).
@@ -286,7 +303,7 @@ export class Engine {
     const prs = this.prTracker.prs;
     const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
     if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow(), caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), desk: this.desk.list(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
+      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), desk: this.desk.list(), budget: this.nights.budget.current(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
       try {
         this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
         this.board.errors.set('notices', null);

@@ -3,6 +3,7 @@ import { parseDuration } from './duration';
 import { Duration, NonEmpty } from './config-parts';
 import { ServeConfigSchema } from './serve-config';
 import { MetricsConfigSchema } from './metrics-config';
+import { CostsConfigSchema, undeclaredCostProxies } from './costs-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
 
@@ -118,6 +119,11 @@ export const LoopConfigSchema = z
     deadman: z.object({ repo: RepoName, label: NonEmpty.default('reliability-nightly') }).strict().optional(),
     /** What fires the loop on its runner; the pre-flight checks that it is installed. Absent: not checked. */
     scheduler: SchedulerSchema.optional(),
+    /**
+     * Failures its suites have on this runner whatever the code (the manual's "darwin baseline is 37
+     * failed"): a suite's failures are counted beyond it. Absent: learned from its last green nights.
+     */
+    knownFailures: z.number().int().min(0).optional(),
   })
   .strict()
   .superRefine((loop, ctx) => {
@@ -339,6 +345,8 @@ export const ConfigSchema = z
     serve: ServeConfigSchema.optional(),
     /** Pre-flight defaults (see PreflightConfigSchema). */
     preflight: PreflightConfigSchema.default({ lead: 3_600_000, disk: { kind: 'bytes', bytes: 2 * 1024 ** 3 }, every: 10 * 60_000 }),
+    /** Prices per model and per host, and a monthly budget (see costs-config.ts); no costs unless present. */
+    costs: CostsConfigSchema.optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -368,6 +376,9 @@ export const ConfigSchema = z
           message: `proxy ${JSON.stringify(proxy)} is not declared under proxies (declared: ${known.length ? known.join(', ') : 'none'})`,
         });
       }
+    }
+    for (const { key, message } of cfg.costs ? undeclaredCostProxies(cfg.costs, Object.keys(cfg.proxies)) : []) {
+      ctx.addIssue({ code: 'custom', path: ['costs', 'hosts', key], message });
     }
     for (const [section, entries] of sections) {
       for (const [name, entry] of Object.entries(entries)) {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGithubServer, type GithubServer } from '../../../testing/github-server';
@@ -55,6 +55,8 @@ interface Tree {
   readonly record: boolean;
   /** A GitHub stand-in's URL: the loop then has `deadman: { repo: acme/radon }` and the config a `github:` section. */
   readonly github?: string;
+  /** Cycle files' times (ISO) by name: when an rc file's stage wrote its DONE. */
+  readonly mtimes?: Readonly<Record<string, string>>;
 }
 
 /** A night that keeps every rule: stamped phases, a DONE stage, READY with its PR, a commit during remediate, its log row DONE. */
@@ -104,6 +106,7 @@ async function rig(tree: Tree): Promise<Rig> {
   const github = tree.github ? `    deadman: { repo: acme/radon }\ngithub:\n  token: "env:LOOPDECK_TEST_GITHUB_TOKEN"\n  apiUrl: ${JSON.stringify(tree.github)}\n` : '';
   writeFileSync(fx0.configPath, `${readFileSync(fx0.configPath, 'utf8')}    dir: ${JSON.stringify(clone)}\n    ledgers: { audit: RELIABILITY_AUDIT.md, log: RELIABILITY_LOG.md }\n    deliverRecord: ${JSON.stringify(record)}\n${github}`);
   for (const [name, text] of Object.entries(tree.cycle)) fx0.write(DAY, name, text);
+  for (const [name, at] of Object.entries(tree.mtimes ?? {})) utimesSync(join(fx0.runs, DAY, name), new Date(at), new Date(at));
   const config = parseConfig(fx0.configPath, readFileSync(fx0.configPath, 'utf8'));
   const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW, githubEnv: { LOOPDECK_TEST_GITHUB_TOKEN: TOKEN } });
   await engine.poll();
@@ -150,6 +153,36 @@ describe('the Broken contract list, from runner trees', () => {
       expect(seen).toEqual([DAY]);
     } finally {
       await r.close();
+    }
+  });
+
+  it('stale certification: commits after the last full suite ended are named on the phase and on the PR it delivered', async () => {
+    // The suite stage wrote its DONE at 01:30; the branch then moved at 02:00 and 02:30.
+    const commits = [
+      { at: `${DAY}T01:10:00Z`, message: 'REL-001: shrink the pool' },
+      { at: `${DAY}T02:00:00Z`, message: 'REL-001: tidy the pool' },
+      { at: `${DAY}T02:30:00Z`, message: 'docs: the pool' },
+    ];
+    const r = await rig({ ...CLEAN, commits, mtimes: { 'remediate.gates.rc': `${DAY}T01:30:00Z` } });
+    try {
+      const snapshot = r.engine.snapshot();
+      const remediate = snapshot.loops[0]?.cycles[0]?.phases.find((p) => p.name === 'remediate');
+      expect(remediate?.stages[0]?.endedAt).toBe(`${DAY}T01:30:00.000Z`);
+      expect(remediate?.uncertified).toMatchObject({ suiteEndedAt: `${DAY}T01:30:00.000Z`, suite: 'gates › suite', more: 0 });
+      expect(remediate?.uncertified?.commits.map((c) => c.message)).toEqual(['commit: REL-001: tidy the pool', 'commit: docs: the pool']);
+      const pr = snapshot.prs.find((p) => p.url === PR);
+      expect(pr?.uncertified?.commits.map((c) => c.sha)).toEqual(remediate?.uncertified?.commits.map((c) => c.sha));
+    } finally {
+      await r.close();
+    }
+    // The same night whose suite ended after its last commit certifies them all: nothing is named.
+    const fine = await rig({ ...CLEAN, commits, mtimes: { 'remediate.gates.rc': `${DAY}T02:45:00Z` } });
+    try {
+      const snapshot = fine.engine.snapshot();
+      expect(snapshot.loops[0]?.cycles[0]?.phases.some((p) => p.uncertified)).toBe(false);
+      expect(snapshot.prs.find((p) => p.url === PR)?.uncertified).toBeUndefined();
+    } finally {
+      await fine.close();
     }
   });
 

@@ -200,6 +200,8 @@ function writeDemoConfig(dir: string, runs: string, fleetUrl: string, github: { 
       `  gateway: { host: demo-runner, kind: gateway, url: ${q(fleetUrl)}, every: 5s, shedThreshold: 80 }`,
       `  gpu-a: { host: demo-runner, kind: llama-server, url: ${q(`${fleetUrl}/llama/gpu-a`)}, every: 5s }`,
       `  vllm-c: { host: demo-runner, kind: vllm, url: ${q(`${fleetUrl}/vllm/gpu-c`)}, every: 5s }`,
+      // What the fleet costs: each GPU host by the hour (the demo's usage rows name no model to price per token).
+      'costs: { currency: USD, hosts: { gpu-a: 1.2, gpu-b: 1.2, gpu-c: 2.4 } }',
       'drills:',
       // Due every week, and never run in a fresh demo: "Waiting on you" lists it as due.
       `  sigterm-drain: { host: demo-runner, cwd: ${q(dir)}, timeout: 2m, every: 7d, args: { mode: [graceful, abrupt] },`,

@@ -16,6 +16,7 @@ import type { Store } from '../store/store';
 import type { EventBus } from '../state/event-bus';
 import { TranscriptService } from '../transcripts/transcript-service';
 import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
+import { NightCompareService, type NightCompareServiceOptions } from '../compare/night-compare-service';
 
 // The engine's services, each wired to what it reads of the engine; what they have to tell, they
 // publish on the bus (the engine listens there for what its next derive depends on). Built here so
@@ -37,6 +38,8 @@ export interface EngineWiring {
   readonly caughtUp: () => boolean;
   /** Where the services publish what changed, and signal what the engine alone hears. */
   readonly bus: EventBus;
+  /** What night against night reads of the engine besides the above: the ledgers, the kept nights, the causes. */
+  readonly nights?: Pick<NightCompareServiceOptions, 'ledgersOf' | 'keptStatus' | 'causeOf'>;
 }
 
 /** The engine's services. */
@@ -50,6 +53,8 @@ export interface EngineServices {
   readonly drills: DrillService;
   readonly preflight: PreflightService;
   readonly desk: DeskFacade;
+  /** Night against night: two nights of a loop side by side. */
+  readonly compare: NightCompareService;
 }
 
 /** What the engine and the commands use of the merge desk. */
@@ -144,5 +149,6 @@ export function engineServices(w: EngineWiring): EngineServices {
       desk.refresh();
     });
   });
-  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight, desk };
+  const compare = new NightCompareService({ config, hosts, store, now, loops: w.loops, ...w.nights });
+  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight, desk, compare };
 }

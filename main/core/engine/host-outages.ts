@@ -119,8 +119,8 @@ export function runnerUnwatched(host: string, from: number, to: number, outages:
 
 /**
  * Who a bad phase is put down to: its window laid against the runner host's outages and the
- * trouble on the fleet the loop uses, and against what Loopdeck did not watch of either
- * (main/core/loops/attribution.ts).
+ * trouble on the fleet the loop uses, the runner's load while it ran (the phase's `contention`),
+ * and what Loopdeck did not watch of either (main/core/loops/attribution.ts).
  */
 export function phaseCause(
   loop: { readonly host: string; readonly uses?: readonly string[] | undefined },
@@ -144,5 +144,6 @@ export function phaseCause(
     fleet: fleet.episodes,
     runnerUnwatched: runnerUnwatched(loop.host, start, end, seen.outages, seen.watched),
     fleetUnwatched: fleet.unwatched,
+    contention: phase.contention ?? null,
   });
 }

@@ -30,7 +30,7 @@ export class LoopStates {
   private readonly deadmen = new DeadmanClock();
 
   constructor(private readonly options: LoopStatesOptions) {
-    for (const [name, loop] of Object.entries(options.config.loops)) this.states.set(name, { name, host: loop.host, cycles: [], deadman: null });
+    for (const [name, loop] of Object.entries(options.config.loops)) this.states.set(name, { name, host: loop.host, cycles: [], deadman: null, ...(loop.knownFailures !== undefined ? { knownFailures: loop.knownFailures } : {}) });
   }
 
   /** Every configured loop's state, in the config's order. */
@@ -58,7 +58,8 @@ export class LoopStates {
     const cycles = cyclesMoved ? this.withCommits(name, markHollow(read.cycles, backlog)) : (before?.cycles ?? read.cycles);
     const moved = new Set(read.upserted.map((c) => c.date));
     const upserted = cycles.filter((c) => moved.has(c.date));
-    const state: LoopState = { name, host: read.host, cycles, deadman };
+    const known = this.options.config.loops[name]?.knownFailures;
+    const state: LoopState = { name, host: read.host, cycles, deadman, ...(known !== undefined ? { knownFailures: known } : {}) };
     this.states.set(name, state);
     this.options.onChanged({ loop: name, host: read.host, upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
     changed.push({ ...state, cycles: upserted });

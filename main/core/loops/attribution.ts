@@ -1,15 +1,17 @@
-import type { FailureCause } from '../../../shared/domain';
+import type { FailureCause, PhaseContention } from '../../../shared/domain';
 import { formatDuration } from '../config/duration';
 import type { TroubleEpisode, TroubleKind } from '../capacity/history/trouble-episodes';
 import { mergeSpans, spanTotal, type Span } from '../state/spans';
+import { CONTENDED_LOAD_PER_CORE } from './contention';
 
 // Failure attribution (issue 30, item 1): was it the fleet, the runner or the agent? A bad phase's
 // own files may already say the runner (a full disk, its cap: phase-status.ts); here its window
 // is laid against what Loopdeck recorded meanwhile — the runner host's outages and the fleet's
 // history — and the strongest cause wins: the runner unreachable, its disk full, the fleet in
-// trouble, the cap. Only then the agent, and only when Loopdeck watched the runner and has the
-// fleet's history for the whole window (issue 40, item 3): a laptop closed overnight saw nothing,
-// so a cause it did not observe is `unknown`, and says which stretch it did not see.
+// trouble, the cap, the runner's load while the phase ran (contention.ts). Only then the agent,
+// and only when Loopdeck watched the runner and has the fleet's history for the whole window
+// (issue 40, item 3): a laptop closed overnight saw nothing, so a cause it did not observe is
+// `unknown`, and says which stretch it did not see.
 
 /**
  * How long trouble must overlap a phase to be its cause (ms), and at least MIN_SHARE of the phase's
@@ -48,6 +50,8 @@ export interface AttributionInput {
   readonly runnerUnwatched: readonly Span[];
   /** The parts of the window for which Loopdeck has no history of the fleet the loop uses (none when it uses no fleet). */
   readonly fleetUnwatched: readonly Span[];
+  /** The runner's load while the phase ran, as sampled (contention.ts); absent or null when it was never sampled. */
+  readonly contention?: PhaseContention | null;
 }
 
 /**
@@ -94,8 +98,28 @@ function unwatched(a: AttributionInput): FailureCause | null {
 }
 
 /**
+ * The runner contended over the phase's sampled window (contention.ts): the load it saw, for how
+ * long of the time it sampled, and how much of the window it did not sample; null when it was not.
+ */
+function contended(a: AttributionInput): FailureCause | null {
+  const c = a.contention;
+  if (!c?.contended) return null;
+  const unsampled = a.end - a.start - c.watchedMs;
+  const blind = unsampled >= MIN_UNWATCHED_MS ? `; its load was not sampled for the other ${formatDuration(unsampled)} of the phase's ${formatDuration(a.end - a.start)}` : '';
+  return {
+    kind: 'runner',
+    what: 'contention',
+    subject: a.runner,
+    since: null,
+    until: null,
+    detail: `the runner ${a.runner} was contended: its load peaked at ${c.peakLoadPerCore} per core on ${c.cores} cores and was above ${CONTENDED_LOAD_PER_CORE} per core for ${formatDuration(c.contendedMs)} of the ${formatDuration(c.watchedMs)} Loopdeck sampled it during the phase${blind}`,
+  };
+}
+
+/**
  * The cause of a bad phase: the runner unreachable > its disk full > the fleet in trouble > the
- * cap > unknown (part of the window not watched) > the agent.
+ * cap > the runner contended (an observed fault, so before unknown) > unknown (part of the
+ * window not watched) > the agent.
  */
 export function attribute(a: AttributionInput): FailureCause {
   let down: { since: number; until: number; ms: number } | null = null;
@@ -135,5 +159,5 @@ export function attribute(a: AttributionInput): FailureCause {
     };
   }
   if (a.local.kind !== 'agent') return a.local;
-  return unwatched(a) ?? a.local;
+  return contended(a) ?? unwatched(a) ?? a.local;
 }

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { Cycle, FailureCause, Phase } from '../../../shared/domain';
+import type { Cycle, FailureCause, Phase, PhaseContention } from '../../../shared/domain';
 import { clockBound, nextClockChange, type LoopPoll, type ReadChanges, type ReadScope } from './loop-poll';
 import { phaseCap, type LoopConfig } from '../config/schema';
 import { derivePhase, deriveCycle } from './phase-status';
@@ -77,6 +77,8 @@ export class LoopFollower {
     private readonly store: Store,
     /** Who a bad phase is put down to, from what the engine saw meanwhile (attribution.ts); without it, what the phase's files tell. */
     private readonly causeOf?: (phase: Phase, now: Date) => FailureCause,
+    /** The runner's load while a phase of a cycle ran (contention.ts), by cycle date and phase; without it, none is shown. */
+    private readonly contentionOf?: (date: string, phase: string) => PhaseContention | undefined,
   ) {
     this.files = new PhaseFiles(source, store);
     this.folder = new RunsFolder(name, config, source, store);
@@ -96,6 +98,17 @@ export class LoopFollower {
   reattribute(): void {
     for (const [date, cycle] of this.derived) if (cycle.phases.some((p) => p.cause?.kind === 'unknown')) this.dirty.add(date);
   }
+
+  /**
+   * A phase of the cycle was sampled for the runner's load: the cycle is derived again at the next
+   * derive (a poll's). Kept apart from `dirty`: a sample is not a backlog (see `reattributing`).
+   */
+  touch(date: string): void {
+    if (this.derived.has(date)) this.sampled.add(date);
+  }
+
+  /** Dates with a phase sampled for the runner's load since they were last derived. */
+  private readonly sampled = new Set<string>();
 
   /** Some cycle waits to be derived again for its cause (reattribute). */
   get reattributing(): boolean {
@@ -133,7 +146,7 @@ export class LoopFollower {
    * quiet poll has work now or would read (nothing read yet, or only what the store held).
    */
   quietUntil(): number {
-    if (!this.known || this.dirty.size > 0 || this.timesDirty.size > 0 || this.derivedAll !== this.dates) return Number.NEGATIVE_INFINITY;
+    if (!this.known || this.dirty.size > 0 || this.timesDirty.size > 0 || this.sampled.size > 0 || this.derivedAll !== this.dates) return Number.NEGATIVE_INFINITY;
     let until = Number.POSITIVE_INFINITY;
     for (const at of this.clockDue.values()) if (at < until) until = at;
     return until;
@@ -244,7 +257,8 @@ export class LoopFollower {
     const underived = dates === this.derivedAll ? [] : dates.filter((d) => !this.derived.has(d));
     const wall = performance.now();
     const timesDue = this.timesDirty.size === 0 ? [] : [...this.timesDirty].filter((d) => wall - (this.derivedAtWall.get(d) ?? Number.NEGATIVE_INFINITY) >= TIMES_ONLY_MS);
-    const due = new Set([...this.dirty, ...timed, ...underived, ...timesDue]);
+    const due = new Set([...this.dirty, ...timed, ...underived, ...timesDue, ...this.sampled]);
+    this.sampled.clear();
     const window = this.windowSet(dates);
     for (const date of [...due].sort().reverse()) {
       if (!window.has(date)) {
@@ -341,7 +355,7 @@ export class LoopFollower {
     let signalDue = Infinity;
     const phases: Phase[] = this.config.phases.map((phase) => {
       const own = files.filter((f) => f.phase === phase);
-      const derived = derivePhase(phaseEvidence(this.name, dir, phase, own, this.files.cache), now, phaseCap(this.config, phase));
+      const derived = this.loaded(date, derivePhase(phaseEvidence(this.name, dir, phase, own, this.files.cache), now, phaseCap(this.config, phase)));
       // Restored from the store with the host down: whether the transcript grew is not known.
       if (this.restored) return this.attributed(derived, now);
       const out = phaseSignal(signalEvidence({ dir, files: own, phase: derived, now, cache: this.files.cache, watched: this.files.watched, silenceMs: this.config.silence }));
@@ -349,6 +363,12 @@ export class LoopFollower {
       return this.attributed(out.signal ? { ...derived, signal: out.signal } : derived, now);
     });
     return { cycle: deriveCycle(date, phases, now, this.config.cap), signalDue };
+  }
+
+  /** A phase with the runner's load while it ran, when it was sampled (before its cause: the load is one). */
+  private loaded(date: string, phase: Phase): Phase {
+    const contention = this.contentionOf?.(date, phase.name);
+    return contention ? { ...phase, contention } : phase;
   }
 
   /** Follow one of a cycle's files, with its phase as last derived (see PhaseFiles.follow). */

@@ -79,7 +79,7 @@ export function phaseEvidence(loop: string, dir: string, phase: string, files: r
     logRecords: logFile ? (get(logFile)?.records ?? []) : [],
     stages: files
       .filter((f) => f.kind === 'rc' && f.stage !== null)
-      .map((f) => ({ stage: f.stage ?? '', records: get(f)?.records ?? [] }))
+      .map((f) => ({ stage: f.stage ?? '', records: get(f)?.records ?? [], mtimeMs: get(f)?.mtimeMs ?? null }))
       .sort((a, b) => a.stage.localeCompare(b.stage)),
     hasLog: logFile !== undefined && get(logFile) !== undefined,
     hasStatus: statusFile !== undefined && get(statusFile) !== undefined,

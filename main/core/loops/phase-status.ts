@@ -1,5 +1,6 @@
 import type { Cycle, FailureCause, LoopState, Phase, PhaseStatus, Stage, Step, Verdict } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
+import { combineSuites, type SuiteLineAt, type SuiteResult } from '../../../shared/suite-summary';
 
 /** Everything read about one phase of one cycle: the records of its files and the files' times. */
 export interface PhaseEvidence {
@@ -12,7 +13,8 @@ export interface PhaseEvidence {
   /** Records of `<phase>.log` ([] when there is no file). */
   readonly logRecords: readonly PhaseRecord[];
   /** One entry per `<phase>.<stage>.rc`, sorted by stage. */
-  readonly stages: readonly { readonly stage: string; readonly records: readonly PhaseRecord[] }[];
+  /** Each rc file's records and its time (ms; null when not known): a done stage ended then. */
+  readonly stages: readonly { readonly stage: string; readonly records: readonly PhaseRecord[]; readonly mtimeMs?: number | null }[];
   readonly hasLog: boolean;
   readonly hasStatus: boolean;
   /** ISO: the earliest time among this phase's files (null when there are none). */
@@ -126,7 +128,7 @@ function verdictStatus(v: Verdict): { status: PhaseStatus; reason: string } {
 }
 
 /** A stage from its rc file: steps in first-planned order, the last assignment of a name wins. */
-export function deriveStage(stage: string, records: readonly PhaseRecord[]): Stage {
+export function deriveStage(stage: string, records: readonly PhaseRecord[], mtimeMs: number | null = null): Stage {
   const order: string[] = [];
   const values = new Map<string, number | null>();
   let done = false;
@@ -142,7 +144,9 @@ export function deriveStage(stage: string, records: readonly PhaseRecord[]): Sta
   }
   const steps: Step[] = order.map((name) => ({ name, rc: values.get(name) ?? null }));
   const stoppedAt = done ? null : (steps.find((s) => s.rc === null)?.name ?? null);
-  return { name: stage, done, stoppedAt, steps };
+  // A done stage's rc file was last written by its DONE: the file's time is when the stage ended,
+  // to the second (an SSH host's `stat` gives whole seconds; the same tree read locally must agree).
+  return { name: stage, done, stoppedAt, steps, ...(done && mtimeMs !== null && Number.isFinite(mtimeMs) ? { endedAt: new Date(Math.floor(mtimeMs / 1000) * 1000).toISOString() } : {}) };
 }
 
 interface Decision {
@@ -184,7 +188,7 @@ export const AGENT_CAUSE: FailureCause = { kind: 'agent', what: null, subject: n
 
 export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase {
   const stamps = ownStamps(ev.statusRecords, ev.phase);
-  const stages = ev.stages.map((s) => deriveStage(s.stage, s.records));
+  const stages = ev.stages.map((s) => deriveStage(s.stage, s.records, s.mtimeMs ?? null));
   const declared = declaration(ev);
   const verdict = declared.verdict;
   const firstStarted = stamps.find((s) => readStamp(s.status).kind === 'started') ?? null;
@@ -224,6 +228,7 @@ export function derivePhase(ev: PhaseEvidence, now: Date, capMs: number): Phase 
     ...(decision.resumable ? { resumable: true as const } : {}),
     ...(decision.noVerdict ? { noVerdict: true as const } : {}),
     ...(decision.status === 'failed' || decision.status === 'incomplete' ? { cause: runnerCause(ev, decision, capMs) } : {}),
+    ...suitesOf(ev.logRecords),
   };
 
   function decide(): Decision {
@@ -298,4 +303,12 @@ export function runningPhaseOn(loops: Iterable<LoopState>, host: string): string
     }
   }
   return null;
+}
+
+/** The suites a transcript's suite records make (shared/suite-summary.ts), as a field to spread: none, no field. */
+function suitesOf(records: readonly PhaseRecord[]): { suites?: SuiteResult[] } {
+  const lines: SuiteLineAt[] = [];
+  for (const r of records) if (r.kind === 'suite') lines.push({ line: r.line, parsed: r.suite });
+  const suites = lines.length === 0 ? [] : combineSuites(lines);
+  return suites.length === 0 ? {} : { suites };
 }

@@ -90,7 +90,7 @@ export async function readOldNight(source: FileSource, loop: string, config: Loo
         logRecords: of('log')?.records ?? [],
         stages: own
           .filter((r) => r.file.kind === 'rc' && r.file.stage !== null)
-          .map((r) => ({ stage: r.file.stage ?? '', records: r.records }))
+          .map((r) => ({ stage: r.file.stage ?? '', records: r.records, mtimeMs: r.last }))
           .sort((a, b) => a.stage.localeCompare(b.stage)),
         hasLog: of('log') !== undefined,
         hasStatus: of('status') !== undefined,

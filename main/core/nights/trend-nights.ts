@@ -10,6 +10,9 @@ import { log } from '../logging/log';
 import type { FileSource } from '../sources/file-source';
 import type { Store } from '../store/store';
 import { NightRows } from './night-rows';
+import { roundAmount } from '../../../shared/night-cost';
+import { windowCost } from '../costs/night-cost';
+import { BudgetWatch } from '../costs/budget-watch';
 import { OpenedIndex } from './opened-index';
 import { readOldNight } from './old-night';
 
@@ -54,8 +57,12 @@ export class TrendNights {
   /** Whether the last counts could not all be written: the next list checks every followed night. */
   private breachesStale = false;
 
+  /** The month's spend against `costs.budget.monthly`, moved by the priced nights written (the budget notice reads it). */
+  readonly budget: BudgetWatch;
+
   constructor(private readonly options: TrendNightsOptions) {
     this.rows = new NightRows(options.store);
+    this.budget = new BudgetWatch(options.config.costs, this.rows);
   }
 
   /** Old nights' bad phases put down as a followed night's are (their files' own cause is the fallback). */
@@ -148,22 +155,32 @@ export class TrendNights {
     }
   }
 
-  /** Each finished phase's fleet tokens over its window (one indexed range query a phase). */
+  /**
+   * Each finished phase's fleet tokens over its window (one indexed range query a phase), and what
+   * the window cost when the config prices the fleet (`costs:`; main/core/costs/night-cost.ts):
+   * the proxies the loop `uses`, all of them when it names none.
+   */
   private withTokens(night: NightSummary): NightSummary {
+    const costs = this.options.config.costs;
+    const uses = this.options.config.loops[night.loop]?.uses;
+    let currency: string | undefined;
     const phases = night.phases.map((p) => {
       const from = p.startedAt ? Date.parse(p.startedAt) : NaN;
       const to = p.endedAt ? Date.parse(p.endedAt) : NaN;
       if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return p;
       const tokens = this.rows.tokensBetween(from, to);
-      return tokens === null ? p : { ...p, tokens };
+      const cost = windowCost({ store: this.options.store, now: this.options.now().getTime() }, from, to, costs, uses ? { proxies: uses } : {});
+      if (cost) currency = cost.currency;
+      return { ...p, ...(tokens === null ? {} : { tokens }), ...(cost ? { cost: roundAmount(cost.amount) } : {}) };
     });
-    return { ...night, phases };
+    return { ...night, phases, ...(currency ? { currency } : {}) };
   }
 
   /** The nights written since the last call (for `nights.changed`). */
   takeWritten(): NightSummary[] {
     const out = this.written;
     this.written = [];
+    if (out.length > 0) this.budget.note(out);
     return out;
   }
 

@@ -33,6 +33,8 @@ export const RULE_NAMES = [
   'preflight-at-risk',
   'pr-stale',
   'pr-red-after-ready',
+  // A night whose pace would pass costs.budget.monthly (rules/budget-rules.ts).
+  'budget',
   // Broken contract (shared/contract-breach.ts), one rule a kind; contract-hollow was remediate-hollow.
   ...CONTRACT_KINDS.map((k) => `contract-${k}` as const),
 ] as const;
@@ -73,6 +75,8 @@ export const DEFAULT_RULES: Readonly<Record<RuleName, NoticePriority>> = {
   'pr-stale': 0,
   // CI red after the loop said green: a merge now would ship a red build.
   'pr-red-after-ready': 1,
+  // Money, not an outage: the morning's look, once a month.
+  budget: 0,
   // What the loop did against its own manual: worth the morning's look, not a page at night.
   ...(Object.fromEntries(CONTRACT_KINDS.map((k) => [`contract-${k}`, 0])) as Record<`contract-${ContractKind}`, NoticePriority>),
 };

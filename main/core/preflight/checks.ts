@@ -9,6 +9,7 @@ import type { DeliverRecord } from '../prs/pull-requests';
 import type { PathAnswer } from './host-probe';
 import { originCheck, schedulerCheck, type HostSaid } from './runner-checks';
 import { ORIGIN_BOUND_S, type RunnerAnswer } from './runner-probe';
+import { overlapCheck, type OverlapInput } from './overlap-check';
 
 // The pre-flight's rules: pure functions of what the engine knows and what the host answered.
 
@@ -43,6 +44,8 @@ export interface PreflightInput {
   readonly runner?: HostSaid<RunnerAnswer>;
   /** The bound on `git ls-remote` (s); default ORIGIN_BOUND_S. */
   readonly originBoundS?: number;
+  /** This loop's duration and the other loops on its host; absent (or none): no `overlap` check. */
+  readonly overlap?: OverlapInput | undefined;
 }
 
 const clock = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -173,6 +176,8 @@ export function judgePreflight(input: PreflightInput): Preflight {
   if (input.scheduler) checks.push(schedulerCheck(input.loop, input.hostName, input.scheduler, said('scheduler')));
   if (input.dir !== undefined) checks.push(originCheck(input.hostName, input.dir, said('origin'), input.originBoundS ?? ORIGIN_BOUND_S));
   checks.push(previousCycleCheck(input.cycles, input.fireAt));
+  const overlap = overlapCheck(input);
+  if (overlap) checks.push(overlap);
   if (input.deliverRecordPath !== null) checks.push(deliverRecordCheck(input.deliverRecordPath, input.deliverRecord));
   checks.push(...fleetChecks(input.proxies, input.capacity));
   const models = modelsCheck(input.models, input.proxies, input.capacity);

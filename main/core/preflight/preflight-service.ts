@@ -7,6 +7,7 @@ import type { DeliverRecord } from '../prs/pull-requests';
 import { judgePreflight } from './checks';
 import { parseProbe, probeScript, type PathAnswer } from './host-probe';
 import { ORIGIN_BOUND_S, parseRunner, type RunnerAnswer, type RunnerAsk } from './runner-probe';
+import { loopDuration, neighboursOf } from './overlap-check';
 import { messageOf } from '../../../shared/errors';
 
 /** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
@@ -188,6 +189,7 @@ export class PreflightService {
         scheduler: loop.scheduler,
         dir: loop.dir,
         runner: said((a) => a.runner),
+        overlap: { duration: loopDuration(state.cycles(name), loop.cap), neighbours: neighboursOf(name, config.loops, state.cycles) },
       });
     });
     for (const r of results) this.byLoop.set(r.loop, r);

@@ -5,6 +5,7 @@ export type { RemotePr } from './github/desk-pull';
 import type { LoopState } from '../../../shared/domain';
 import type { PrsConfig } from '../config/schema';
 import type { StepTick } from './desk-records';
+import { cycleUncertified } from '../contract/phase-commits';
 
 /** What the desk joins GitHub's PRs with. */
 export interface DeskInput {
@@ -55,6 +56,7 @@ function named(loops: readonly LoopState[]): Map<string, { cycle: string; ready:
 /** The merge desk: GitHub's PRs joined with the loops' nights, findings and the console's records. */
 export function deriveDesk(input: DeskInput): DeskPr[] {
   const said = named(input.loops);
+  const cycleOf = new Map(input.loops.flatMap((l) => l.cycles.map((c) => [`${l.name}\u0000${c.date}`, c] as const)));
   const commitsOfCycle = new Map(input.loops.flatMap((l) => l.cycles.map((c) => [`${l.name}\u0000${c.date}`, c.phases.flatMap((p) => p.commits?.flatMap((x) => x.ids) ?? [])] as const)));
   // Which open PRs of a repository touch each file: for the overlaps.
   const touching = new Map<string, number[]>();
@@ -107,6 +109,10 @@ export function deriveDesk(input: DeskInput): DeskPr[] {
         large: r.changedFiles !== null && r.changedFiles > input.prs.largeFiles,
         overlaps: [...overlaps].sort((a, b) => a - b),
         redAfterReady: verdict?.ready === true && r.state === 'open' && r.checks.some((c) => c.state === 'failing'),
+        uncertified: (() => {
+          const c = cycle === null ? undefined : cycleOf.get(`${r.loop}\u0000${cycle}`);
+          return c ? cycleUncertified(c) : null;
+        })(),
         next,
         merged: input.mergeOf(r.loop, r.number),
         problem: r.problem,

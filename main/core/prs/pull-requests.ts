@@ -1,4 +1,5 @@
-import type { Cycle, Phase, Problem, PullRequest } from '../../../shared/domain';
+import type { Cycle, Phase, Problem, PullRequest, Uncertified } from '../../../shared/domain';
+import { cycleUncertified } from '../contract/phase-commits';
 import { isPrUrl } from './pr-url';
 import { messageOf } from '../../../shared/errors';
 
@@ -195,9 +196,17 @@ export function derivePullRequests(input: PullRequestInput): PullRequest[] {
       check: newest.check,
       since: Number.isNaN(reached.at) ? null : new Date(reached.at).toISOString(),
       cycle: reached.cycle,
+      ...uncertifiedOf(ordered, reached.cycle),
     });
   }
   return out.sort((a, b) => RANK[a.status] - RANK[b.status] || newestFirst(a.since, b.since) || a.url.localeCompare(b.url));
+}
+
+/** The PR's delivering night's commits no suite ran on (contract/phase-commits.ts), as a field to spread. */
+function uncertifiedOf(cycles: readonly Cycle[], date: string | null): { uncertified?: Uncertified } {
+  const cycle = date === null ? undefined : cycles.find((c) => c.date === date);
+  const u = cycle ? cycleUncertified(cycle) : null;
+  return u ? { uncertified: u } : {};
 }
 
 function newestFirst(a: string | null, b: string | null): number {

@@ -46,6 +46,7 @@ export function sessionCommands(session: CommandSession): Handlers {
     'hosts.unlock': ({ host, passphrase }) => ({ unlocked: session.services().hosts.sshHost(host).unlock(passphrase) }),
     'capacity.history': (input) => session.services().capacity.history(input),
     'trends.nights': ({ loop, nights }) => ({ nights: session.services().nights.list(loop, nights) }),
+    'nights.compare': (input) => session.services().compare.compare(input),
     'review.mark': (_input, caller) => ({ lastReviewedAt: session.services().markReviewed(caller.user), lastReviewedBy: caller.user }),
     'prs.nextDone': ({ loop, number, step }, caller) => session.services().desk.nextDone(loop, number, step, caller.user),
     'prs.merge': ({ loop, number, sha, method }, caller) => session.services().desk.merge(loop, number, sha, method, caller.user),

@@ -16,6 +16,7 @@ import type { PreflightService } from '../preflight/preflight-service';
 import type { HostTable } from '../hosts/host-table';
 import type { GithubPrs } from '../prs/github/github-prs';
 import type { DeskService } from '../prs/desk-service';
+import type { NightCompareService } from '../compare/night-compare-service';
 
 // The composition root: the one place the core of a loaded config is put together (its store,
 // the engine and the engine's services), used by the session (the window, serve, `watch`) and by
@@ -36,6 +37,8 @@ export interface CoreServices {
   readonly github: Pick<GithubPrs, 'pollOnce'> | null;
   /** The merge desk: its list, a Next step ticked, a merge of the head the operator saw. */
   readonly desk: Pick<DeskService, 'list' | 'nextDone' | 'merge' | 'refresh'> & { pollOnce(): Promise<void> };
+  /** Night against night: two nights of a loop side by side. */
+  readonly compare: Pick<NightCompareService, 'compare'>;
   /** Mark the review done now (the notices get the new watermark); when. */
   markReviewed(by: string): string;
   /** Every event the core publishes; returns the unsubscribe function. */
@@ -84,6 +87,7 @@ export function servicesOf(engine: Engine): CoreServices {
     preflight: engine.preflight,
     github: engine.github,
     desk: engine.desk,
+    compare: engine.compare,
     markReviewed: (by) => engine.markReviewed(by),
     subscribe: (listener) => engine.subscribe(listener),
   };

@@ -1,3 +1,5 @@
+import type { LoadSample } from './host-load';
+
 /**
  * What kind of thing a path is (symbolic links followed). Only a `file` is ever opened: a named
  * pipe blocks whoever opens it, a device or socket is not a log, and `broken-link` is a symbolic
@@ -109,4 +111,10 @@ export interface FileSource {
    * poll: then a poll that was not woken may skip reading them.
    */
   watching?(dirs: readonly string[]): boolean;
+  /**
+   * Ask for the host's load (host-load.ts) with the next request this source makes to the host, so
+   * a reading costs no request of its own; `onLoad` hears it once (null when the host did not say).
+   * A source that makes no requests (this machine) answers at once.
+   */
+  loadWith?(onLoad: (sample: LoadSample | null) => void): void;
 }

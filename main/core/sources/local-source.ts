@@ -3,6 +3,7 @@ import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostName } from './file-names';
 import { FileReadError, notRegularMessage, type DirEntry, type DirListing, type FileKind, type FileSource, type FileStat, type WatchHint } from './file-source';
+import { localLoad, type LoadSample } from './host-load';
 import { messageOf } from '../../../shared/errors';
 
 function isMissing(err: unknown): boolean {
@@ -92,6 +93,11 @@ export class LocalSource implements FileSource {
 
   watching(dirs: readonly string[]): boolean {
     return dirs.every((d) => this.watchers.has(d));
+  }
+
+  /** This machine's load, from the OS at once (a few system calls, no file read). */
+  loadWith(onLoad: (sample: LoadSample | null) => void): void {
+    onLoad(localLoad());
   }
 
   /** Synchronous: a stat is one system call, far cheaper than a promise through the thread pool. */

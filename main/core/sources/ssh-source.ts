@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
-import type { SshConnection } from '../ssh/connection';
+import type { ExecResult, SshConnection } from '../ssh/connection';
 import { hostName } from './file-names';
 import { FileReadError, type DirEntry, type DirListing, type FileSource, type FileStat, type WatchHint } from './file-source';
+import { LOAD_SCRIPT, takeLoad, type LoadSample } from './host-load';
 import { NAMES_FN, ODD_NAME, parseListingLine, parseStatLine, shellQuote, STAT_FN } from './remote-shell';
 import { StreamedBytes } from './streamed-bytes';
 import { parseWatchLine } from './watch-frames';
@@ -39,6 +40,8 @@ export class SshSource implements FileSource {
   private watcher: { key: string; stop: (() => void) | null } | null = null;
   /** Bytes the watcher streamed, until a poll reads them. */
   private readonly streamed = new StreamedBytes();
+  /** Who asked for the host's load (loadWith), until a request carries the question. */
+  private loadAsked: ((sample: LoadSample | null) => void) | null = null;
 
   constructor(
     readonly host: string,
@@ -119,9 +122,34 @@ export class SshSource implements FileSource {
     return stat;
   }
 
+  loadWith(onLoad: (sample: LoadSample | null) => void): void {
+    this.loadAsked = onLoad;
+  }
+
+  /**
+   * Run a request's script in the host's shell session. The first one after `loadWith` runs
+   * LOAD_SCRIPT ahead of it, in the same round trip: its block is taken off the head of stderr, so
+   * the caller sees only its own script's output. One that fails leaves the question to the next.
+   */
+  private async run(script: string): Promise<ExecResult> {
+    const asked = this.loadAsked;
+    if (!asked) return this.connection.run(script);
+    this.loadAsked = null;
+    let out: ExecResult;
+    try {
+      out = await this.connection.run(`${LOAD_SCRIPT}\n${script}`);
+    } catch (err) {
+      this.loadAsked ??= asked;
+      throw err;
+    }
+    const { sample, rest } = takeLoad(out.stderr);
+    asked(sample);
+    return { ...out, stderr: rest };
+  }
+
   private async statOnHost(path: string): Promise<FileStat | null> {
     const q = shellQuote(path);
-    const out = await this.connection.run(`${STAT_FN}; [ -e ${q} ] || exit ${MISSING}; st ${q}`);
+    const out = await this.run(`${STAT_FN}; [ -e ${q} ] || exit ${MISSING}; st ${q}`);
     if (out.code === MISSING) return null;
     const parsed = parseStatLine(out.stdout.toString('utf8').split('\n')[0] ?? '');
     if (out.code !== 0 || !parsed) {
@@ -135,7 +163,7 @@ export class SshSource implements FileSource {
     const streamed = this.streamed.read(path, offset, length);
     if (streamed) return streamed;
     const q = shellQuote(path);
-    const out = await this.connection.run(`[ -f ${q} ] || exit ${NOT_REGULAR}; [ -r ${q} ] || exit ${UNREADABLE}; tail -c +${offset + 1} -- ${q} | head -c ${length}`);
+    const out = await this.run(`[ -f ${q} ] || exit ${NOT_REGULAR}; [ -r ${q} ] || exit ${UNREADABLE}; tail -c +${offset + 1} -- ${q} | head -c ${length}`);
     if (out.code === NOT_REGULAR) throw new FileReadError(`Host ${this.host}: ${path} is not a regular file; not read.`);
     if (out.code === UNREADABLE) throw new FileReadError(`Host ${this.host}: cannot read ${path}: permission denied.`);
     if (out.code !== 0 && out.stdout.length === 0) {
@@ -148,7 +176,7 @@ export class SshSource implements FileSource {
     // Shell builtins only (and `hx` for a name that is not plain): no stat per entry, one request
     // whatever the folder holds. `p` starts a plain name, `x` one in hex (see NAMES_FN).
     const script = `${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; for f in *; do [ -d "$f" ] || continue; case $f in ${ODD_NAME}) printf 'x%s\\n' "$(hx "$f")" ;; *) printf 'p%s\\n' "$f" ;; esac; done; exit 0`;
-    const out = await this.connection.run(script);
+    const out = await this.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: string[] = [];
@@ -170,7 +198,7 @@ export class SshSource implements FileSource {
       `${STAT_FN}; ${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set --; ` +
       `for f in *; do [ -e "$f" ] || [ -L "$f" ] || continue; case $f in ${ODD_NAME}) printf '=%s%s\\n' "$(sn "$f" 2>/dev/null)" "$(hx "$f")" ;; *) set -- "$@" "$f" ;; esac; done; ` +
       `[ $# -gt 0 ] && st "$@" 2>/dev/null; exit 0`;
-    const out = await this.connection.run(script);
+    const out = await this.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: DirEntry[] = [];

@@ -1,4 +1,5 @@
 import type { Problem, Verdict } from '../../../shared/domain';
+import type { SuiteLine } from '../../../shared/suite-summary';
 
 /**
  * Records parsed from the runner's phase files, one per meaningful line. They are what the store
@@ -20,7 +21,9 @@ export type PhaseRecord =
   /** The `DONE` sentinel of an rc file. */
   | { readonly kind: 'done'; readonly line: number }
   /** The first line of a transcript saying the disk is full (`No space left on device`, `ENOSPC`): the runner's fault, not the agent's. */
-  | { readonly kind: 'disk-full'; readonly line: number; readonly text: string };
+  | { readonly kind: 'disk-full'; readonly line: number; readonly text: string }
+  /** A test runner's summary line or a gate battery's `NAME_RC=N` line in a transcript (FORMATS.md §2.8; shared/suite-summary.ts). */
+  | { readonly kind: 'suite'; readonly line: number; readonly suite: SuiteLine };
 
 /** What a line parser returns for one line: records, and problems naming the line. */
 export interface LineParseResult<R = PhaseRecord> {

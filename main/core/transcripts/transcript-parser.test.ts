@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { EVIDENCE_LINE_MAX, parseVerdict, transcriptParser } from './transcript-parser';
+import { EVIDENCE_LINE_MAX, parseVerdict, SUITE_RECORDS_MAX, transcriptParser } from './transcript-parser';
+import { combineSuites } from '../../../shared/suite-summary';
 import { chunkedParse, linesArb } from '../../../testing/chunked-parse';
 import { parseLines } from '../text/lines';
 import { referenceManual } from '../../../testing/reference-manual';
@@ -195,8 +196,56 @@ describe('transcriptParser', () => {
     expect(records.some((r) => r.kind === 'disk-full')).toBe(false);
   });
 
+  it('suite summaries and gate lines become suite records, and the phase\'s results combine them; prose about a run does not', () => {
+    const text = [
+      'running the suite',
+      '\x1b[31m===== 8 failed, 32821 passed, 2 skipped in 858.12s =====\x1b[0m',
+      '      Tests  3 failed | 1740 passed (1743)',
+      '   Duration  12.34s (transform 1.2s)',
+      'test result: FAILED. 12 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.05s',
+      'ok  \texample.com/pool\t0.123s',
+      'FAIL\texample.com/api\t0.500s',
+      'FAIL',
+      '# pass 10',
+      '# fail 2',
+      '# duration_ms 123.4',
+      '32,821 passed / 8 failed / 0 errors / 0 skipped, 1616/1618 modules, 858s',
+      'GATES_RC=0',
+      'SUITE_RC=1',
+      '> ===== 1 failed, 2 passed in 0.10s =====',
+      '| 3 passed | 1 failed |',
+      '```',
+      '===== 9 failed, 1 passed in 1.00s =====',
+      '```',
+      'all tests passed yesterday, 3 failed the day before',
+    ].join('\n');
+    const { records, problems } = parseLines(transcriptParser, text, SRC);
+    expect(problems).toEqual([]);
+    const suites = records.flatMap((r) => (r.kind === 'suite' ? [{ line: r.line, parsed: r.suite }] : []));
+    // Quoted, tabled and fenced copies are prose: lines 15–19 make no record.
+    expect(suites.every((x) => x.line < 15)).toBe(true);
+    const results = combineSuites(suites);
+    expect(results.map((r) => [r.runner, r.passed, r.failed, r.skipped])).toEqual([
+      ['pytest', 32821, 8, 2],
+      ['vitest', 1740, 3, 0],
+      ['cargo', 12, 1, 0],
+      ['go', 1, 1, 0],
+      ['node', 10, 2, 0],
+      ['prose', 32821, 8, 0],
+      ['gates', 1, 1, 0],
+    ]);
+    expect(results.find((r) => r.runner === 'gates')?.failedNames).toEqual(['suite']);
+    expect(results.find((r) => r.runner === 'vitest')?.durationMs).toBe(12_340);
+  });
+
+  it(`a transcript records at most ${SUITE_RECORDS_MAX} suite lines: an agent printing a gate line in a loop does not grow the store without bound`, () => {
+    const text = Array.from({ length: SUITE_RECORDS_MAX + 50 }, (_, i) => `STEP${i}_RC=0`).join('\n');
+    const { records } = parseLines(transcriptParser, text, SRC);
+    expect(records.filter((r) => r.kind === 'suite')).toHaveLength(SUITE_RECORDS_MAX);
+  });
+
   it('property: any chunking gives the same records as parsing whole', () => {
-    const pieces = [NOOP_AUDIT, READY, INCOMPLETE, MANUAL_READY, MANUAL_NOOP, `  ${READY}`, '```', '~~~', '````', '```js', `${NOOP_REMEDIATE}\r`, '', 'prose'];
+    const pieces = [NOOP_AUDIT, READY, INCOMPLETE, MANUAL_READY, MANUAL_NOOP, `  ${READY}`, '```', '~~~', '````', '```js', `${NOOP_REMEDIATE}\r`, '', 'prose', '===== 1 failed, 2 passed in 0.10s =====', 'SUITE_RC=1', '# pass 3', '      Tests  3 failed | 1740 passed (1743)', 'ok  \texample.com/pool\t0.123s'];
     fc.assert(
       fc.property(linesArb(pieces), fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
         const whole = parseLines(transcriptParser, text, SRC);

@@ -4,6 +4,7 @@ import type { LineParser, LineParseResult } from '../text/line-parser';
 import { EMPTY_RESULT, cleanLine, quote } from '../text/lines';
 import { isPrUrl } from '../prs/pr-url';
 import { stripEscapes } from '../../../shared/transcript-text';
+import { MAX_SUITE_LINE, suiteLine } from '../../../shared/suite-summary';
 
 export type { OpenFence } from '../text/fences';
 
@@ -17,7 +18,19 @@ export interface TranscriptState {
    * (an `after-verdict` record). Absent otherwise, so most lines leave the state as it is.
    */
   readonly declared?: true;
+  /** Suite and gate lines recorded so far (at most SUITE_RECORDS_MAX); absent before the first. */
+  readonly suites?: number;
 }
+
+/**
+ * The most suite and gate lines one transcript records: a phase shows its last MAX_SUITE_RESULTS
+ * runs, and an agent printing `X_RC=0` in a loop must not grow the store without bound.
+ */
+export const SUITE_RECORDS_MAX = 2000;
+/** What every suite or gate form of FORMATS.md §2.8 contains: most lines are rejected by this one scan. */
+const MAY_BE_SUITE = /pass|fail|_rc=|duration|time:|^\s*ok\s|^\s*(?:#|ℹ) |test result|finished|errors/i;
+/** A quoted, tabled or inline-code line is prose about a run, not a run's summary. */
+const SUITE_PROSE = /^[>|`]/;
 
 /** What a full disk prints (the kernel's strerror, Node's and Python's errno name). */
 const DISK_FULL = ['No space left on device', 'ENOSPC'];
@@ -137,7 +150,7 @@ function parseLine(state: TranscriptState, text: string, lineNo: number, source:
     const said = stripEscapes(cleanLine(text, lineNo)).slice(0, DISK_FULL_TEXT_MAX);
     return { state: { ...state, diskFull: true }, result: { records: [{ kind: 'disk-full', line: lineNo, text: said }], problems: [] } };
   }
-  if (text.charCodeAt(0) !== 78 /* N */ || !text.startsWith('NIGHTLY ')) return { state, result: EMPTY_RESULT };
+  if (text.charCodeAt(0) !== 78 /* N */ || !text.startsWith('NIGHTLY ')) return suite(state, text, lineNo);
   const line = cleanLine(text, lineNo);
   const v = parseVerdict(line);
   if (v === null) return { state, result: EMPTY_RESULT };
@@ -148,4 +161,13 @@ function parseLine(state: TranscriptState, text: string, lineNo: number, source:
   const verdict = { ...v, urls: bad.length === 0 ? v.urls : v.urls.filter(isPrUrl), lineNumber: lineNo };
   const problems = bad.map((u) => ({ source, line: lineNo, message: `verdict line names ${quote(u)}, not an https URL; not taken as a PR` }));
   return { state: declared, result: { records: [{ kind: 'verdict', line: lineNo, verdict }], problems } };
+}
+
+/** A test runner's summary or a gate battery's `NAME_RC=N` line (shared/suite-summary.ts) as a record, up to SUITE_RECORDS_MAX. */
+function suite(state: TranscriptState, text: string, lineNo: number): { state: TranscriptState; result: LineParseResult } {
+  const seen = state.suites ?? 0;
+  if (seen >= SUITE_RECORDS_MAX || text.length > MAX_SUITE_LINE || SUITE_PROSE.test(text) || !MAY_BE_SUITE.test(text)) return { state, result: EMPTY_RESULT };
+  const parsed = suiteLine(text);
+  if (parsed === null) return { state, result: EMPTY_RESULT };
+  return { state: { ...state, suites: seen + 1 }, result: { records: [{ kind: 'suite', line: lineNo, suite: parsed }], problems: [] } };
 }

@@ -44,6 +44,7 @@ const PrsView = lazyComponent(() => import('../features/prs/PrsView').then((m) =
 const DrillsView = lazyComponent(() => import('../features/drills/DrillsView').then((m) => m.DrillsView));
 const HostsView = lazyComponent(() => import('../features/hosts/HostsView').then((m) => m.HostsView));
 const LedgersView = lazyComponent(() => import('../features/ledgers/LedgersView').then((m) => m.LedgersView));
+const CompareView = lazyComponent(() => import('../features/compare/CompareView').then((m) => m.CompareView));
 const TranscriptView = lazyComponent(() => import('../features/transcript/TranscriptView').then((m) => m.TranscriptView));
 
 /** One entry per view, keyed by name: a view without an entry does not compile. */
@@ -71,16 +72,18 @@ const TABLE: { readonly [V in ViewName]: Omit<ViewEntry<V>, 'view' | 'hash'> } =
     lazy: TranscriptView,
     render: (r) => <TranscriptView key={`${r.loop}\u0000${r.date}\u0000${r.phase}`} loop={r.loop} date={r.date} phase={r.phase} line={r.line} />,
   },
+  // Opened from a cycle ("compare with the last good night") or a link: not in the nav.
+  compare: { label: 'Compare nights', key: null, lazy: CompareView, render: (r) => <CompareView loop={r.loop} a={r.a} b={r.b} /> },
 };
 
 /** The nav's views, in its order (top to bottom); the `g` help list follows it. */
-const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts'>[] = ['review', 'notices', 'loops', 'findings', 'ledgers', 'prs', 'capacity', 'trends', 'drills'];
+const NAV_ORDER: readonly Exclude<ViewName, 'log' | 'hosts' | 'compare'>[] = ['review', 'notices', 'loops', 'findings', 'ledgers', 'prs', 'capacity', 'trends', 'drills'];
 
 /** The order lazy views are fetched ahead in: the ones opened most after the Review first. */
-export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'ledgers', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts'];
+export const WARM_ORDER: readonly ViewName[] = ['findings', 'capacity', 'loops', 'ledgers', 'notices', 'prs', 'drills', 'trends', 'log', 'hosts', 'compare'];
 
 function entryOf<V extends ViewName>(view: V): ViewEntry<V> {
-  const hash = view === 'log' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', loop: null, id: null } : ({ view } as Route));
+  const hash = view === 'log' || view === 'compare' ? '' : view === 'hosts' ? '#/hosts' : routeHash(view === 'findings' ? { view: 'findings', loop: null, id: null } : ({ view } as Route));
   return { view, hash, ...TABLE[view] } as ViewEntry<V>;
 }
 

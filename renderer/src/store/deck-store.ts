@@ -47,6 +47,8 @@ export interface DeckState extends DeckData, OpsActions {
   unlockHost(host: string, passphrase: string): Promise<boolean>;
   /** Fetch downsampled capacity history for the charts (not kept in the store). Throws for the caller to show. */
   capacityHistory(input: CommandInput<'capacity.history'>): Promise<CommandOutput<'capacity.history'>>;
+  /** Two nights of a loop side by side (`nights.compare`: main reads both nights' files). */
+  compareNights(input: CommandInput<'nights.compare'>): Promise<CommandOutput<'nights.compare'>>;
   /** A phase's transcript: the file now, its marks (not kept in the store; its growth is, see `transcriptTails`). */
   transcriptOpen(input: CommandInput<'transcript.open'>): Promise<CommandOutput<'transcript.open'>>;
   /** Lines of a transcript (only their bytes are read on the host). */
@@ -156,6 +158,7 @@ export function createDeckStore(
       return unlocked;
     },
     capacityHistory: (input) => client.invoke('capacity.history', input),
+    compareNights: (input) => client.invoke('nights.compare', input),
     transcriptOpen: (input) => client.invoke('transcript.open', input),
     transcriptLines: (input) => client.invoke('transcript.lines', input),
     transcriptSearch: (input) => client.invoke('transcript.search', input),

@@ -27,6 +27,17 @@ describe('routes', () => {
     expect(parseRoute('#/loops/reliability/2026-11-30/remediate/logs')).toEqual({ view: 'loops', loop: 'reliability/2026-11-30/remediate/logs' });
   });
 
+  it('compare: a loop and a night, against a second night or the last good one; anything else is the Review', () => {
+    expect(parseRoute('#/compare/reliability/2026-11-30/2026-11-28')).toEqual({ view: 'compare', loop: 'reliability', a: '2026-11-30', b: '2026-11-28' });
+    expect(parseRoute('#/compare/reliability/2026-11-30')).toEqual({ view: 'compare', loop: 'reliability', a: '2026-11-30', b: null });
+    expect(parseRoute('#/compare/reliability')).toEqual({ view: 'review' });
+    expect(parseRoute('#/compare/reliability/yesterday')).toEqual({ view: 'review' });
+    expect(parseRoute('#/compare/reliability/2026-11-30/2026-11-28/x')).toEqual({ view: 'review' });
+    for (const r of [{ view: 'compare', loop: 'my loop/x', a: '2026-11-30', b: null }, { view: 'compare', loop: 'reliability', a: '2026-11-30', b: '2026-11-01' }] as const) {
+      expect(parseRoute(routeHash(r))).toEqual(r);
+    }
+  });
+
   it('round-trips finding ids that carry # and /', () => {
     for (const route of [
       { view: 'findings', loop: null, id: 'review-2026-08-23#4' },

@@ -19,7 +19,9 @@ export type Route =
   /** The hosts Loopdeck reads, opened on one (a notice about it lands here). */
   | { readonly view: 'hosts'; readonly host: string | null }
   /** A phase's transcript, opened at a line (1-based) or on its last screen (null). */
-  | { readonly view: 'log'; readonly loop: string; readonly date: string; readonly phase: string; readonly line: number | null };
+  | { readonly view: 'log'; readonly loop: string; readonly date: string; readonly phase: string; readonly line: number | null }
+  /** Two nights of a loop side by side: `a` against `b`, or against the last good night before it (`b` null). */
+  | { readonly view: 'compare'; readonly loop: string; readonly a: string; readonly b: string | null };
 
 /** A finding named by a link: by loop and id (`loop` null: an old bare-id link, the first finding with that id). */
 export interface FindingRef {
@@ -80,6 +82,13 @@ export function parseRoute(hash: string): Route {
     const [a, b] = rest.map(decoded);
     return rest.length >= 2 && a && b ? { view: 'findings', loop: a, id: b } : { view: 'findings', loop: null, id };
   }
+  if (head === 'compare') {
+    // `#/compare/<loop>/<date>[/<date>]`: anything else is the Review.
+    const [loop, a, b] = rest.map(decoded);
+    const date = /^\d{4}-\d{2}-\d{2}$/;
+    if (loop && a && date.test(a) && (b === undefined || date.test(b)) && rest.length <= 3) return { view: 'compare', loop, a, b: b ?? null };
+    return { view: 'review' };
+  }
   if (head === 'prs') return { view: 'prs' };
   if (head === 'capacity') return { view: 'capacity' };
   if (head === 'trends') return { view: 'trends' };
@@ -98,5 +107,6 @@ export function routeHash(route: Route): string {
   if (route.view === 'drills' && route.runId) return `#/drills/${encodeURIComponent(route.runId)}`;
   if (route.view === 'log') return transcriptHash(route, route.line);
   if (route.view === 'hosts') return route.host === null ? '#/hosts' : hostHash(route.host);
+  if (route.view === 'compare') return `#/compare/${encodeURIComponent(route.loop)}/${route.a}${route.b === null ? '' : `/${route.b}`}`;
   return `#/${route.view}`;
 }

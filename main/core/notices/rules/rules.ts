@@ -7,6 +7,7 @@ import { hostDrafts } from './host-rules';
 import { preflightDrafts } from './preflight-rules';
 import { contractDrafts, contractRule } from './contract-rules';
 import { deskDrafts } from './desk-rules';
+import { budgetDraft, type BudgetNight } from './budget-rules';
 import type { DeskPr } from '../../../../shared/pr-desk';
 import type { ContractBreach } from '../../../../shared/contract-breach';
 import type { Preflight } from '../../../../shared/preflight';
@@ -45,6 +46,8 @@ export interface NoticeInput {
   readonly contract?: readonly ContractBreach[];
   /** The merge desk: a stale PR, a PR red after READY. */
   readonly desk?: readonly DeskPr[];
+  /** The month's spend up to its newest priced night, against `costs.budget.monthly` (costs/budget-watch.ts); absent or null without one. */
+  readonly budget?: BudgetNight | null;
   /** Priority overrides by rule name (`notify.rules`, through `ruleOverrides`). */
   readonly rules: Partial<Record<RuleName, NoticePriority>>;
   readonly now: Date;
@@ -227,6 +230,8 @@ export function deriveNotices(input: NoticeInput): NoticeDraft[] {
   out.push(...preflightDrafts(input.preflight ?? [], prio('preflight-at-risk'), input.consoleUrl));
   out.push(...contractDrafts(input.contract ?? [], (kind) => prio(contractRule(kind)), input.consoleUrl));
   out.push(...deskDrafts(input.desk ?? [], { stale: prio('pr-stale'), red: prio('pr-red-after-ready') }));
+  const budget = input.budget ? budgetDraft(input.budget, prio('budget'), input.consoleUrl) : null;
+  if (budget) out.push(budget);
 
   for (const run of input.drillRuns) {
     if (run.status === 'running') continue;

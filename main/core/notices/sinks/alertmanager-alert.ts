@@ -45,6 +45,7 @@ export function ruleOfKey(key: string): RuleName | null {
   if (key.startsWith('preflight:')) return 'preflight-at-risk';
   if (key.startsWith('pr-stale:')) return 'pr-stale';
   if (key.startsWith('pr-red:')) return 'pr-red-after-ready';
+  if (key.startsWith('budget:')) return 'budget';
   const fleet = FLEET_KEY.exec(key);
   if (fleet) return `fleet-${fleet[2] as 'error-burst' | 'heap' | 'shed-threshold'}`;
   const waiting = /^waiting:(blocked|operator-only|stopped|uncovered|drill-due):/.exec(key);

@@ -3,6 +3,7 @@ import { weekdayOf } from '../../ui/format';
 import { sameKey, type PhaseKey } from './selection';
 import { PhaseSegment } from './PhaseSegment';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { routeHash } from '../../ui/route';
 
 /** Props of one cycle row. */
 export interface CycleRowProps {
@@ -22,6 +23,11 @@ export function CycleRow({ loop, cycle, selection, onSelect }: CycleRowProps) {
           <span className="date">{cycle.date}</span>
         </div>
         <StatusBadge status={cycle.status} />
+        {cycle.status !== 'pending' ? (
+          <a className="console-link small cycle-compare" href={routeHash({ view: 'compare', loop, a: cycle.date, b: null })} data-testid={`compare-link-${loop}-${cycle.date}`} title="Compare this night with the last night before it whose cycle was ok or ready">
+            compare with the last good night
+          </a>
+        ) : null}
       </div>
       <div className="bar">
         {cycle.phases.length === 0 ? <span className="muted small">No phases recorded for this cycle.</span> : null}

@@ -1,4 +1,5 @@
-import type { Phase, Verdict } from '../../../../shared/domain';
+import type { Phase, PhaseContention, Verdict } from '../../../../shared/domain';
+import { contentionText } from './contention-text';
 import { formatDateTime, formatDuration } from '../../ui/format';
 import { routeHash } from '../../ui/route';
 import { findPhase, type PhaseKey } from './selection';
@@ -8,6 +9,9 @@ import { StageCard } from './StageCard';
 import { PhaseCommits } from './PhaseCommits';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { CauseLine } from '../../ui/CauseLine';
+import { UncertifiedNote } from '../../ui/UncertifiedNote';
+import { PhaseSuites } from './PhaseSuites';
+import { loopBaselineAt } from '../../../../shared/night-suites';
 
 // Only https URLs become links, opened outside the app (the system browser, in Electron).
 function VerdictLinks({ verdict }: { verdict: Verdict }) {
@@ -40,6 +44,19 @@ function SignalLine({ phase, selection }: { phase: Phase; selection: PhaseKey })
           </a>
         </>
       )}
+    </p>
+  );
+}
+
+/**
+ * The runner's load while the phase ran, as sampled (contention-text.ts): a small line, a warning
+ * when it was contended.
+ */
+function ContentionLine({ contention: c }: { contention: PhaseContention | undefined }) {
+  if (!c) return null;
+  return (
+    <p className={c.contended ? 'callout callout-warn' : 'small'} data-testid="phase-contention" data-contended={c.contended} title="Sampled from the runner's load average, cores and free memory while the phase ran">
+      {contentionText(c)}
     </p>
   );
 }
@@ -103,6 +120,7 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
             </p>
           ) : null}
           <SignalLine phase={phase} selection={selection} />
+          <ContentionLine contention={phase.contention} />
           <dl className="facts">
             <dt>Started</dt>
             <dd>{started ?? '—'}</dd>
@@ -147,6 +165,8 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
               <VerdictLinks verdict={phase.verdict} />
             </section>
           ) : null}
+          <PhaseSuites phase={phase} selection={selection} baseline={loop ? loopBaselineAt(loop, selection.date) : null} />
+          <UncertifiedNote uncertified={phase.uncertified} testId="phase-uncertified" />
           <PhaseCommits loop={selection.loop} commits={phase.commits} />
           <section className="detail-section">
             <h3>Stages</h3>

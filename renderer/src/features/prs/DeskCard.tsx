@@ -1,6 +1,7 @@
 import { mergeBlockers, type DeskPr } from '../../../../shared/pr-desk';
 import { formatDateTime } from '../../ui/format';
 import { DeskNext } from './DeskNext';
+import { UncertifiedNote } from '../../ui/UncertifiedNote';
 import { DeskChecks, DeskFacts, DeskMarks, DeskOverlaps, DeskTitle } from './DeskParts';
 import { ageText, deskRowId, mergedText, shortSha, sizeText } from './desk';
 
@@ -99,6 +100,7 @@ export function DeskCard({ pr, desk, mayTick, mayMerge, onMerge }: DeskCardProps
         <DeskChecks pr={pr} />
       </div>
       <DeskOverlaps pr={pr} desk={desk} />
+      <UncertifiedNote uncertified={pr.uncertified} testId={`desk-uncertified-${pr.number}`} />
       {pr.problem ? (
         <p className="callout callout-warn small" role="note" data-testid={`desk-problem-${pr.number}`}>
           {pr.problem}

@@ -51,6 +51,11 @@ export function DeskMarks({ pr }: { pr: DeskPr }) {
           overlaps
         </span>
       ) : null}
+      {pr.uncertified ? (
+        <span className="tag tag-warn" data-testid={`desk-uncertified-mark-${pr.number}`} title="Its branch moved after the night's last full suite">
+          no suite on {pr.uncertified.commits.length + pr.uncertified.more}
+        </span>
+      ) : null}
       {pr.redAfterReady ? (
         <span className="tag tag-bad" data-testid={`desk-red-${pr.number}`} title="The loop's READY named it green; its checks now fail">
           red after READY

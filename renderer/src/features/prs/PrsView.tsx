@@ -4,6 +4,7 @@ import { useNow } from '../../ui/react-hooks';
 import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
 import { PrGithubCell, PrNextRow, PrStateBadge } from './PrParts';
+import { UncertifiedNote } from '../../ui/UncertifiedNote';
 import { DeskView } from './DeskView';
 
 const COLUMNS = 8;
@@ -103,6 +104,13 @@ function DeliveredPrs({ hint }: { hint: ReactNode }) {
                   <td className="num">{pr.cycle ?? '—'}</td>
                 </tr>
                 <PrNextRow pr={pr} columns={COLUMNS} />
+                {pr.uncertified && pr.status !== 'merged' && pr.status !== 'closed' ? (
+                  <tr className="pr-next">
+                    <td colSpan={COLUMNS}>
+                      <UncertifiedNote uncertified={pr.uncertified} testId={`pr-uncertified-${key}`} />
+                    </td>
+                  </tr>
+                ) : null}
               </Fragment>
             );
           })}

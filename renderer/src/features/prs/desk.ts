@@ -100,6 +100,6 @@ export function deskCounts(desk: readonly DeskPr[]): { readonly open: number; re
   return {
     open: open.length,
     mergeable: open.filter((pr) => mergeBlockers(pr).length === 0).length,
-    marked: open.filter((pr) => pr.stale || pr.redAfterReady || pr.overlaps.length > 0 || pr.large).length,
+    marked: open.filter((pr) => pr.stale || pr.redAfterReady || pr.overlaps.length > 0 || pr.large || !!pr.uncertified).length,
   };
 }

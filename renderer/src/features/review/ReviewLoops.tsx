@@ -34,6 +34,11 @@ function Stop({ loop, stop }: { loop: string; stop: StopPoint }) {
       </span>
       <span className="rv-reason">{stop.reason}</span>
       {stop.cause ? <CauseLine cause={stop.cause} testId={`review-cause-${loop}-${stop.cycle}-${stop.phase}`} /> : null}
+      {stop.suites ? (
+        <span className="rv-suites small" data-testid={`review-suites-${loop}-${stop.cycle}-${stop.phase}`}>
+          Suites: {stop.suites}
+        </span>
+      ) : null}
       <span className="rv-log small">{stop.line !== null ? `transcript line ${stop.line.toLocaleString('en-US')} →` : 'transcript →'}</span>
     </a>
   );

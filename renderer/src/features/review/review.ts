@@ -1,3 +1,5 @@
+import { loopBaselineAt, type SuiteBaseline } from '../../../../shared/night-suites';
+import { phaseSuiteTotals, suiteSentence } from '../../../../shared/suite-summary';
 import type { Cycle, Deadman, DrillRun, Finding, HostState, LoopState, Phase, PullRequest, Severity } from '../../../../shared/domain';
 import {
   drillRunInWindow,
@@ -33,11 +35,14 @@ export interface StopPoint {
   readonly line: number | null;
   /** Who it is put down to (fleet, runner, agent), when it stopped badly or hung. */
   readonly cause: Phase['cause'];
+  /** What its suites said (`40 failed — 3 beyond the baseline of 37`), or null when its transcript showed none. */
+  readonly suites: string | null;
 }
 
 /** The stop point of one phase. */
-export function stopPoint(cycle: string, phase: Phase): StopPoint {
-  return { cycle, phase: phase.name, status: phase.status, ...phaseStop(phase), reason: phase.reason, cause: phase.cause ?? null };
+export function stopPoint(cycle: string, phase: Phase, baseline: SuiteBaseline | null = null): StopPoint {
+  const totals = phase.suites ? phaseSuiteTotals(phase.suites) : null;
+  return { cycle, phase: phase.name, status: phase.status, ...phaseStop(phase), reason: phase.reason, cause: phase.cause ?? null, suites: totals ? suiteSentence(totals, baseline?.failed ?? null) : null };
 }
 
 /** One loop as the review shows it. */
@@ -67,7 +72,7 @@ export function reviewLoop(loop: LoopState, since: string, host?: HostState): Lo
   const issues: StopPoint[] = [];
   cycles.forEach((c, i) => {
     if (i > 0 && !ranInWindow(c, t)) return;
-    for (const p of c.phases) if (stoppedBadly(p.status)) issues.push(stopPoint(c.date, p));
+    for (const p of c.phases) if (stoppedBadly(p.status)) issues.push(stopPoint(c.date, p, p.suites ? loopBaselineAt(loop, c.date) : null));
   });
   const deadmanBad = loop.deadman !== null && loop.deadman.state !== 'ok';
   const hostProblem = hostProblemOf(host);
@@ -76,7 +81,7 @@ export function reviewLoop(loop: LoopState, since: string, host?: HostState): Lo
     host: loop.host,
     deadman: loop.deadman,
     last,
-    lastStop: last && stopped ? stopPoint(last.date, stopped) : null,
+    lastStop: last && stopped ? stopPoint(last.date, stopped, stopped.suites ? loopBaselineAt(loop, last.date) : null) : null,
     issues,
     hostProblem,
     attention: deadmanBad || issues.length > 0 || hostProblem !== null,

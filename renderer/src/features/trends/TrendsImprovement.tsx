@@ -1,5 +1,5 @@
 import type { ChurnEntry } from '../../../../shared/churn';
-import type { LoopReport } from '../../../../shared/loop-measures';
+import { nightsCostText, type LoopReport } from '../../../../shared/loop-measures';
 import { greenHoursText } from './trend-merge';
 
 const CAUSES = [
@@ -54,6 +54,9 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
               </th>
               <th scope="col" title="DONE items reopened and findings re-found within 30 days">Reopened</th>
               <th scope="col" title="Fleet tokens per PR delivered, from the proxies' usage rows over each phase's window (kept 30 days, then with the night)">Tokens / PR</th>
+              <th scope="col" title="What the priced nights cost (costs: in the config), per finding DONE, per PR merged, and the part spent on failed, incomplete, hung and hollow phases">
+                Cost
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -70,6 +73,9 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
                 </td>
                 <td className={`num${m.reopened > 0 ? ' trend-cap-hit' : ''}`}>{m.reopened}</td>
                 <td className="num">{m.tokensPerPr === null ? '—' : Math.round(m.tokensPerPr).toLocaleString('en-US')}</td>
+                <td className="num small" data-testid="trend-measure-cost">
+                  {nightsCostText(m.cost)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -4,6 +4,8 @@ import type { LoopTrends, TrendFlag } from '../../../../shared/trends';
 import { TREND_SEVERITIES } from '../../../../shared/trends';
 import { formatDuration } from '../../ui/format';
 import { TrendsBreaches } from './TrendsBreaches';
+import { TrendsSuites } from './TrendsSuites';
+import { TrendsCost } from './TrendsCost';
 import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
 import { TrendsImprovement } from './TrendsImprovement';
 import { TrendsMerge } from './TrendsMerge';
@@ -136,6 +138,8 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
         </TrendsChart>
         <TrendsChart id="findings" title="Findings opened ↑ and closed ↓" unit="per night, by severity" kind="bars" rows={rows.findings} series={shownFindings} flagged={flaggedOn(l, 'p0-spike')} />
         <TrendsBreaches trends={l} />
+        <TrendsSuites trends={l} />
+        <TrendsCost trends={l} />
         <TrendsMerge report={l} />
         <TrendsChart id="backlog" title="Open backlog" unit="findings at the end of each night" kind="lines" rows={rows.backlog} series={[{ key: 'backlog', name: 'open findings', color: 'var(--accent)' }]} />
       </div>
