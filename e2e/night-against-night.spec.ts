@@ -25,6 +25,11 @@ test.describe('night against night, on the demo', () => {
     // The phase shows its suites: pytest's last run, 3 failed.
     await failed.locator('[data-testid^="phase-reliability-"][data-status="failed"]').first().click();
     await expect(page.getByTestId('phase-suites').getByTestId('phase-suite-total')).toContainText('1,204 passed, 3 failed');
+    mkdirSync('test-results/screens', { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.getByTestId('phase-detail').screenshot({ path: `test-results/screens/phase-suites-${scheme}.png` });
+    }
 
     await page.getByTestId(`compare-link-reliability-${date}`).click();
     await expect(page).toHaveURL(new RegExp(`#/compare/reliability/${date}$`));
@@ -43,6 +48,14 @@ test.describe('night against night, on the demo', () => {
     }
   });
 
+  test('a running phase shows the runner\'s load, sampled while it runs', async ({ page }) => {
+    await page.goto(`${served.url}#/loops`);
+    const running = page.locator('[data-testid^="phase-reliability-"][data-status="running"]').first();
+    await expect(running).toBeVisible({ timeout: 30_000 });
+    await running.click();
+    await expect(page.getByTestId('phase-detail').getByTestId('phase-contention')).toContainText(/Runner load: peak [\d.]+ per core on \d+ cores/, { timeout: 40_000 });
+  });
+
   test('Trends draws suite failures a night, and lists passed and failed', async ({ page }) => {
     await page.goto(`${served.url}#/trends`);
     const chart = page.getByTestId('trend-chart-suites').first();
@@ -55,6 +68,16 @@ test.describe('night against night, on the demo', () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await chart.screenshot({ path: `test-results/screens/trend-suites-${scheme}.png` });
+    }
+    // The demo prices its GPU hosts by the hour (costs: in its config): each night's cost, and per DONE finding.
+    const cost = page.getByTestId('trend-chart-cost').first();
+    await expect(cost).toBeVisible();
+    await expect(cost.getByTestId('trend-cost')).toContainText(/Over \d+ nights: [\d,.]+ USD · [\d,.]+ USD \/ DONE · waste [\d,.]+ USD/);
+    await expect(page.getByTestId('trend-measure-cost').first()).toContainText('USD');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await cost.scrollIntoViewIfNeeded();
+      await cost.screenshot({ path: `test-results/screens/trend-cost-${scheme}.png` });
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Cycle, CycleStatus, LoopState } from './loop-domain';
+import type { BacklogItem } from './ledger-domain';
 import type { NightPhase } from './night-summary';
 import { BASELINE_NIGHTS, learnedBaseline, phaseSuiteTotals, type SuiteTotals } from './suite-summary';
 
@@ -51,4 +52,24 @@ export function cycleSuiteTotals(cycle: Cycle): SuiteTotals | null {
 /** A loop's baseline for its night of `date`: declared, or learned from its followed green nights before it. */
 export function loopBaselineAt(loop: Pick<LoopState, 'cycles' | 'knownFailures'>, date: string): SuiteBaseline | null {
   return suiteBaseline(loop.knownFailures, loop.cycles.map((c) => ({ date: c.date, outcome: c.status, suites: cycleSuiteTotals(c) })), date);
+}
+
+/** What a night's RELIABILITY_LOG.md rows claim (FORMATS.md §3): the items, their outcomes, and their red/green test counts summed. */
+export interface LogClaims {
+  readonly rows: readonly { readonly id: string; readonly outcome: string; readonly red: number | null; readonly green: number | null; readonly line: number }[];
+  /** Sums over the rows that give the count; null when none does. */
+  readonly red: number | null;
+  readonly green: number | null;
+}
+
+/**
+ * The log rows a loop wrote for the night of `date` (an outcome row dated that day), as the
+ * remediate phase's own claim beside what its suites printed: each item's outcome and red/green.
+ * Null when the log has no row of that date.
+ */
+export function logClaims(backlog: readonly Pick<BacklogItem, 'id' | 'loop' | 'outcomes'>[], loop: string, date: string): LogClaims | null {
+  const rows = backlog.flatMap((b) => (b.loop === loop ? b.outcomes.filter((o) => o.date === date).map((o) => ({ id: b.id, outcome: o.outcome, red: o.red, green: o.green, line: o.line })) : []));
+  if (rows.length === 0) return null;
+  const total = (k: 'red' | 'green'): number | null => (rows.some((r) => r[k] !== null) ? rows.reduce((a, r) => a + (r[k] ?? 0), 0) : null);
+  return { rows: rows.sort((a, b) => a.line - b.line), red: total('red'), green: total('green') };
 }

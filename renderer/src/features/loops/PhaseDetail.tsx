@@ -11,7 +11,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { CauseLine } from '../../ui/CauseLine';
 import { UncertifiedNote } from '../../ui/UncertifiedNote';
 import { PhaseSuites } from './PhaseSuites';
-import { loopBaselineAt } from '../../../../shared/night-suites';
+import { logClaims, loopBaselineAt } from '../../../../shared/night-suites';
 
 // Only https URLs become links, opened outside the app (the system browser, in Electron).
 function VerdictLinks({ verdict }: { verdict: Verdict }) {
@@ -73,6 +73,7 @@ export interface PhaseDetailProps {
  */
 export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
   const loop = useDeck((s) => s.loops[selection.loop]);
+  const backlog = useDeck((s) => s.backlog);
   const found = findPhase(loop, selection);
   const phase = found?.phase;
   const started = phase ? formatDateTime(phase.startedAt) : null;
@@ -165,7 +166,7 @@ export function PhaseDetail({ selection, onClose }: PhaseDetailProps) {
               <VerdictLinks verdict={phase.verdict} />
             </section>
           ) : null}
-          <PhaseSuites phase={phase} selection={selection} baseline={loop ? loopBaselineAt(loop, selection.date) : null} />
+          <PhaseSuites phase={phase} selection={selection} baseline={loop ? loopBaselineAt(loop, selection.date) : null} claims={phase.name === 'remediate' ? logClaims(backlog, selection.loop, selection.date) : null} />
           <UncertifiedNote uncertified={phase.uncertified} testId="phase-uncertified" />
           <PhaseCommits loop={selection.loop} commits={phase.commits} />
           <section className="detail-section">
