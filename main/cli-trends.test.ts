@@ -2,6 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { startFleetStatusServer } from '../testing/fleet-status-server';
+import { parseConfig } from './core/config/load-config';
+import { openCore } from './core/session/core';
 import type { LoopReport, TrendsReport } from '../shared/loop-measures';
 import { addDays } from '../shared/trends';
 import { loopdeck } from '../testing/cli-run';
@@ -131,5 +135,42 @@ describe('loopdeck trends: the merge measures', () => {
     expect(text.stdout).toContain('awaiting merge: 3, oldest 2.3 d (#200 2.3 d, #201 6.0 h, #202 6.0 h)');
     expect(text.stdout).toMatch(new RegExp(`${addDays(NEWEST, -1)} .* 1\\.2 d on 08-31 +1, oldest 1\\.8 d`));
     expect(text.stdout).toContain('remediate → green 5.0 h (median of 3)');
+  });
+
+  it('--json carries each night\'s suites, the loop\'s baseline and what the nights cost, priced from a crossbar stand-in\'s usage rows', async () => {
+    const fleet = await startFleetStatusServer([{ name: 'gpu-a', slots: 4, requests: { '200': 10 } }], { inflight_requests: 0, inflight_high_water: 0, total_shed: 0, heap_size_limit_mb: 1, heap_utilization_pct: 1, max_inflight_requests: 1, requests_total: 0, responses_by_status: {} });
+    try {
+      const own = createRunnerFixture(`    knownFailures: 37\nproxies:\n  crossbar: { host: runner, kind: crossbar, url: ${JSON.stringify(fleet.url)}, every: 10s }\ncosts:\n  models:\n    qwen3-32b: { tokens: 2 }\n`);
+      for (const [d, failed] of [['2026-08-30', 37], ['2026-08-31', 40]] as const) {
+        own.write(d, 'audit.status', `audit ${d}T00:00:00+00:00 STARTED\naudit ${d}T00:30:00+00:00 OK\n`);
+        own.write(d, 'remediate.status', `remediate ${d}T01:00:00+00:00 STARTED\nremediate ${d}T03:00:00+00:00 ${failed > 37 ? 'FAILED 1' : 'OK'}\n`);
+        own.write(d, 'remediate.log', `===== ${failed} failed, 1200 passed in 400.00s =====\n`);
+        // What the proxy's accounting says the remediate used: a million tokens on the 30th, half a million on the 31st.
+        fleet.usage.push({ time: `${d}T02:00:00Z`, route: '/v1/chat/completions', host: 'gpu-a', model: 'qwen3-32b', status: 200, ttfb: 0.1, tokens: failed > 37 ? 500_000 : 1_000_000 });
+      }
+      // A console ran over the night: it polled the fleet (the usage rows kept in the data folder) and kept the nights.
+      const core = openCore({ config: parseConfig(own.configPath, readFileSync(own.configPath, 'utf8')), dataDir: own.dataDir, now: () => new Date(NOW) });
+      try {
+        await core.engine.capacity.pollOnce();
+        await core.engine.poll();
+      } finally {
+        await core.close();
+      }
+      const r = await loopdeck('trends', 'reliability', '--config', own.configPath, '--data', own.dataDir, '--now', NOW, '--json');
+      expect(r.stderr).toBe('');
+      const l = (JSON.parse(r.stdout) as TrendsReport).loops[0] as LoopReport;
+      expect(l.baseline).toEqual({ failed: 37, from: 'declared', nights: 0 });
+      expect(l.nights.filter((n) => n.suites).map((n) => [n.date, n.suites?.passed, n.suites?.failed, n.cost, n.wasteCost])).toEqual([
+        ['2026-08-30', 1200, 37, 2, 0],
+        ['2026-08-31', 1200, 40, 1, 1],
+      ]);
+      expect(l.measures.find((m) => m.nights === 7)?.cost).toMatchObject({ total: 3, currency: 'USD', waste: 1 });
+      const text = await loopdeck('trends', 'reliability', '--config', own.configPath, '--data', own.dataDir, '--now', NOW);
+      expect(text.stdout).toContain('known failures: 37 (knownFailures in the config)');
+      expect(text.stdout).toMatch(/2026-08-31 .* 1200\/40 /);
+      expect(text.stdout).toContain('cost 3.00 USD');
+    } finally {
+      await fleet.close();
+    }
   });
 });

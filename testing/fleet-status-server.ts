@@ -26,6 +26,8 @@ export interface FleetStatusServer {
   readonly url: string;
   readonly backends: ScriptedBackend[];
   readonly gateway: ScriptedGateway;
+  /** `/_crossbar/usage`'s accounting rows (time, route, host, model, status, ttfb, tokens, error): push rows between polls. */
+  readonly usage: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export interface FleetStatusServer {
  * fleet server follows its own simulation.
  */
 export async function startFleetStatusServer(backends: ScriptedBackend[], gateway: ScriptedGateway): Promise<FleetStatusServer> {
+  const usage: Record<string, unknown>[] = [];
   const server: Server = createServer((req, res) => {
     const json = (body: unknown): void => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -43,7 +46,7 @@ export async function startFleetStatusServer(backends: ScriptedBackend[], gatewa
     };
     const path = (req.url ?? '').split('?')[0];
     if (path === '/_crossbar/hosts') return json(backends.map((b) => ({ name: b.name, up: true, slots: b.slots, inflight: 0, queued: 0, n_ctx: 32768, models: {} })));
-    if (path === '/_crossbar/usage') return json([]);
+    if (path === '/_crossbar/usage') return json(usage);
     if (path === '/_crossbar/metrics') {
       const lines = ['# TYPE crossbar_requests_total counter'];
       for (const b of backends) for (const [status, n] of Object.entries(b.requests)) lines.push(`crossbar_requests_total{host="${b.name}",status="${status}"} ${n}`);
@@ -60,6 +63,7 @@ export async function startFleetStatusServer(backends: ScriptedBackend[], gatewa
     url: `http://127.0.0.1:${port}`,
     backends,
     gateway,
+    usage,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
