@@ -50,26 +50,35 @@ export interface NightsCost {
   readonly perPr: number | null;
   readonly perMergedPr: number | null;
   readonly merged: number | null;
+  /** Spent on bad and hollow phases, and on fixes that churned (`churned`, included in `waste`). */
   readonly waste: number;
+  readonly churned: number;
 }
 
 /** `42.10 USD · 3.51 USD / DONE · 14.03 USD / merged PR · waste 6.20 USD`, or `—` when no night was priced (the view's and the CLI's words). */
 export function nightsCostText(c: NightsCost | null): string {
   if (c === null) return '—';
   const m = (n: number): string => formatAmount(n, c.currency);
-  return [m(c.total), c.perDone === null ? null : `${m(c.perDone)} / DONE`, c.perMergedPr === null ? null : `${m(c.perMergedPr)} / merged PR`, `waste ${m(c.waste)}`].filter((x) => x !== null).join(' · ');
+  return [m(c.total), c.perDone === null ? null : `${m(c.perDone)} / DONE`, c.perMergedPr === null ? null : `${m(c.perMergedPr)} / merged PR`, `waste ${m(c.waste)}${c.churned > 0 ? ` (${m(c.churned)} on fixes that churned)` : ''}`].filter((x) => x !== null).join(' · ');
 }
 
 /** A window's cost measures over its priced nights; `mergedOf` counts the PRs of those nights that were merged (null: not known). */
-function nightsCost(last: readonly TrendNight[], mergedOf: ((dates: ReadonlySet<string>) => number) | null, currency: string | null): NightsCost | null {
+function nightsCost(last: readonly TrendNight[], mergedOf: ((dates: ReadonlySet<string>) => number) | null, currency: string | null, churn: readonly ChurnEntry[] = []): NightsCost | null {
   const priced = last.filter((n) => n.cost !== null);
   if (priced.length === 0) return null;
   const total = priced.reduce((a, n) => a + (n.cost ?? 0), 0);
+  // A fix that churned (its item reopened, or its finding found again) wasted its share of the night that marked it DONE.
+  const byDate = new Map(priced.map((n) => [n.date, n]));
+  let churned = 0;
+  for (const c of churn) {
+    const night = c.doneOn === null ? undefined : byDate.get(c.doneOn);
+    if (night) churned += (night.cost ?? 0) - (night.wasteCost ?? 0) > 0 ? ((night.cost ?? 0) - (night.wasteCost ?? 0)) / Math.max(1, sum(night.closed)) : 0;
+  }
   const done = priced.reduce((a, n) => a + sum(n.closed), 0);
   const prs = priced.reduce((a, n) => a + n.prs, 0);
   const merged = mergedOf ? mergedOf(new Set(priced.map((n) => n.date))) : null;
   const per = (n: number | null): number | null => (n !== null && n > 0 ? total / n : null);
-  return { total, currency: currency ?? 'USD', nights: priced.length, perDone: per(done), perPr: per(prs), perMergedPr: per(merged), merged, waste: priced.reduce((a, n) => a + (n.wasteCost ?? 0), 0) };
+  return { total, currency: currency ?? 'USD', nights: priced.length, perDone: per(done), perPr: per(prs), perMergedPr: per(merged), merged, waste: priced.reduce((a, n) => a + (n.wasteCost ?? 0), 0) + churned, churned };
 }
 
 const sum = (c: Readonly<Record<string, number>>): number => Object.values(c).reduce((a, b) => a + b, 0);
@@ -102,7 +111,7 @@ export function loopMeasures(l: LoopTrends, churn: readonly ChurnEntry[], nights
     reopened: churn.filter((c) => c.loop === l.loop && (c.date ?? '') >= from).length,
     tokens,
     tokensPerPr: tokens !== null && knownPrs > 0 ? tokens / knownPrs : null,
-    cost: nightsCost(last, mergedOf, currency),
+    cost: nightsCost(last, mergedOf, currency, churn.filter((c) => c.loop === l.loop)),
   };
 }
 

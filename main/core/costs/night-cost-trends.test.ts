@@ -49,7 +49,7 @@ describe('what a night cost', () => {
         ['2026-11-29', 2, 0],
         ['2026-11-30', 1, 1],
       ]);
-      expect(l?.measures.find((m) => m.nights === 7)?.cost).toEqual({ total: 3, currency: 'EUR', nights: 2, perDone: null, perPr: 1.5, perMergedPr: 3, merged: 1, waste: 1 });
+      expect(l?.measures.find((m) => m.nights === 7)?.cost).toEqual({ total: 3, currency: 'EUR', nights: 2, perDone: null, perPr: 1.5, perMergedPr: 3, merged: 1, waste: 1, churned: 0 });
     } finally {
       await engine.close();
     }
