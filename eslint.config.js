@@ -7,7 +7,7 @@
 // main/core is three layers, each importing only itself and the layers below it:
 //   core-plumbing  main/core/{config,text,store,logging,ssh,hosts,sources,follow,state}, clock.ts
 //   core-feature   main/core/{loops,ledgers,transcripts,capacity,prs,notices,drills,preflight,
-//                  nights,metrics,contract,demo,costs,compare}: plumbing and other features
+//                  nights,metrics,contract,demo,costs,compare,maintenance}: plumbing and other features
 //   core-top       main/core/engine.ts, main/core/engine/, main/core/session/: all of main/core
 // So a feature owns its tables (its migration text) and the engine assembles the schema
 // (main/core/engine/migrations.ts); plumbing never reaches up into a feature or the engine.
@@ -20,7 +20,7 @@ const rule = (text) => `DESIGN.md import rule: ${text}`;
 
 /** main/core's layers, by folder (see the comment at the top). */
 const corePlumbing = ['config', 'text', 'store', 'logging', 'ssh', 'hosts', 'sources', 'follow', 'state'];
-const coreFeatures = ['loops', 'ledgers', 'transcripts', 'capacity', 'prs', 'notices', 'drills', 'preflight', 'nights', 'metrics', 'contract', 'demo', 'costs', 'compare'];
+const coreFeatures = ['loops', 'ledgers', 'transcripts', 'capacity', 'prs', 'notices', 'drills', 'preflight', 'nights', 'metrics', 'contract', 'demo', 'costs', 'compare', 'maintenance'];
 const coreTop = ['engine', 'session'];
 const folders = (names) => `main/core/{${names.join(',')}}`;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MaintenanceMarkSchema } from './maintenance';
 
 // The inference fleet's part of the domain (re-exported by domain.ts).
 
@@ -94,6 +95,8 @@ export const CapacitySchema = z
     error: z.string().nullable(),
     /** When this was polled. */
     polledAt: z.string().nullable(),
+    /** The maintenance window its proxy was in when polled (the config's `maintenance:`): its incidents are planned. Absent outside one. */
+    maintenance: MaintenanceMarkSchema.optional(),
   })
   .readonly();
 /** The capacity of one inference host. */

@@ -1,4 +1,5 @@
 import { isSaturated, type Capacity, type IncidentLimits } from './capacity-domain';
+import type { MaintenanceMark } from './maintenance';
 
 // The fleet's incidents, one set of rules for the Review screen, the Markdown summary, the notices
 // (main) and the warning beside the charts: a host down or saturated, an error burst, a gateway
@@ -33,6 +34,8 @@ export interface FleetIncident {
   readonly since: string | null;
   /** One line for a person. */
   readonly detail: string;
+  /** Inside a maintenance window of its proxy (the Capacity row's mark): planned, not an outage. Absent otherwise. */
+  readonly planned?: MaintenanceMark;
 }
 
 /** Whether a status counts as an error (>= 400, or not a number at all but present): what the error charts show. */
@@ -133,7 +136,7 @@ function saturatedDetail(c: Capacity): string {
 export function fleetIncidents(capacity: readonly Capacity[]): FleetIncident[] {
   const byKind = new Map<FleetIncidentKind, FleetIncident[]>(INCIDENT_KINDS.map((k) => [k, []]));
   const add = (c: Capacity, kind: FleetIncidentKind, since: string | null, detail: string): void => {
-    byKind.get(kind)?.push({ proxy: c.proxy, host: c.host, kind, since, detail });
+    byKind.get(kind)?.push({ proxy: c.proxy, host: c.host, kind, since, detail, ...(c.maintenance ? { planned: c.maintenance } : {}) });
   };
   for (const c of capacity) {
     if (!c.up) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { SuiteResultSchema } from './suite-summary';
+import { MaintenanceMarkSchema } from './maintenance';
 
 // Loops: phases, cycles, verdicts, the dead-man, and the pull requests a loop delivered (re-exported by domain.ts).
 
@@ -241,6 +242,11 @@ export const DeadmanSchema = z
     lastFireAt: z.string().nullable(),
     /** One sentence saying why. */
     reason: z.string(),
+    /**
+     * The maintenance window the last fire fell in, when no cycle came of it: then the state is
+     * `ok` (neither `late` nor `missed`) and the reason says "in maintenance (<reason>)". Absent otherwise.
+     */
+    maintenance: MaintenanceMarkSchema.optional(),
   })
   .readonly();
 /** Whether the loop fired when its schedule said it would. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NoticeSilenceSchema } from './maintenance';
 
 // Notices and drills: the operator's side of the domain (re-exported by domain.ts).
 
@@ -27,6 +28,8 @@ export const NoticeSchema = z
     acknowledgedBy: z.string().nullable().optional(),
     snoozedUntil: z.string().nullable(),
     snoozedBy: z.string().nullable().optional(),
+    /** Raised inside a maintenance window in its scope: held back from every sink, then delivered once or cleared. Absent or null otherwise. */
+    silenced: NoticeSilenceSchema.nullable().optional(),
   })
   .readonly();
 /** A notification. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { escapeMarkdown } from './markdown-text';
+import { MaintenanceMarkSchema } from './maintenance';
 
 // Pre-flight (issue 30, item 2): before a loop's next fire, what tonight's cycle needs — its host
 // reachable and trusted, room on its runs folder and clone, the previous cycle finished, the fleet
@@ -31,8 +32,12 @@ export const PreflightCheckSchema = z
 /** One check of a pre-flight. */
 export type PreflightCheck = z.infer<typeof PreflightCheckSchema>;
 
-/** What a pre-flight concluded: `at-risk` when a check failed, `unknown` when one could not be told, else `ready`. */
-export const PreflightStateSchema = z.enum(['ready', 'at-risk', 'unknown']);
+/**
+ * What a pre-flight concluded: `at-risk` when a check failed, `unknown` when one could not be told,
+ * else `ready`; `maintenance` whatever the checks when the fire falls inside a maintenance window in
+ * the loop's scope (the config's `maintenance:`): the night is not expected to run as usual.
+ */
+export const PreflightStateSchema = z.enum(['ready', 'at-risk', 'unknown', 'maintenance']);
 /** What a pre-flight concluded. */
 export type PreflightState = z.infer<typeof PreflightStateSchema>;
 
@@ -45,6 +50,8 @@ export const PreflightSchema = z
     state: PreflightStateSchema,
     checks: z.array(PreflightCheckSchema).readonly(),
     checkedAt: z.string(),
+    /** The maintenance window the fire falls in (state `maintenance`); absent otherwise. */
+    maintenance: MaintenanceMarkSchema.optional(),
   })
   .readonly();
 /** One loop's pre-flight. */
@@ -76,9 +83,9 @@ export const PREFLIGHT_CHECK_LABEL: Readonly<Record<PreflightCheck['name'], stri
   drills: 'drills',
 };
 
-/** The word for a state: "ready", "at risk", "unknown". */
+/** The word for a state: "ready", "at risk", "unknown", "in maintenance". */
 export function preflightStateText(state: PreflightState): string {
-  return state === 'at-risk' ? 'at risk' : state;
+  return state === 'at-risk' ? 'at risk' : state === 'maintenance' ? 'in maintenance' : state;
 }
 
 /** The checks that explain a state that is not ready: the failures, else the unknowns. */
@@ -91,7 +98,8 @@ export function preflightReasons(p: Preflight): PreflightCheck[] {
 export function preflightMarkdown(list: readonly Preflight[]): string[] {
   const lines: string[] = [];
   for (const p of [...list].sort((a, b) => (a.loop < b.loop ? -1 : a.loop > b.loop ? 1 : 0))) {
-    lines.push(`- **${escapeMarkdown(p.loop)}** (fire ${p.fireAt}) — **${preflightStateText(p.state)}**`);
+    const why = p.maintenance ? ` (${escapeMarkdown(p.maintenance.reason)}, until ${p.maintenance.until})` : '';
+    lines.push(`- **${escapeMarkdown(p.loop)}** (fire ${p.fireAt}) — **${preflightStateText(p.state)}**${why}`);
     for (const c of preflightReasons(p)) lines.push(`  - ${PREFLIGHT_CHECK_LABEL[c.name]}: ${escapeMarkdown(c.detail)}`);
     for (const c of p.checks.filter((x) => x.status === 'warn')) lines.push(`  - ${PREFLIGHT_CHECK_LABEL[c.name]} (warning): ${escapeMarkdown(c.detail)}`);
   }

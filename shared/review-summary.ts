@@ -323,7 +323,8 @@ function drillLine(d: SummaryDrill): string {
 }
 
 function incidentLine(i: SummaryIncident): string {
-  return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${INCIDENT_LABEL[i.kind]}: ${escapeMarkdown(i.detail)}`;
+  const planned = i.planned ? ` (planned: ${escapeMarkdown(i.planned.reason)}, until ${i.planned.until})` : '';
+  return `- **${escapeMarkdown(i.host)}** via ${escapeMarkdown(i.proxy)} — ${INCIDENT_LABEL[i.kind]}${planned}: ${escapeMarkdown(i.detail)}`;
 }
 
 function waitingLines(w: WaitingItem): string[] {

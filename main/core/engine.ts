@@ -39,6 +39,7 @@ import { NoticeTick } from './engine/notice-tick';
 import { RunnerLoad } from './engine/runner-load';
 import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
+import { MaintenanceSchedule } from './maintenance/maintenance-schedule';
 
 /** The ledger rows the notice rules read. */
 const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
@@ -147,8 +148,10 @@ export class Engine {
       causeOf: (name, phase, now) => this.causes.ofLoop(name, phase, now),
       causesSettled: () => this.capacity.windowsSettled(),
     });
+    const maintenance = new MaintenanceSchedule(config.maintenance ?? [], config);
     this.loops = new LoopStates({
       config,
+      maintenance,
       unread: this.unread,
       onChanged: (payload) => this.loopChanged(payload),
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
@@ -162,7 +165,7 @@ export class Engine {
     const { store, now, reviewMark, bus } = this;
     const githubEnv = options.githubEnv ? { githubEnv: options.githubEnv } : {};
     ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk, compare: this.compare } = engineServices({
-      ...{ config, store, now, hosts, prTracker, reviewMark, bus, ...githubEnv },
+      ...{ config, store, now, hosts, prTracker, reviewMark, bus, maintenance, ...githubEnv },
       loops: () => this.loops.all(),
       deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
       caughtUp: () => !this.behind(),

@@ -19,6 +19,7 @@ import { pollVllm } from './sources/vllm';
 import { downResult, type Adapter, type Counters, type PollResult, type Sample, type UsageRow } from './sources/poll-types';
 import { isErrorStatus } from './sources/usage-rows';
 import { messageOf } from '../../../shared/errors';
+import type { MaintenanceMark } from '../../../shared/maintenance';
 
 /** One proxy to poll, from the config. */
 export interface ProxyConfig {
@@ -58,6 +59,8 @@ export interface CapacityServiceOptions {
   readonly pruneEveryMs?: number;
   /** Prometheus's history of a bad phase's window was read: its cause may now be known. */
   readonly onWindowRead?: () => void;
+  /** The maintenance window a proxy is in now, or null: its rows carry it, and their incidents are planned. */
+  readonly maintenanceOf?: (proxy: string, now: Date) => MaintenanceMark | null;
 }
 
 interface CounterState {
@@ -327,18 +330,22 @@ export class CapacityService {
 
     let changed = false;
     const seen = new Set<string>();
+    const planned = this.opts.maintenanceOf?.(proxy, now) ?? null;
     for (const c of result.capacity) {
       const k = key(c.proxy, c.host);
       seen.add(k);
       const prev = this.latest.get(k);
       const share = shares.get(k);
       const rate = tokenRates.get(k);
+      // The mark is this poll's: one a row kept from an earlier poll (a proxy gone down) had is not.
+      const { maintenance: _earlier, ...polled } = c;
       const next: Capacity = {
-        ...c,
+        ...polled,
         since: prev && prev.up === c.up ? prev.since : now.toISOString(),
         ...(share !== undefined ? { errorShare: share } : {}),
         ...(rate !== undefined && c.up ? { tokensPerSecond: rate } : {}),
         limits,
+        ...(planned ? { maintenance: planned } : {}),
       };
       if (!prev || comparable(prev) !== comparable(next)) changed = true;
       this.latest.set(k, next);

@@ -6,6 +6,7 @@ import { MetricsConfigSchema } from './metrics-config';
 import { CostsConfigSchema, undeclaredCostProxies } from './costs-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
+import { MaintenanceConfigSchema, undeclaredMaintenanceNames } from './maintenance-config';
 
 
 /** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
@@ -268,6 +269,44 @@ export const WebhookConfigSchema = z
     }
   });
 
+/** ntfy's rule for a topic name (its server's topic pattern). */
+const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
+
+/**
+ * `notify.ntfy`: a self-hosted ntfy server or ntfy.sh; every notice is published to the topic with
+ * ntfy's JSON publish API (notices/sinks/ntfy-sink.ts). The access token is read from the
+ * environment only (`env:NAME`); whether the variable is set is checked when the notifier starts.
+ */
+export const NtfyConfigSchema = z
+  .object({
+    url: httpsOrLoopback("the ntfy server's URL", '"https://ntfy.sh" or "https://ntfy.example.com"', 'the token and the notices'),
+    topic: z.string().regex(NTFY_TOPIC, 'expected a topic of 1 to 64 letters, digits, "-" or "_" (ntfy\'s rule), e.g. "loopdeck"'),
+    token: z
+      .string()
+      .refine((v) => secretSource(v)?.kind === 'env', {
+        message: 'expected "env:NAME" with NAME the environment variable holding the access token (tk_…), e.g. "env:NTFY_TOKEN": the token is read from the environment, never written in the config',
+      })
+      .optional(),
+  })
+  .strict()
+  .superRefine((n, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(n.url);
+    } catch {
+      return;
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no user or password in the URL (it would be logged): give an access token as token: "env:NTFY_TOKEN"' });
+    }
+    if (url.search !== '' || url.hash !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no query or fragment in the URL: the JSON is published to the server\'s root URL' });
+    // JSON is published to the server's root; a topic's URL there would publish to nothing.
+    const path = url.pathname.replace(/\/+$/, '');
+    if (path.split('/').pop() === n.topic) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `expected the server's root URL, not the topic's: url: "${url.origin}${path.slice(0, -n.topic.length - 1)}" and topic: "${n.topic}"` });
+    }
+  });
+
 const QuietHours = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, 'expected "HH:MM-HH:MM", e.g. "22:00-07:00"');
 
 /** Notification settings. */
@@ -279,6 +318,8 @@ export const NotifyConfigSchema = z
     alertmanager: z.object({ url: z.url({ protocol: /^https?$/, error: 'expected Alertmanager\'s http(s) URL such as "http://127.0.0.1:9093"' }) }).strict().optional(),
     /** Receivers every notice is POSTed to, signed (Standard Webhooks), at most once per notice and webhook. */
     webhooks: z.array(WebhookConfigSchema).max(20, 'at most 20 webhooks').optional(),
+    /** A self-hosted ntfy or ntfy.sh: every notice of priority −1 and up is published to the topic, as Pushover's. */
+    ntfy: NtfyConfigSchema.optional(),
     rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
     retry: Duration.optional(),
     expire: Duration.optional(),
@@ -347,6 +388,8 @@ export const ConfigSchema = z
     preflight: PreflightConfigSchema.default({ lead: 3_600_000, disk: { kind: 'bytes', bytes: 2 * 1024 ** 3 }, every: 10 * 60_000 }),
     /** Prices per model and per host, and a monthly budget (see costs-config.ts); no costs unless present. */
     costs: CostsConfigSchema.optional(),
+    /** Maintenance windows: what falls inside one in its scope is held back, not alerted (see maintenance-config.ts). */
+    maintenance: MaintenanceConfigSchema.default([]),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -376,6 +419,9 @@ export const ConfigSchema = z
           message: `proxy ${JSON.stringify(proxy)} is not declared under proxies (declared: ${known.length ? known.join(', ') : 'none'})`,
         });
       }
+    }
+    for (const { path, message } of undeclaredMaintenanceNames(cfg.maintenance, { loops: Object.keys(cfg.loops), hosts: Object.keys(cfg.hosts), proxies: Object.keys(cfg.proxies) })) {
+      ctx.addIssue({ code: 'custom', path: ['maintenance', ...path], message });
     }
     for (const { key, message } of cfg.costs ? undeclaredCostProxies(cfg.costs, Object.keys(cfg.proxies)) : []) {
       ctx.addIssue({ code: 'custom', path: ['costs', 'hosts', key], message });

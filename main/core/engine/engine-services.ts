@@ -17,6 +17,7 @@ import type { EventBus } from '../state/event-bus';
 import { TranscriptService } from '../transcripts/transcript-service';
 import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 import { NightCompareService, type NightCompareServiceOptions } from '../compare/night-compare-service';
+import type { MaintenanceSchedule } from '../maintenance/maintenance-schedule';
 
 // The engine's services, each wired to what it reads of the engine; what they have to tell, they
 // publish on the bus (the engine listens there for what its next derive depends on). Built here so
@@ -40,6 +41,8 @@ export interface EngineWiring {
   readonly bus: EventBus;
   /** What night against night reads of the engine besides the above: the ledgers, the kept nights, the causes. */
   readonly nights?: Pick<NightCompareServiceOptions, 'ledgersOf' | 'keptStatus' | 'causeOf'>;
+  /** The maintenance windows (`maintenance:`): the notices, the pre-flight and the fleet's rows read them. */
+  readonly maintenance?: MaintenanceSchedule;
 }
 
 /** The engine's services. */
@@ -77,6 +80,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       w.bus.publish('capacity.changed', { capacity: next });
     },
     onWindowRead: () => w.bus.signal('capacity.window-read', null),
+    ...(w.maintenance && !w.maintenance.empty ? { maintenanceOf: (proxy: string, at: Date) => w.maintenance?.markAt({ kind: 'proxy', name: proxy }, at.getTime()) ?? null } : {}),
   });
   const github = config.github
     ? new GithubPrs({
@@ -100,7 +104,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     running: ({ loop, date, phase }) =>
       [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
   });
-  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed() });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed(), ...(w.maintenance ? { maintenance: w.maintenance } : {}) });
   const drills = new DrillService({
     store,
     drills: config.drills,
@@ -126,6 +130,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       drillRuns: () => drills.runs(),
     },
     onChange: (list) => w.bus.publish('preflight.changed', { preflight: list }),
+    ...(w.maintenance ? { maintenance: w.maintenance } : {}),
   });
   // The merge desk reads GitHub apart from the PR tracker's reader: it lists each loop's open PRs by head.
   // Only for loops that name their repository: without one there is no desk to list (the PR tracker's reader says the rest).

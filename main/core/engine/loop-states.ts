@@ -7,6 +7,7 @@ import type { Config } from '../config/schema';
 import { DeadmanClock, sameDeadman } from '../loops/deadman-clock';
 import type { LoopPoll } from '../loops/loop-poll';
 import type { UnreadLoops } from './unread-loops';
+import type { MaintenanceSchedule } from '../maintenance/maintenance-schedule';
 
 /** What the loop states tell the engine: a `loop.changed` to publish, and the loop's cycles that moved. */
 export interface LoopStatesOptions {
@@ -18,6 +19,8 @@ export interface LoopStatesOptions {
   readonly backlogOf?: (loop: string) => readonly BacklogItem[];
   /** A loop's nightly branch's moves by cycle date (its clone's reflog), or null without one: each phase's commits. */
   readonly commitsOf?: (loop: string) => ((date: string) => readonly ReflogEntry[]) | null;
+  /** The maintenance windows: a fire inside one in the loop's scope is not late or missed. */
+  readonly maintenance?: MaintenanceSchedule;
 }
 
 /**
@@ -118,6 +121,8 @@ export class LoopStates {
 
   private deadmanOf(loop: string, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
     const cfg = this.options.config.loops[loop];
-    return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved);
+    const schedule = this.options.maintenance;
+    const maintenance = schedule && !schedule.empty ? (fireMs: number) => schedule.markAt({ kind: 'loop', name: loop }, fireMs) : undefined;
+    return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved, maintenance);
   }
 }

@@ -1,6 +1,6 @@
 import type { Cycle, Deadman } from '../../../shared/domain';
 import type { LoopConfig } from '../config/schema';
-import { deadmanAt } from './deadman';
+import { deadmanAt, type DeadmanInput } from './deadman';
 
 /** The dead-man looks at the newest cycles only: the fire's own cycle and the one before it. */
 const NEWEST_CYCLES = 8;
@@ -28,11 +28,11 @@ export class DeadmanClock {
   }
 
   /** The loop's dead-man as of `now`, or undefined when it was not due (the last one stands). */
-  derive(loop: string, cfg: LoopConfig, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean): Deadman | undefined {
+  derive(loop: string, cfg: LoopConfig, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean, maintenance?: DeadmanInput['maintenance']): Deadman | undefined {
     const nowMs = now.getTime();
     const held = this.held.get(loop);
     if (!cyclesMoved && held !== undefined && held.at <= nowMs && nowMs < held.until) return undefined;
-    const { deadman, until } = deadmanAt({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, capsMs: cfg.caps, cycles: cycles.slice(0, NEWEST_CYCLES), now });
+    const { deadman, until } = deadmanAt({ schedule: cfg.schedule, timezone: cfg.timezone, graceMs: cfg.grace, capMs: cfg.cap, capsMs: cfg.caps, cycles: cycles.slice(0, NEWEST_CYCLES), now, ...(maintenance ? { maintenance } : {}) });
     this.held.set(loop, { at: nowMs, until });
     return deadman;
   }

@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { Cycle, Deadman, DeadmanState } from '../../../shared/domain';
+import type { MaintenanceMark } from '../../../shared/maintenance';
 import { ownEntry } from '../config/schema';
 import { messageOf } from '../../../shared/errors';
 
@@ -16,6 +17,11 @@ export interface DeadmanInput {
   /** Newest first, as the loop follower returns them. */
   readonly cycles: readonly Cycle[];
   readonly now: Date;
+  /**
+   * The maintenance window in the loop's scope a fire time (epoch ms) fell in, or null: a fire
+   * inside one that left no cycle is neither late nor missed (see deadmanAt).
+   */
+  readonly maintenance?: (fireMs: number) => MaintenanceMark | null;
 }
 
 /** The fire times around a moment: the last at or before it and the next after it (epoch ms). */
@@ -204,8 +210,8 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
   const nowMs = now.getTime();
   const expectedAt = next === null ? null : new Date(next).toISOString();
   const nextFire = next ?? Number.POSITIVE_INFINITY;
-  const result = (state: DeadmanState, reason: string, until = nextFire): { deadman: Deadman; until: number } => ({
-    deadman: { state, expectedAt, lastFireAt: last === null ? null : new Date(last).toISOString(), reason },
+  const result = (state: DeadmanState, reason: string, until = nextFire, maintenance?: MaintenanceMark): { deadman: Deadman; until: number } => ({
+    deadman: { state, expectedAt, lastFireAt: last === null ? null : new Date(last).toISOString(), reason, ...(maintenance ? { maintenance } : {}) },
     until: Math.min(until, nextFire),
   });
   if (last === null) return result('ok', `the schedule "${schedule}" has not fired yet`);
@@ -227,6 +233,14 @@ export function deadmanAt(input: DeadmanInput): { deadman: Deadman; until: numbe
       return result('overrun', `cycle ${previous.date} was still running at the ${clockIn(last, tz)} ${tz} fire (it ended ${dateIn(ended, tz)} ${clockIn(ended, tz)}, ${previous.status}), so ${date} had no cycle`);
     }
     const recheck = swallowed ? ended : Number.POSITIVE_INFINITY;
+    // A fire inside a maintenance window in the loop's scope was not expected to run: the state
+    // stays `ok` (no new state for every reader of it: the tray, /metrics, the rules), the reason
+    // and the mark say why, until the next fire (the window it fell in does not move).
+    const maintenance = input.maintenance?.(last) ?? null;
+    if (maintenance) {
+      const end = Date.parse(maintenance.until);
+      return result('ok', `in maintenance (${maintenance.reason}): no cycle for ${date} (${fired}, inside the window until ${dateIn(end, tz)} ${clockIn(end, tz)} ${tz})`, recheck, maintenance);
+    }
     const deadline = last + graceMs;
     if (nowMs < deadline) {
       return result('late', `no cycle for ${date} yet (${fired}, grace until ${clockIn(deadline, tz)})`, Math.min(deadline, recheck));

@@ -6,6 +6,7 @@ import { toNotice, type NoticeRow } from './schema';
 import { NoticeRows } from './notice-rows';
 import { log } from '../logging/log';
 import { messageOf } from '../../../shared/errors';
+import type { MaintenanceMark } from '../../../shared/maintenance';
 
 /** How a notice reaches a person: a desktop notification, a renderer toast, Pushover. */
 export interface NoticeSink {
@@ -37,7 +38,12 @@ export interface NoticeServiceOptions {
   /** Called after the stored notices changed (raised, acknowledged, snoozed). */
   readonly onChange?: (changed: readonly Notice[]) => void;
   readonly log?: (message: string) => void;
+  /** The maintenance window a notice's source (`loop:<name>`, ...) is in at a moment, or null: inside one a notice is held, not delivered. */
+  readonly silence?: (source: string, now: Date) => MaintenanceMark | null;
 }
+
+/** What to do with a held notice once its window ended: deliver it (its condition still holds) or not (it cleared). */
+export type HeldVerdict = 'deliver' | 'clear';
 
 
 /** Notices shown in the list: the newest this many (unacknowledged ones are never that old). */
@@ -57,6 +63,9 @@ export class NoticeService {
   private readonly sinks: readonly NoticeSink[];
   private readonly onChange: (changed: readonly Notice[]) => void;
   private readonly log: (message: string) => void;
+  private readonly silence: (source: string, now: Date) => MaintenanceMark | null;
+  /** The earliest end of a window holding a notice (ISO), '' when none is; undefined until asked. */
+  private heldEnd: string | undefined;
 
   constructor(opts: NoticeServiceOptions) {
     this.store = opts.store;
@@ -66,6 +75,7 @@ export class NoticeService {
     this.sinks = opts.sinks;
     this.onChange = opts.onChange ?? (() => undefined);
     this.log = opts.log ?? ((m) => log.error(`notices: ${m}`));
+    this.silence = opts.silence ?? (() => null);
   }
 
   /**
@@ -73,20 +83,28 @@ export class NoticeService {
    * first start's listing of what it found, stored as history: never delivered nor repeated.
    */
   update(drafts: readonly NoticeDraft[], options: { seed?: boolean } = {}): Notice[] {
-    const createdAt = this.now().toISOString();
+    const now = this.now();
+    const createdAt = now.toISOString();
     const db = this.store.sql;
     const seeded = options.seed === true;
     const raised = db.transaction(() => {
       const out: Notice[] = [];
       for (const d of drafts) {
         if (d.requires !== undefined && !this.notices.exists(d.requires)) continue;
-        if (this.notices.insert(d, createdAt, seeded)) {
-          out.push({ key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, acknowledgedBy: null, snoozedUntil: null, snoozedBy: null });
-        }
+        // Inside a maintenance window in its scope: recorded, shown as held, handed to no sink (see release).
+        const mark = seeded ? null : this.silence(d.source, now);
+        const fresh = mark ? this.notices.insertHeld(d, createdAt, mark.reason, mark.until) : this.notices.insert(d, createdAt, seeded);
+        if (!fresh) continue;
+        if (mark) this.heldUntil(mark.until);
+        out.push({
+          key: d.key, priority: d.priority, source: d.source, title: d.title, message: d.message, url: d.url, urlTitle: d.urlTitle, createdAt, acknowledgedAt: null, acknowledgedBy: null, snoozedUntil: null, snoozedBy: null,
+          ...(mark ? { silenced: { ...mark, state: 'held' as const } } : {}),
+        });
       }
       return out;
     })();
     for (const n of raised) {
+      if (n.silenced) continue;
       try {
         this.send(n, false);
       } catch (err) {
@@ -140,21 +158,29 @@ export class NoticeService {
     const rows = [...this.notices.snoozesEnded(nowIso), ...this.notices.neverSent(), ...this.notices.emergenciesDue(expiredBefore, dueBefore)];
     const changed: Notice[] = [];
     for (const r of rows) {
+      // Inside a maintenance window in its scope now: a reminder or an owed first send is held
+      // until the window ends (release), an emergency's repeat waits (it is due again after it).
+      const mark = this.silence(r.source, now);
       if (r.snoozed_until !== null) {
         if (r.snoozed_until > nowIso) continue;
         this.notices.unsnooze(r.key);
-        changed.push(toNotice({ ...r, snoozed_until: null }));
         const live = r.priority < 2 || now.getTime() < Date.parse(r.created_at) + expireMs;
+        if (live && mark) {
+          changed.push(this.hold(r, mark));
+          continue;
+        }
+        changed.push(toNotice({ ...r, snoozed_until: null }));
         if (live) this.send(toNotice({ ...r, snoozed_until: null }), true);
         continue;
       }
       if (r.sends === 0) {
-        this.send(toNotice(r), false);
+        if (mark) changed.push(this.hold(r, mark));
+        else this.send(toNotice(r), false);
         continue;
       }
       const expired = now.getTime() >= Date.parse(r.created_at) + expireMs;
       const due = r.last_sent_at === null || now.getTime() >= Date.parse(r.last_sent_at) + retryMs;
-      if (r.priority === 2 && !expired && due) this.send(toNotice(r), true);
+      if (r.priority === 2 && !expired && due && !mark) this.send(toNotice(r), true);
     }
     for (const sink of this.sinks) {
       if (!sink.tick) continue;
@@ -168,6 +194,63 @@ export class NoticeService {
       }
     }
     if (changed.length > 0) this.onChange(changed);
+  }
+
+  /** Whether a window holding a notice has ended by `now` (cheap: the earliest end is kept in memory). */
+  releaseDue(now: Date = this.now()): boolean {
+    this.heldEnd ??= this.notices.nextHeldEnd() ?? '';
+    return this.heldEnd !== '' && this.heldEnd <= now.toISOString();
+  }
+
+  /**
+   * The held notices whose window ended: each is delivered once if `judge` says its condition
+   * still holds, else marked cleared (one acknowledged meanwhile is marked so); one whose source a
+   * following window covers stays held until that one ends. What became of each, and the send of
+   * the delivered, are recorded in one transaction before any sink has them, so a restart neither
+   * loses one nor delivers one twice. Returns the notices delivered.
+   */
+  release(judge: (row: NoticeRow) => HeldVerdict): Notice[] {
+    const now = this.now();
+    const nowIso = now.toISOString();
+    const changed: Notice[] = [];
+    const deliver: Notice[] = [];
+    this.store.sql.transaction(() => {
+      for (const r of this.notices.heldDue(nowIso)) {
+        const next = this.silence(r.source, now);
+        if (next && next.until > nowIso) {
+          changed.push(this.hold(r, next));
+          continue;
+        }
+        const state = r.acknowledged_at !== null ? 'acknowledged' : judge(r) === 'deliver' ? 'delivered' : 'cleared';
+        this.notices.settle(r.key, state);
+        // A delivered notice still snoozed is delivered when its snooze ends (the tick's reminder),
+        // not now; any other snooze is over: one not delivered must not be reminded of later.
+        const snoozed = state === 'delivered' && r.snoozed_until !== null && r.snoozed_until > nowIso;
+        if (r.snoozed_until !== null && !snoozed) this.notices.unsnooze(r.key);
+        const settled = toNotice({ ...r, silence_state: state, snoozed_until: snoozed ? r.snoozed_until : null });
+        changed.push(settled);
+        if (state !== 'delivered' || snoozed || r.priority === -2) continue;
+        this.notices.sent(r.key, nowIso);
+        deliver.push(settled);
+      }
+    })();
+    this.heldEnd = undefined;
+    for (const n of deliver) this.handOut(n, false);
+    if (changed.length > 0) this.onChange(changed);
+    return deliver;
+  }
+
+  /** Hold a stored notice until `mark`'s window ends; returns it as held. */
+  private hold(r: NoticeRow, mark: MaintenanceMark): Notice {
+    this.notices.hold(r.key, mark.reason, mark.until);
+    this.heldUntil(mark.until);
+    return toNotice({ ...r, snoozed_until: r.snoozed_until !== null && r.snoozed_until > this.now().toISOString() ? r.snoozed_until : null, silenced_reason: mark.reason, silenced_until: mark.until, silence_state: 'held' });
+  }
+
+  /** Keep the earliest end of a holding window in memory. */
+  private heldUntil(until: string): void {
+    if (this.heldEnd === undefined) return;
+    if (this.heldEnd === '' || until < this.heldEnd) this.heldEnd = until;
   }
 
   private ack(key: string, at: string, by: string): string {
@@ -193,8 +276,13 @@ export class NoticeService {
    */
   private send(n: Notice, repeat: boolean): void {
     if (n.priority === -2) return;
-    const quiet = n.priority === -1 || (n.priority <= 0 && inQuietHours(this.notify.quietHours, this.now()));
     this.notices.sent(n.key, this.now().toISOString());
+    this.handOut(n, repeat);
+  }
+
+  /** Hand a notice whose send is recorded to every sink. */
+  private handOut(n: Notice, repeat: boolean): void {
+    const quiet = n.priority === -1 || (n.priority <= 0 && inQuietHours(this.notify.quietHours, this.now()));
     for (const sink of this.sinks) {
       this.guard(() => sink.deliver(n, { repeat, quiet }));
     }

@@ -4,6 +4,8 @@ import { escapeUnsafe } from '../../../shared/unsafe-text';
 export const MESSAGE_MAX = 1024;
 /** Titles stay short: they are what a lock screen shows. */
 export const TITLE_MAX = 100;
+/** Pushover's limit for a link, which the push sinks keep to: a longer one is left out (a cut link leads nowhere). */
+export const URL_MAX = 512;
 
 /**
  * A one-line field of a notice (title, key, source, link) as every sink gets it: each unsafe

@@ -6,10 +6,15 @@ import { trackIncidentSince } from './rules/fleet-rules';
 import { trackDownSince } from './rules/host-rules';
 import { NoticeService, type NoticeSink } from './notice-service';
 import { ruleOverrides, type NotifyConfig } from './notify-config';
+import { NtfySink } from './sinks/ntfy-sink';
 import { PushoverSink } from './sinks/pushover-sink';
 import type { Reviewed } from './review-mark';
 import { deriveNotices, type NoticeInput } from './rules/rules';
 import { WebhookSink } from './sinks/webhook-sink';
+import { conditionOf, findingKey, isEventRule, ruleOfKey } from './sinks/alertmanager-alert';
+import { targetOfSource, type MaintenanceSchedule } from '../maintenance/maintenance-schedule';
+import { AlertmanagerSilences } from '../maintenance/alertmanager-silences';
+import type { NoticeDraft } from './notice-draft';
 
 const SEEDED = 'notices.seededAt';
 
@@ -31,14 +36,16 @@ export interface NotifierOptions {
   readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
   /** The review watermark and who set it, which `notices.changed` carries. */
   readonly reviewed: () => Reviewed;
-  /** Where `env:NAME` secrets (`notify.webhooks`) are read; default this process's environment. */
+  /** Where `env:NAME` secrets (`notify.webhooks`, `notify.ntfy.token`) are read; default this process's environment. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The maintenance windows (`maintenance:`): notices inside one in their scope are held, and Alertmanager gets a silence. */
+  readonly maintenance?: MaintenanceSchedule;
 }
 
 /**
  * Notices for the engine: derives drafts from the state, raises each stable key once (SQLite),
  * delivers to the sinks — the console (`notice.raised`: toasts, desktop notifications) and, when
- * configured, Pushover, Alertmanager and webhooks — and keeps host outages tracked across restarts.
+ * configured, Pushover, ntfy, Alertmanager and webhooks — and keeps host outages tracked across restarts.
  *
  * The very first update on a fresh database lists what it finds without alerting: pointing
  * Loopdeck at a loop with a year of history must not page the operator for all of it.
@@ -48,8 +55,11 @@ export class Notifier {
   consoleUrl: string | undefined;
   private readonly service: NoticeService;
   private readonly pushover: PushoverSink;
+  private readonly ntfy: NtfySink;
   private readonly alertmanager: AlertmanagerSink;
   private readonly webhooks: WebhookSink;
+  /** Alertmanager's silences for the maintenance windows' occurrences. */
+  private readonly silences: AlertmanagerSilences | null;
   private tracked: Record<string, string>;
   /** When each noticed fleet incident began, kept across restarts like the outages. */
   private incidentSince: Record<string, string>;
@@ -67,7 +77,9 @@ export class Notifier {
 
   constructor(private readonly options: NotifierOptions) {
     const { store, notify, now } = options;
+    const schedule = options.maintenance && !options.maintenance.empty ? options.maintenance : undefined;
     this.pushover = new PushoverSink({ store, notify, now });
+    this.ntfy = new NtfySink({ store, notify, now, ...(options.env ? { env: options.env } : {}) });
     this.alertmanager = new AlertmanagerSink({ store, notify, now });
     this.webhooks = new WebhookSink({ store, notify, now, consoleUrl: () => this.consoleUrl, ...(options.env ? { env: options.env } : {}) });
     const console: NoticeSink = {
@@ -79,10 +91,12 @@ export class Notifier {
       store,
       notify,
       now,
-      sinks: [console, this.pushover, this.alertmanager, this.webhooks],
+      sinks: [console, this.pushover, this.ntfy, this.alertmanager, this.webhooks],
       // The notices that changed, not the list: a night with many new P0 findings sends those.
       onChange: (changed) => options.emit('notices.changed', { notices: changed, ...options.reviewed() }),
+      ...(schedule ? { silence: (source: string, at: Date) => schedule.markAt(targetOfSource(source), at.getTime()) } : {}),
     });
+    this.silences = schedule ? new AlertmanagerSilences({ url: notify.alertmanager?.url ?? null, store, schedule, now }) : null;
     this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
     this.incidentSince = JSON.parse(store.getMeta(INCIDENT_SINCE) ?? '{}') as Record<string, string>;
     this.unknownRules = ruleOverrides(notify.rules).unknown;
@@ -111,7 +125,9 @@ export class Notifier {
   }
 
   private derive(seeded: boolean, changed: NoticeState, full: () => NoticeState): void {
-    const wholeState = !this.sawAll;
+    // A maintenance window holding notices ended: whether each still holds is judged on the whole state.
+    const releasing = seeded && this.service.releaseDue(this.options.now());
+    const wholeState = !this.sawAll || releasing;
     const state = wholeState ? full() : changed;
     this.sawAll = true;
     const now = this.options.now();
@@ -146,6 +162,7 @@ export class Notifier {
       this.options.emit('notices.changed', { notices: this.list(), ...this.options.reviewed() });
       return;
     }
+    if (releasing) this.release(state, drafts);
     // A key is raised once ever (the store keeps it): one already offered need not be again. A
     // draft that waits for another (`requires`, a recovery for an outage) is offered until it lands.
     const fresh = drafts.filter((d) => d.requires !== undefined || !this.offered.has(d.key));
@@ -154,9 +171,25 @@ export class Notifier {
     for (const d of fresh) if (d.requires === undefined) this.offered.add(d.key);
   }
 
-  /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls; rejects when a write failed (done by a later tick). */
-  tick(): Promise<void> {
-    return this.service.tick();
+  /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls, maintenance silences; rejects when a write failed (done by a later tick). */
+  async tick(): Promise<void> {
+    await Promise.all([this.service.tick(), this.silences?.tick()]);
+  }
+
+  /**
+   * Deliver, once, the held notices whose window ended and whose condition the whole state still
+   * calls for; the rest are marked cleared. An event (a host back, a drill finished) is news of its
+   * moment, not a condition: it is not delivered after the window.
+   */
+  private release(state: NoticeState, drafts: readonly NoticeDraft[]): void {
+    const scope = {
+      full: true,
+      derived: new Set(drafts.map((d) => d.key)),
+      loops: new Map(state.loops.map((l) => [l.name, l])),
+      findings: new Set(state.findings.map(findingKey)),
+      prs: true,
+    };
+    this.service.release((row) => (isEventRule(ruleOfKey(row.key)) || conditionOf(row, scope) === 'cleared' ? 'clear' : 'deliver'));
   }
 
   list(): Notice[] {
@@ -176,16 +209,18 @@ export class Notifier {
     this.options.emit('notices.changed', { notices: this.list(), ...this.options.reviewed() });
   }
 
-  /** Config problems: rule names under `notify.rules` that no rule has, webhooks whose secret cannot be read. */
+  /** Config problems: rule names under `notify.rules` that no rule has, webhooks and ntfy whose secret cannot be read. */
   problems(): Problem[] {
     const rules = this.unknownRules.map((name) => ({ source: `notify.rules.${name}`, line: null, message: `No notice rule is named ${name}.` }));
-    return [...rules, ...this.webhooks.problems()];
+    return [...rules, ...this.webhooks.problems(), ...this.ntfy.problems()];
   }
 
-  /** Wait for Pushover, Alertmanager and webhook requests in flight (before the store closes). */
+  /** Wait for Pushover, ntfy, Alertmanager and webhook requests in flight (before the store closes). */
   async close(): Promise<void> {
     await this.pushover.flush();
+    await this.ntfy.flush();
     await this.alertmanager.flush();
     await this.webhooks.flush();
+    await this.silences?.flush();
   }
 }

@@ -50,8 +50,15 @@ export interface NoticeRow {
   pushover_receipt: string | null;
   pushover_receipt_state: 'open' | 'acknowledged' | 'expired' | 'cancelled' | 'gone' | null;
   pushover_error: string | null;
+  /** The ntfy sink's (migration 19), as Pushover's: a send still owed, and the last error ntfy or the network gave. */
+  ntfy_owed: 'alert' | 'quiet' | null;
+  ntfy_error: string | null;
   /** 1 for a notice the first start listed as history (migration 9): never delivered nor repeated. */
   seeded: number;
+  /** Raised inside a maintenance window (migration 20): its reason and end, and what became of it (NoticeSilence's states); NULL otherwise. */
+  silenced_reason?: string | null;
+  silenced_until?: string | null;
+  silence_state?: 'held' | 'delivered' | 'cleared' | 'acknowledged' | null;
 }
 
 /** A stored notice as the contract spells it. */
@@ -69,6 +76,7 @@ export function toNotice(r: NoticeRow): Notice {
     acknowledgedBy: r.acknowledged_by ?? null,
     snoozedUntil: r.snoozed_until,
     snoozedBy: r.snoozed_by ?? null,
+    ...(r.silence_state ? { silenced: { reason: r.silenced_reason ?? '', until: r.silenced_until ?? '', state: r.silence_state } } : {}),
   };
 }
 
@@ -88,4 +96,29 @@ export const NOTICES_PERIODIC_MIGRATION = `
   CREATE INDEX notices_unsent ON notices (key) WHERE sends = 0 AND acknowledged_at IS NULL;
   CREATE INDEX notices_snoozed ON notices (snoozed_until) WHERE snoozed_until IS NOT NULL AND acknowledged_at IS NULL;
   CREATE INDEX notices_emergency ON notices (created_at) WHERE priority = 2 AND acknowledged_at IS NULL AND seeded = 0;
+  `;
+
+/**
+ * Migration 19: the ntfy sink's columns, as Pushover's: a send still owed after a failure ('alert'
+ * | 'quiet') and the last error ntfy or the network gave. The owed ones through a small index:
+ * each of the sink's ticks asks for them.
+ */
+export const NOTICES_NTFY_MIGRATION = `
+  ALTER TABLE notices ADD COLUMN ntfy_owed TEXT;
+  ALTER TABLE notices ADD COLUMN ntfy_error TEXT;
+  CREATE INDEX notices_ntfy_owed ON notices (created_at) WHERE ntfy_owed IS NOT NULL;
+  `;
+
+/**
+ * Migration 20: notices raised inside a maintenance window (the config's `maintenance:`) are held:
+ * recorded, handed to no sink, and when the window ends delivered once if their condition still
+ * holds, or marked cleared. The state is kept on the row, in the transaction that records the
+ * send, so a restart neither loses a held notice nor delivers it twice. The held ones through a
+ * small index: every derive asks when the next one is due.
+ */
+export const NOTICES_MAINTENANCE_MIGRATION = `
+  ALTER TABLE notices ADD COLUMN silenced_reason TEXT;
+  ALTER TABLE notices ADD COLUMN silenced_until TEXT;
+  ALTER TABLE notices ADD COLUMN silence_state TEXT;
+  CREATE INDEX notices_held ON notices (silenced_until) WHERE silence_state = 'held';
   `;

@@ -9,6 +9,7 @@ import { parseProbe, probeScript, type PathAnswer } from './host-probe';
 import { ORIGIN_BOUND_S, parseRunner, type RunnerAnswer, type RunnerAsk } from './runner-probe';
 import { loopDuration, neighboursOf } from './overlap-check';
 import { messageOf } from '../../../shared/errors';
+import type { MaintenanceSchedule } from '../maintenance/maintenance-schedule';
 
 /** A pre-flight that could not tell is run again this soon (ms), not at every poll. */
 export const UNKNOWN_AGAIN_MS = 30_000;
@@ -40,6 +41,8 @@ export interface PreflightServiceOptions {
   readonly state: PreflightState;
   /** The results changed (a pre-flight ran, or one's fire passed). */
   readonly onChange: (list: readonly Preflight[]) => void;
+  /** The maintenance windows: a fire inside one in the loop's scope is `maintenance`, not at risk. */
+  readonly maintenance?: MaintenanceSchedule;
 }
 
 /** A loop's lead before its fire (ms), or null when its pre-flight is off. */
@@ -192,9 +195,14 @@ export class PreflightService {
         overlap: { duration: loopDuration(state.cycles(name), loop.cap), neighbours: neighboursOf(name, config.loops, state.cycles) },
       });
     });
-    for (const r of results) this.byLoop.set(r.loop, r);
+    // A fire inside a maintenance window: the checks are kept for what they say, the state is the window's.
+    const maintained = results.map((r): Preflight => {
+      const mark = this.options.maintenance?.markAt({ kind: 'loop', name: r.loop }, Date.parse(r.fireAt)) ?? null;
+      return mark ? { ...r, state: 'maintenance', maintenance: mark } : r;
+    });
+    for (const r of maintained) this.byLoop.set(r.loop, r);
     this.publish();
-    return results;
+    return maintained;
   }
 
   /** One script on the host for every folder group and runner ask; null when the host cannot be read now, a string when the script failed. */

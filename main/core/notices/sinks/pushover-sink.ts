@@ -1,13 +1,12 @@
-import { backoffDelay } from '../../../../shared/backoff';
 import type { Notice } from '../../../../shared/domain';
-import type { Store } from '../../store/store';
 import { NoticeRows } from '../notice-rows';
 import type { NoticeSink, RemoteAck } from '../notice-service';
-import { truncate } from '../notice-text';
+import { truncate, URL_MAX } from '../notice-text';
 import { emergencyTiming, type RemoteSinkOptions } from '../notify-config';
 import type { NoticeRow } from '../schema';
 import { log } from '../../logging/log';
 import { messageOf } from '../../../../shared/errors';
+import { OwedSends, REJECTED } from './owed-sends';
 
 /** Where Pushover's API lives unless `notify.pushover.baseUrl` says otherwise. */
 export const PUSHOVER_BASE_URL = 'https://api.pushover.net';
@@ -37,18 +36,16 @@ interface ApiAnswer {
   expired?: number;
 }
 
-const REJECTED = 'rejected: ';
-
 /**
  * Forwards notices to Pushover's messages API when `notify.pushover` has a user and a token.
  * Every send is first recorded as owed in the notice's row, so a network failure (or a restart)
  * loses nothing: owed sends are retried on later ticks. An emergency keeps its receipt; Pushover
  * itself repeats it, so this sink skips the service's repeats while the receipt is open, cancels
  * it when the notice is acknowledged or snoozed in Loopdeck, and polls it for an acknowledgement
- * made on the phone.
+ * made on the phone. The owed sends, their retries and backoff are the push sinks' shared ones
+ * (owed-sends.ts).
  */
 export class PushoverSink implements NoticeSink {
-  private readonly store: Store;
   private readonly notices: NoticeRows;
   private readonly cfg: { user: string; token: string; base: string } | null;
   private readonly timing: { retryMs: number; expireMs: number };
@@ -56,31 +53,28 @@ export class PushoverSink implements NoticeSink {
   private readonly fetch: typeof fetch;
   private readonly log: (message: string) => void;
   private readonly pollMs: number;
-  private readonly backoff: { baseMs: number; maxMs: number; random: () => number };
-  /** Failed rounds of sends since the last success: the backoff's attempt. */
-  private failures = 0;
-  private readonly inflight = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
+  /** Owed sends, their backoff, and what a full disk kept from the rows. */
+  private readonly sends: OwedSends<RowFields>;
   private lastPollAt = Number.NEGATIVE_INFINITY;
-  private retryAt = Number.NEGATIVE_INFINITY;
-  /**
-   * What a notice's row should say but could not be written (a full disk), by key: read over the
-   * row, so a message Pushover accepted is not sent again every tick while the disk stays full,
-   * and written at the next tick that can.
-   */
-  private readonly unrecorded = new Map<string, RowFields>();
 
   constructor(opts: PushoverSinkOptions) {
     const p = opts.notify.pushover;
     this.cfg = p?.user && p.token ? { user: p.user, token: p.token, base: (p.baseUrl ?? PUSHOVER_BASE_URL).replace(/\/+$/, '') } : null;
-    this.store = opts.store;
     this.notices = new NoticeRows(opts.store);
     this.timing = emergencyTiming(opts.notify);
     this.now = opts.now ?? (() => new Date());
     this.fetch = opts.fetch ?? fetch;
     this.log = opts.log ?? ((m) => log.error(m));
     this.pollMs = opts.pollMs ?? 10_000;
-    this.backoff = { baseMs: opts.backoffMs ?? 15_000, maxMs: opts.backoffMaxMs ?? 300_000, random: opts.random ?? Math.random };
+    this.sends = new OwedSends<RowFields>({
+      store: opts.store,
+      service: 'Pushover',
+      owedColumn: 'pushover_owed',
+      storedOwed: () => this.notices.pushoverOwed(),
+      now: this.now,
+      log: this.log,
+      backoff: { baseMs: opts.backoffMs ?? 15_000, maxMs: opts.backoffMaxMs ?? 300_000, random: opts.random ?? Math.random },
+    });
   }
 
   /** Whether Pushover is configured (otherwise every call is a no-op). */
@@ -91,38 +85,34 @@ export class PushoverSink implements NoticeSink {
   /** Send the notice (quiet: as Pushover priority −1 at most); the service's emergency repeats are Pushover's job. */
   async deliver(notice: Notice, opts: { repeat: boolean; quiet: boolean }): Promise<void> {
     if (!this.cfg || notice.priority === -2) return;
-    const row = this.row(notice.key);
+    const row = this.sends.row(notice.key);
     if (!row) return;
     if (opts.repeat && notice.priority === 2 && (row.pushover_receipt_state === 'open' || row.pushover_error?.startsWith(REJECTED))) return;
-    this.set(notice.key, { pushover_owed: opts.quiet ? 'quiet' : 'alert' });
-    await this.track(this.send(notice.key));
+    this.sends.set(notice.key, { pushover_owed: opts.quiet ? 'quiet' : 'alert' });
+    await this.sends.track(this.send(notice.key));
   }
 
   /** Wait for every request in flight (before closing the store, and in tests). */
-  async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  flush(): Promise<void> {
+    return this.sends.flush();
   }
 
   /** Stop Pushover repeating an emergency the operator acknowledged or snoozed in Loopdeck. */
   async withdraw(notice: Notice): Promise<void> {
-    const row = this.cfg ? this.row(notice.key) : undefined;
-    if (row?.pushover_receipt_state === 'open') await this.track(this.cancel(row));
+    const row = this.cfg ? this.sends.row(notice.key) : undefined;
+    if (row?.pushover_receipt_state === 'open') await this.sends.track(this.cancel(row));
   }
 
   /** Retry owed sends and cancels, and poll open receipts; returns acknowledgements made on the phone. */
   async tick(): Promise<RemoteAck[]> {
     if (!this.cfg) return [];
     const now = this.now();
-    for (const [key, fields] of [...this.unrecorded]) this.set(key, fields);
-    if (now.getTime() >= this.retryAt) {
-      const stored = this.notices.pushoverOwed();
-      const owed = new Set([...stored, ...[...this.unrecorded].filter(([, f]) => f.pushover_owed).map(([key]) => key)]);
-      for (const key of owed) await this.send(key);
-    }
+    this.sends.recordUnrecorded();
+    for (const key of this.sends.due()) await this.send(key);
     const acks: RemoteAck[] = [];
     const open = this.notices
       .pushoverOpen()
-      .map((r) => ({ ...r, ...this.unrecorded.get(r.key) }))
+      .map((r) => this.sends.over(r))
       .filter((r) => r.pushover_receipt_state === 'open');
     const poll = now.getTime() - this.lastPollAt >= this.pollMs;
     if (poll) this.lastPollAt = now.getTime();
@@ -137,43 +127,6 @@ export class PushoverSink implements NoticeSink {
     return acks;
   }
 
-  private async track(p: Promise<void>): Promise<void> {
-    this.pending.add(p);
-    try {
-      await p;
-    } finally {
-      this.pending.delete(p);
-    }
-  }
-
-  /** A notice's row, with what could not be written yet over it. */
-  private row(key: string): NoticeRow | undefined {
-    const row = this.notices.byKey(key);
-    const pending = this.unrecorded.get(key);
-    return row && pending ? { ...row, ...pending } : row;
-  }
-
-  /**
-   * Write fields of a notice's row (with any still unwritten). Never throws: what cannot be written
-   * (a full disk: the data folder's problem) is kept in memory, read over the row, and written by
-   * a later tick.
-   */
-  private set(key: string, fields: RowFields): void {
-    const all: RowFields = { ...this.unrecorded.get(key), ...fields };
-    const names = Object.keys(all);
-    if (names.length === 0) return;
-    try {
-      const sql = `UPDATE notices SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE key = ?`;
-      this.store.sql.prepare(sql).run(...names.map((n) => all[n as keyof RowFields] ?? null), key);
-      this.unrecorded.delete(key);
-    } catch (err) {
-      this.unrecorded.set(key, all);
-      if (this.store.noteFailure(err, `recording Pushover's answer for notice ${key}`) === null) {
-        this.log(`Pushover: could not record the state of notice ${key} (${messageOf(err)}); kept in memory and recorded later.`);
-      }
-    }
-  }
-
   private form(row: NoticeRow): URLSearchParams {
     const cfg = this.cfg as NonNullable<PushoverSink['cfg']>;
     const priority = row.pushover_owed === 'quiet' ? Math.min(row.priority, -1) : row.priority;
@@ -185,7 +138,7 @@ export class PushoverSink implements NoticeSink {
       priority: String(priority),
       timestamp: String(Math.floor(Date.parse(row.created_at) / 1000)),
     });
-    if (row.url !== null && row.url.length <= 512) {
+    if (row.url !== null && row.url.length <= URL_MAX) {
       form.set('url', row.url);
       if (row.url_title !== null) form.set('url_title', truncate(row.url_title, 100));
     }
@@ -203,21 +156,22 @@ export class PushoverSink implements NoticeSink {
     return { status: res.status, json };
   }
 
-  private async send(key: string): Promise<void> {
-    const row = this.row(key);
-    if (!row || row.pushover_owed === null || this.inflight.has(key)) return;
+  private send(key: string): Promise<void> {
+    return this.sends.attempt(key, () => this.sendOnce(key));
+  }
+
+  private async sendOnce(key: string): Promise<void> {
+    const row = this.sends.row(key);
+    if (!row || row.pushover_owed === null) return;
     // Acknowledged while the send was owed: the operator already knows.
-    if (row.acknowledged_at !== null) return this.set(key, { pushover_owed: null });
-    this.inflight.add(key);
+    if (row.acknowledged_at !== null) return this.sends.set(key, { pushover_owed: null });
     const form = this.form(row);
     try {
       const { status, json } = await this.call('POST', '/1/messages.json', form);
       if (status >= 200 && status < 300 && json?.status === 1) {
         const emergency = form.get('priority') === '2' && typeof json.receipt === 'string';
-        // Pushover answers again: owed sends go out on the next tick, and a later outage starts from the base.
-        this.failures = 0;
-        this.retryAt = Number.NEGATIVE_INFINITY;
-        this.set(key, {
+        this.sends.succeeded();
+        this.sends.set(key, {
           pushover_owed: null,
           pushover_error: null,
           ...(emergency ? { pushover_receipt: json.receipt, pushover_receipt_state: 'open' as const } : {}),
@@ -225,23 +179,19 @@ export class PushoverSink implements NoticeSink {
       } else if (status >= 400 && status < 500 && status !== 429) {
         // Pushover refused this request; sending it again would be refused again.
         const why = Array.isArray(json?.errors) ? json.errors.join('; ') : `HTTP ${status}`;
-        this.set(key, { pushover_owed: null, pushover_error: `${REJECTED}${why}` });
+        this.sends.set(key, { pushover_owed: null, pushover_error: `${REJECTED}${why}` });
         this.log(`Pushover rejected notice ${key} (HTTP ${status}): ${why}. Check notify.pushover.user and notify.pushover.token in the config.`);
       } else {
         this.failed(key, `HTTP ${status}`);
       }
     } catch (err) {
       this.failed(key, messageOf(err));
-    } finally {
-      this.inflight.delete(key);
     }
   }
 
   private failed(key: string, why: string): void {
-    this.set(key, { pushover_error: why });
-    // One step per round of sends, not per owed notice: ten owed notices failing together are one failure.
-    const now = this.now().getTime();
-    if (now >= this.retryAt) this.retryAt = now + backoffDelay(this.failures++, this.backoff);
+    this.sends.set(key, { pushover_error: why });
+    this.sends.failed();
     this.log(`Pushover send of notice ${key} failed (${why}); it stays owed and is retried.`);
   }
 
@@ -249,7 +199,7 @@ export class PushoverSink implements NoticeSink {
     const cfg = this.cfg as NonNullable<PushoverSink['cfg']>;
     try {
       const { json } = await this.call('POST', `/1/receipts/${encodeURIComponent(row.pushover_receipt ?? '')}/cancel.json`, new URLSearchParams({ token: cfg.token }));
-      if (json?.status === 1) this.set(row.key, { pushover_receipt_state: 'cancelled' });
+      if (json?.status === 1) this.sends.set(row.key, { pushover_receipt_state: 'cancelled' });
       else this.log(`Pushover did not cancel the emergency for notice ${row.key}; retrying on the next tick.`);
     } catch (err) {
       this.log(`Pushover cancel for notice ${row.key} failed (${messageOf(err)}); retrying on the next tick.`);
@@ -262,13 +212,13 @@ export class PushoverSink implements NoticeSink {
       const path = `/1/receipts/${encodeURIComponent(row.pushover_receipt ?? '')}.json?token=${encodeURIComponent(cfg.token)}`;
       const { status, json } = await this.call('GET', path);
       if (json?.status === 1 && json.acknowledged === 1) {
-        this.set(row.key, { pushover_receipt_state: 'acknowledged' });
+        this.sends.set(row.key, { pushover_receipt_state: 'acknowledged' });
         const at = typeof json.acknowledged_at === 'number' && json.acknowledged_at > 0 ? json.acknowledged_at * 1000 : this.now().getTime();
         return { key: row.key, acknowledgedAt: new Date(at).toISOString(), by: 'Pushover' };
       }
-      if (json?.status === 1 && json.expired === 1) this.set(row.key, { pushover_receipt_state: 'expired' });
+      if (json?.status === 1 && json.expired === 1) this.sends.set(row.key, { pushover_receipt_state: 'expired' });
       else if (status >= 400 && status < 500 && status !== 429) {
-        this.set(row.key, { pushover_receipt_state: 'gone', pushover_error: `${REJECTED}receipt poll HTTP ${status}` });
+        this.sends.set(row.key, { pushover_receipt_state: 'gone', pushover_error: `${REJECTED}receipt poll HTTP ${status}` });
         this.log(`Pushover does not know the receipt of notice ${row.key} (HTTP ${status}); no longer polling it.`);
       }
     } catch (err) {

@@ -40,9 +40,9 @@ function downLong(since: string | null, now: Date): boolean {
   return !Number.isFinite(t) || now.getTime() - t >= HOST_DOWN_AFTER_MS;
 }
 
-/** Whether a notice still waits for a person at `now`: priority ≥ 1, not acknowledged, not snoozed. */
+/** Whether a notice still waits for a person at `now`: priority ≥ 1, not acknowledged, not snoozed, not held by a maintenance window. */
 export function noticeWaits(n: Notice, now: Date): boolean {
-  if (n.priority < 1 || n.acknowledgedAt !== null) return false;
+  if (n.priority < 1 || n.acknowledgedAt !== null || n.silenced?.state === 'held') return false;
   const until = n.snoozedUntil === null ? NaN : Date.parse(n.snoozedUntil);
   return !(Number.isFinite(until) && until > now.getTime());
 }

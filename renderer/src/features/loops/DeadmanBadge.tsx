@@ -9,7 +9,7 @@ const LABEL: Readonly<Record<Deadman['state'], string>> = {
   overrun: 'overrun',
 };
 
-/** A loop's dead-man state (did it fire when the schedule said?) and its next expected fire time. */
+/** A loop's dead-man state (did it fire when the schedule said?, or "in maintenance" for a fire inside a window) and its next expected fire time. */
 export function DeadmanBadge({ loop, deadman }: { loop: string; deadman: Deadman | null }) {
   if (!deadman) return null;
   const next = formatClock(deadman.expectedAt);
@@ -19,10 +19,11 @@ export function DeadmanBadge({ loop, deadman }: { loop: string; deadman: Deadman
         className={`deadman deadman-${deadman.state}`}
         data-testid={`deadman-${loop}`}
         data-state={deadman.state}
+        data-maintenance={deadman.maintenance ? 'true' : undefined}
         title={deadman.reason}
       >
         <span className="dot" aria-hidden="true" />
-        {LABEL[deadman.state]}
+        {deadman.maintenance ? 'in maintenance' : LABEL[deadman.state]}
         <span className="visually-hidden">: {deadman.reason}</span>
       </span>
       {next ? (

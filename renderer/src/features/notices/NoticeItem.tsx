@@ -11,6 +11,34 @@ function by(user: string | null | undefined): string {
   return user ? ` by ${user}` : '';
 }
 
+const SILENCE_TEXT: Readonly<Record<NonNullable<Notice['silenced']>['state'], string>> = {
+  held: 'silenced',
+  delivered: 'silenced, delivered after',
+  cleared: 'silenced, cleared',
+  acknowledged: 'silenced',
+};
+
+/** The small tag of a notice raised inside a maintenance window: held until the window ends, then delivered once or cleared. */
+function SilenceTag({ notice }: { notice: Notice }) {
+  const s = notice.silenced;
+  if (!s) return null;
+  const until = formatDateTime(s.until) ?? s.until;
+  const what =
+    s.state === 'held'
+      ? `Held back from every sink until the window ends (${until}); delivered then if still wrong.`
+      : s.state === 'delivered'
+        ? `Held back until the window ended (${until}), then delivered: still wrong.`
+        : s.state === 'cleared'
+          ? `Held back until the window ended (${until}); never delivered: it had cleared.`
+          : `Held back until the window ended (${until}); never delivered: acknowledged meanwhile.`;
+  return (
+    <span className="tag tag-maint" data-testid={`notice-silenced-${notice.key}`} data-state={s.state} title={`Maintenance: ${s.reason}. ${what}`}>
+      {SILENCE_TEXT[s.state]}
+      {s.state === 'held' ? ` until ${formatClock(s.until) ?? s.until}` : ''} · {s.reason}
+    </span>
+  );
+}
+
 /** One notice: priority, title, message, link, time, state and who, with Acknowledge and Snooze for a role that may. */
 export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
   const ackNotice = useDeck((s) => s.ackNotice);
@@ -49,6 +77,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
           <PriorityBadge priority={notice.priority} pulsing={notice.priority === 2 && !acked} />
           <strong className="notice-title">{notice.title}</strong>
           <span className="mono muted small">{notice.source}</span>
+          {notice.silenced ? <SilenceTag notice={notice} /> : null}
           <time className="notice-time muted small" dateTime={notice.createdAt} title={formatDateTime(notice.createdAt) ?? undefined}>
             {formatClock(notice.createdAt)} · {formatAge(notice.createdAt, now) ?? '?'} ago
           </time>

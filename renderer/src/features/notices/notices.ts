@@ -45,9 +45,9 @@ export function isSnoozed(notice: Notice, now: number): boolean {
   return Number.isFinite(t) && t > now;
 }
 
-/** Notices still waiting for a person: not acknowledged, not snoozed, not list-only. */
+/** Notices still waiting for a person: not acknowledged, not snoozed, not list-only, not held by a maintenance window (it is delivered, and waits, when the window ends). */
 export function pendingNotices(notices: readonly Notice[], now: number): Notice[] {
-  return notices.filter((n) => n.acknowledgedAt === null && n.priority > -2 && !isSnoozed(n, now));
+  return notices.filter((n) => n.acknowledgedAt === null && n.priority > -2 && !isSnoozed(n, now) && n.silenced?.state !== 'held');
 }
 
 /** Where a notice's link goes: a console view, an https page, or nowhere usable. */

@@ -2,11 +2,12 @@ import { PREFLIGHT_CHECK_LABEL, preflightReasons, preflightStateText, type Prefl
 import { formatDateTime } from '../../ui/format';
 import { routeHash } from '../../ui/route';
 
-const STATE_TAG: Readonly<Record<Preflight['state'], string>> = { ready: 'tag-ok', 'at-risk': 'tag-bad', unknown: 'tag-warn' };
+const STATE_TAG: Readonly<Record<Preflight['state'], string>> = { ready: 'tag-ok', 'at-risk': 'tag-bad', unknown: 'tag-warn', maintenance: 'tag-maint' };
 
 /**
  * "Tonight": each loop's pre-flight before its next fire (shared/preflight.ts) — ready, or at risk
- * because of each failing check, and the warnings worth knowing (a deliver record to resume).
+ * because of each failing check, and the warnings worth knowing (a deliver record to resume); in
+ * maintenance when the fire falls inside a window (the checks still shown for what they say).
  * Shown once a pre-flight has run, inside a loop's lead before its fire.
  */
 export function PreflightSection({ list }: { list: readonly Preflight[] }) {
@@ -34,7 +35,13 @@ export function PreflightSection({ list }: { list: readonly Preflight[] }) {
                 </span>
                 <span className="rv-reason" data-testid={`preflight-headline-${p.loop}`}>
                   Tonight: {preflightStateText(p.state)}
-                  {p.state === 'ready' ? ` — all ${p.checks.length} checks hold` : reasons.length ? ', because' : ''}
+                  {p.maintenance
+                    ? ` (${p.maintenance.reason}), until ${formatDateTime(p.maintenance.until) ?? p.maintenance.until}${reasons.length ? '; the checks say' : ''}`
+                    : p.state === 'ready'
+                      ? ` — all ${p.checks.length} checks hold`
+                      : reasons.length
+                        ? ', because'
+                        : ''}
                 </span>
                 {p.state === 'ready'
                   ? null

@@ -264,6 +264,11 @@ export function ReviewView() {
                         <strong>{i.host}</strong>
                         <span className="muted small">via {i.proxy}</span>
                         <span className={`tag ${i.kind === 'down' || i.kind === 'error-burst' ? 'tag-bad' : 'tag-warn'}`}>{INCIDENT_LABEL[i.kind]}</span>
+                        {i.planned ? (
+                          <span className="tag tag-maint" data-testid={`review-incident-planned-${i.proxy}-${i.host}`} title={`Maintenance: ${i.planned.reason}, until ${formatDateTime(i.planned.until) ?? i.planned.until}`}>
+                            planned
+                          </span>
+                        ) : null}
                         {i.kind === 'down' && i.since ? (
                           <span className="muted small rv-age" title={formatDateTime(i.since) ?? undefined}>
                             for {formatAge(i.since, now)}
