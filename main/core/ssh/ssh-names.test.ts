@@ -128,7 +128,13 @@ describe('file names with every byte 1-255 in a runs folder', () => {
       appendFileSync(Buffer.concat([Buffer.from(`${hostile.day}/`), FORGED]), 'audit 2026-11-29T03:00:00+00:00 FAILED 2\n');
       await until(() => loopsOf(reference, clean).includes('"suite","rc":1'), 20_000, 'the reference to show the appends');
       const live = loopsOf(reference, clean);
-      await until(() => loopsOf(core, hostile) === live, 20_000, 'the hostile folder to read as the well-named copy');
+      await until(() => loopsOf(core, hostile) === live, 20_000, 'the hostile folder to read as the well-named copy').catch((err: unknown) => {
+        // Say where they differ: the first line of each that does not match.
+        const a = JSON.stringify(JSON.parse(loopsOf(core, hostile)), null, 1).split('\n');
+        const b = JSON.stringify(JSON.parse(live), null, 1).split('\n');
+        const i = a.findIndex((line, k) => line !== b[k]);
+        throw new Error(`${(err as Error).message}; first difference at line ${i}: ssh ${JSON.stringify(a.slice(Math.max(0, i - 3), i + 3))} local ${JSON.stringify(b.slice(Math.max(0, i - 3), i + 3))}`, { cause: err });
+      });
       expect(core.snapshot().notices.map((n) => n.key)).toEqual(reference.snapshot().notices.map((n) => n.key));
     } finally {
       await core.close();
