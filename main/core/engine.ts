@@ -1,5 +1,5 @@
 import type { EventName, EventPayload } from '../../shared/contract';
-import { emptySnapshot, type BacklogItem, type Capacity, type Finding, type Problem, type Snapshot, type Task } from '../../shared/domain';
+import { type Capacity, type Problem, type Snapshot } from '../../shared/domain';
 import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
@@ -34,15 +34,14 @@ import { Disposables } from './state/disposables';
 import { listenOnBus } from './engine/bus-listeners';
 import { watchedDirs } from './engine/watched-dirs';
 import { ContractWatch } from './engine/contract-watch';
+import { liveStateOf, snapshotOf, summaryOf, type StateParts } from './engine/state-views';
+import { updateNotices } from './engine/notice-update';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
 import { RunnerLoad } from './engine/runner-load';
 import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule';
-
-/** The ledger rows the notice rules read. */
-const pick = ({ findings, backlog, tasks }: { findings: readonly Finding[]; backlog: readonly BacklogItem[]; tasks: readonly Task[] }) => ({ findings, backlog, tasks });
 
 export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 
@@ -302,19 +301,7 @@ export class Engine {
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     for (const f of this.followers) if (f.behind) this.watches.readAgain(f.host);
     for (const [name, f] of this.ledgerFollowers) if (f.behind) this.watches.readAgain(this.config.loops[name]?.host ?? '');
-    const caughtUp = !this.behind();
-    const prs = this.prTracker.prs;
-    const changedSomething = changed.loops.length > 0 || changed.findings.length > 0 || changed.backlog.length > 0 || changed.tasks.length > 0 || hostsChanged;
-    if (this.noticeGate.due(now, { changedSomething, prs, capacity: this.capacityNow(), caughtUp })) {
-      const small = { prs: this.prTracker.prs, hosts: this.hosts.states(), capacity: this.capacityNow(), drillRuns: this.drills.runs(), drills: this.drills.list(), preflight: this.preflight.list(), contract: this.contract.list(), desk: this.desk.list(), budget: this.nights.budget.current(), cyclesOf: (loop: string) => this.loops.get(loop)?.cycles };
-      try {
-        this.notifier.update(caughtUp, { ...changed, ...small }, () => ({ ...small, loops: [...this.loops.all()], ...pick(this.ledgers.all()) }));
-        this.board.errors.set('notices', null);
-      } catch (err) {
-        // Nothing of it is lost: the notifier derives the whole state again at its next update.
-        this.board.failed('notices', err, () => ({ source: 'notices', line: null, message: `Updating the notices failed: ${messageOf(err)}` }));
-      }
-    }
+    updateNotices({ ...this.parts(), notifier: this.notifier, noticeGate: this.noticeGate, budget: () => this.nights.budget.current() }, now, changed, hostsChanged, !this.behind());
     // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
     this.store.probeRoom();
     this.board.publishIfChanged();
@@ -354,15 +341,7 @@ export class Engine {
 
   /** The live state, without copying findings or building a snapshot: what /metrics counts and the tray shows. */
   liveState(): LiveState {
-    return {
-      loops: [...this.loops.all()],
-      findingsOf: (loop) => this.ledgers.get(loop)?.findings ?? [],
-      prs: this.prTracker.prs,
-      hosts: this.hosts.states(),
-      sourceErrors: this.board.errors.list().length,
-      contract: this.contract.list(),
-      notices: () => this.notifier.list(),
-    };
+    return liveStateOf(this.parts());
   }
 
   /** Record (or clear, with null) a problem of a part beside the engine, e.g. the /metrics exporter's port. */
@@ -383,20 +362,18 @@ export class Engine {
 
   /** The whole state, as `snapshot --json` prints it. */
   snapshot(): Snapshot {
-    const { ledgerRows: _counts, ...rest } = this.summary();
-    // emptySnapshot first: it fixes the order of the keys `snapshot --json` prints.
-    return { ...emptySnapshot(rest.takenAt), ...rest, ...this.ledgers.all() };
+    return snapshotOf(this.parts());
   }
 
   /** The state without the ledger rows (their counts instead): what the console paints first. */
   summary(): Summary {
-    const { findings: _f, backlog: _b, tasks: _t, lessons: _l, audits: _a, ...empty } = emptySnapshot(this.now().toISOString());
-    const live = { hosts: this.hosts.states(), loops: [...this.loops.all()], problems: this.problems(), prs: this.prTracker.prs, capacity: this.capacityNow() };
-    const ops = { notices: this.notifier.list(), ...this.reviewMark.reviewed(), drills: this.drills.list(), drillRuns: this.drills.runs() };
-    // Only while a pre-flight has run: a snapshot without one prints what it printed before.
-    const preflight = this.preflight.list();
-    const desk = this.desk.list();
-    return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: this.contract.list(), ...(desk.length ? { desk } : {}), ledgerRows: this.ledgers.counts() };
+    return summaryOf(this.parts());
+  }
+
+  /** What the read views are made of (engine/state-views.ts). */
+  private parts(): StateParts {
+    const { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk } = this;
+    return { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk };
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

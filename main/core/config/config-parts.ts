@@ -19,3 +19,43 @@ export const NonEmpty = z.string().trim().min(1, 'expected a non-empty string');
 
 /** A secret: `env:NAME` (read from that variable when used; see secret.ts) or the value itself. */
 export const Secret = NonEmpty.refine((v) => secretSource(v) !== null, { message: 'expected "env:NAME" with NAME an environment variable name, e.g. "env:LOOPDECK_OIDC_SECRET"' });
+
+/** A name of a host, loop, proxy or drill: letters, digits, `.`, `_` or `-`. */
+export const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, ".", "_" or "-"');
+
+/** An IANA time zone that this Node's Intl knows. */
+export const TimeZone = z.string().refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an IANA time zone such as "America/New_York"' },
+);
+
+/** Loopback only by name or address, as `metrics.listen` decides it. */
+const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * A URL a secret is sent to (a token, a signed body): https, or plain http on this machine's
+ * loopback only, so the secret does not cross a network in clear. `what` names it in the error.
+ */
+export const httpsOrLoopback = (what: string, examples: string, secret: string) =>
+  z.string().superRefine((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `expected ${what} such as ${examples}, got ${JSON.stringify(text)}` });
+      return;
+    }
+    if (url.protocol === 'https:') return;
+    if (url.protocol === 'http:' && loopbackHost(url.hostname)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected an https:// URL (plain http:// only on loopback: 127.0.0.1, ::1, localhost), got ${JSON.stringify(text)}: ${secret} would cross the network in clear`,
+    });
+  });

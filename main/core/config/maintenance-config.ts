@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { CronExpressionParser } from 'cron-parser';
-import { Duration, NonEmpty } from './config-parts';
+import { Duration, Name, NonEmpty, TimeZone } from './config-parts';
 import { messageOf } from '../../../shared/errors';
 
 // `maintenance:` (issue "The operator's week", item 1): windows when loops, hosts or proxies are
@@ -9,7 +9,6 @@ import { messageOf } from '../../../shared/errors';
 // `proxies`; none: everything). What a window does is main/core/maintenance; this is only what may
 // be written. Names in a scope are checked against the config in schema.ts.
 
-const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, ".", "_" or "-"');
 
 /** An ISO time with its offset (`2026-11-29T01:00:00Z`, `2026-11-29T02:00+01:00`): a time without one would mean this machine's zone. */
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/;
@@ -22,18 +21,6 @@ const IsoTime = z.string().transform((text, ctx) => {
   }
   return ms;
 });
-
-const TimeZone = z.string().refine(
-  (tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'expected an IANA time zone such as "Europe/Berlin"' },
-);
 
 /** A five-field cron that cron-parser reads (the dead-man's evaluator reads it the same way). */
 const Cron = z.string().superRefine((text, ctx) => {
