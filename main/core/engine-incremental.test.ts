@@ -287,4 +287,39 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     await a.engine.close();
     await b.engine.close();
   });
+
+  it('a poll asked for while one is in flight reads what was written after that one began, shared by every caller meanwhile', async () => {
+    const fx = fixture(5);
+    const store = Store.open(':memory:');
+    let during: (() => Promise<void>[]) | null = null;
+    let asked: Promise<void>[] = [];
+    // afterPoll runs once the poll's reads are over, before it ends: a write then is one it cannot see.
+    const engine = composeEngine(fx.config, {
+      store,
+      now: () => NOW,
+      afterPoll: () => {
+        const ask = during;
+        during = null;
+        if (ask) asked = ask();
+      },
+    });
+    let polls = 0;
+    await engine.poll();
+    const phase = () => engine.snapshot().loops[0]?.cycles.find((c) => c.date === DAYS.at(-1))?.phases[1]?.status;
+    expect(phase()).toBe('running');
+    during = () => {
+      appendFileSync(join(fx.today, 'remediate.status'), `remediate ${DAYS.at(-1)}T11:00:00+00:00 OK\n`);
+      polls++;
+      return [engine.poll(), engine.poll({ reason: 'wake' }), engine.poll()];
+    };
+    await engine.poll();
+    expect(polls).toBe(1);
+    // The three calls made during that poll share one poll after it, which read the stamp.
+    expect(asked).toHaveLength(3);
+    expect(new Set(asked).size).toBe(1);
+    await Promise.all(asked);
+    expect(phase()).toBe('ok');
+    await engine.idle();
+    await engine.close();
+  });
 });

@@ -86,6 +86,8 @@ export class Engine {
   /** Phase transcripts: ranges, search, and which open ones changed. */
   readonly transcripts: TranscriptService;
   private polling: Promise<void> | null = null;
+  /** The poll asked for while one was in flight: it starts when that one ends (see `poll`). */
+  private queued: { reason: PollReason; readonly promise: Promise<void> } | null = null;
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
@@ -248,23 +250,46 @@ export class Engine {
   }
 
   /**
-   * Read every source once and publish what changed. Concurrent calls share one poll. `reason`
-   * says who asked: a `wake` (a watcher) or the `timer`; then hosts whose watchers cover every
-   * folder it would read are read only where the watchers saw a change. Without one (a person,
-   * a test, `snapshot`) everything is read.
+   * Read every source once and publish what changed. `reason` says who asked: a `wake` (a
+   * watcher) or the `timer`; then hosts whose watchers cover every folder it would read are read
+   * only where the watchers saw a change. Without one (a person, a test, `snapshot`) everything is
+   * read.
+   *
+   * A call while a poll is in flight is answered by one more poll right after it, shared by every
+   * call made meanwhile (with the widest reason asked): the poll in flight began before the call,
+   * so it may have missed what the caller wrote or a watcher reported since. Joining it instead
+   * let a drill start beside a phase whose stamp a person had just written, and left a watcher's
+   * report unread until the next timer poll (under load, a minute in a test).
    */
   poll(options: { reason?: 'wake' | 'timer' } = {}): Promise<void> {
-    this.polling ??= this.pollAll(options.reason ?? null)
-      .then(() => this.options.afterPoll?.())
-      .finally(() => {
-        this.polling = null;
-      });
-    return this.polling;
+    const reason: PollReason = options.reason ?? null;
+    if (this.polling === null) {
+      const run = (this.polling = this.pollAll(reason)
+        .then(() => this.options.afterPoll?.())
+        .finally(() => {
+          if (this.polling === run) this.polling = null;
+        }));
+      return run;
+    }
+    if (this.queued !== null) {
+      this.queued.reason = widerReason(this.queued.reason, reason);
+      return this.queued.promise;
+    }
+    const after = this.polling.catch(() => undefined);
+    const queued: { reason: PollReason; promise: Promise<void> } = {
+      reason,
+      promise: after.then(() => {
+        this.queued = null;
+        return this.poll(queued.reason === null ? {} : { reason: queued.reason });
+      }),
+    };
+    this.queued = queued;
+    return queued.promise;
   }
 
-  /** Resolves when no poll is in flight (before closing the store under it). */
+  /** Resolves when no poll is in flight or asked for (before closing the store under it). */
   async idle(): Promise<void> {
-    await this.polling?.catch(() => undefined);
+    while (this.polling !== null || this.queued !== null) await (this.queued?.promise ?? this.polling)?.catch(() => undefined);
   }
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
@@ -392,4 +417,13 @@ export class Engine {
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     this.bus.publish(event, payload);
   }
+}
+
+/** Who asked for a poll: a watcher, the timer, or (null) a person, a test or `snapshot`: everything is read. */
+type PollReason = 'wake' | 'timer' | null;
+
+/** Of two reasons, the one that reads more: a person's reads everything, the timer's takes the safety net's turn. */
+function widerReason(a: PollReason, b: PollReason): PollReason {
+  if (a === null || b === null) return null;
+  return a === 'timer' || b === 'timer' ? 'timer' : 'wake';
 }

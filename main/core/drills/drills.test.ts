@@ -37,6 +37,8 @@ function setup(sshd: TestSshd): Setup {
       `  reliability: { host: runner, runs: ${q(runs)} }`,
       'drills:',
       `  echo: { host: runner, cwd: ${q(work)}, timeout: 30s, command: ${q('echo "start $LOOPDECK_ARG_MODE"; sleep 1; echo "end in $(pwd)"; exit 3')}, args: { mode: [fast, "a; touch PWNED", "$(touch PWNED2)"] } }`,
+      // Runs until the test creates \`release\`: a second run is asked while it surely runs, however slow the machine.
+      `  hold: { host: runner, cwd: ${q(work)}, timeout: 60s, command: ${q('while [ ! -e release ]; do sleep 0.05; done; echo released')} }`,
       `  sleeper: { host: runner, cwd: ${q(work)}, timeout: 2s, command: ${q('sleep 60 & echo $! > child.pid; echo started; sleep 60')} }`,
       `  slow: { host: runner, cwd: ${q(work)}, timeout: 60s, command: ${q('echo one; sleep 3; echo two; exit 0')} }`,
       // Its second line waits for the test to create \`go\`: "live" does not depend on timing.
@@ -130,10 +132,13 @@ describe('drills over a real sshd', () => {
   }, 40_000);
 
   it('refuses a second run of the same drill while one runs, and times out by killing the process group', async () => {
+    rmSync(join(s.work, 'release'), { force: true });
+    const held = await c.handlers['drills.run']({ name: 'hold', args: {}, confirm: 'hold', overrideRunningPhase: false }, TEST_CALLER);
+    expect(await failure(c.handlers['drills.run']({ name: 'hold', args: {}, confirm: 'hold', overrideRunningPhase: false }, TEST_CALLER))).toMatch(/already running on runner/);
+    writeFileSync(join(s.work, 'release'), '');
+    await until(() => runOf(c, held.runId)?.status !== 'running', 30_000, 'the held drill to end');
+    expect(runOf(c, held.runId)).toMatchObject({ status: 'ok', rc: 0 });
     const { runId } = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER);
-    expect(await failure(c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER))).toMatch(
-      /already running on runner/,
-    );
     await until(() => runOf(c, runId)?.status !== 'running', 30_000, 'the timeout');
     expect(runOf(c, runId)).toMatchObject({ status: 'timeout', rc: 143 });
     const child = Number(readFileSync(join(s.work, 'child.pid'), 'utf8'));
@@ -142,9 +147,14 @@ describe('drills over a real sshd', () => {
     expect(['gone', 'Z', 'X']).toContain(state);
     // The lock was released with the run.
     const again = await c.handlers['drills.run']({ name: 'sleeper', args: {}, confirm: 'sleeper', overrideRunningPhase: false }, TEST_CALLER);
-    await c.handlers['drills.cancel']({ runId: again.runId }, TEST_CALLER);
-    await until(() => runOf(c, again.runId)?.status !== 'running', 30_000, 'the cancel');
-    expect(runOf(c, again.runId)?.status).toBe('cancelled');
+    await until(() => runOf(c, again.runId)?.status !== 'running', 30_000, 'the second timeout');
+    expect(runOf(c, again.runId)?.status).toBe('timeout');
+    // A cancel ends a run that would otherwise wait (for \`release\`) a minute.
+    rmSync(join(s.work, 'release'), { force: true });
+    const cancelled = await c.handlers['drills.run']({ name: 'hold', args: {}, confirm: 'hold', overrideRunningPhase: false }, TEST_CALLER);
+    await c.handlers['drills.cancel']({ runId: cancelled.runId }, TEST_CALLER);
+    await until(() => runOf(c, cancelled.runId)?.status !== 'running', 30_000, 'the cancel');
+    expect(runOf(c, cancelled.runId)?.status).toBe('cancelled');
   }, 60_000);
 
   it('refuses while a loop phase on the host is running, unless overridden, and records the override', async () => {
