@@ -11,8 +11,8 @@ export function shellQuote(value: string): string {
  * Symbolic links are followed (`-L`), as on a local host: a link to a named pipe is a named pipe.
  */
 export const STAT_FN =
-  "if stat -c %i / >/dev/null 2>&1; then st() { stat -L -c '%i|%s|%Y|%W|%F|%n' -- \"$@\"; }; sn() { stat -L -c '%i|%s|%Y|%W|%F|' -- \"$1\"; }; " +
-  "else st() { stat -L -f '%i|%z|%m|%B|%HT|%N' -- \"$@\"; }; sn() { stat -L -f '%i|%z|%m|%B|%HT|' -- \"$1\"; }; fi";
+  "if stat -c %i / >/dev/null 2>&1; then st() { stat -L -c '%i|%s|%Y|%W|%F|%n' -- \"$@\"; }; sn() { stat -L -c '%i|%s|%Y|%W|%F|' -- \"$@\"; }; " +
+  "else st() { stat -L -f '%i|%z|%m|%B|%HT|%N' -- \"$@\"; }; sn() { stat -L -f '%i|%z|%m|%B|%HT|' -- \"$@\"; }; fi";
 
 /**
  * How names cross the link unambiguously (see file-names.ts): the C locale, so `[:print:]` means
@@ -22,8 +22,56 @@ export const STAT_FN =
  */
 export const NAMES_FN = "LC_ALL=C; export LC_ALL; hx() { printf %s \"$1\" | od -An -v -tx1 | tr -d ' \\n'; }";
 
+/** awk: the names' hex on its line (each name's ended by `00`: a name holds no NUL) into `h[1..k]`. */
+const SPLIT_HEX = 'k = 0; c = ""; n = length($0); for (i = 1; i < n; i += 2) { b = substr($0, i, 2); if (b == "00") { h[++k] = c; c = "" } else c = c b }';
+
+/**
+ * Names that are not plain, in batches (after STAT_FN and NAMES_FN), in the order given:
+ *
+ * - `oh NAME...`: a line each, `x` + its hex;
+ * - `ox NAME...` (names in the current folder): a listing line each, `=` + its `sn` line + its hex
+ *   (parseListingLine), each line led by `$ox_p` when that is exported; with no stat part for one
+ *   that was gone by the stat, the names asked one by one then (their stat lines no longer line up).
+ *
+ * One od, one stat and one awk for all the names: a subshell and three programs a name made a
+ * folder of 300 such names cost seconds a listing, and the sh watcher lists every 250 ms.
+ */
+export const ODD_FN = [
+  "oh() { [ $# -gt 0 ] || return 0; printf '%s\\000' \"$@\" | od -An -v -tx1 | tr -d ' \\n' | awk '{ " + SPLIT_HEX + ' } END { for (i = 1; i <= k; i++) print "x" h[i] }\'; }',
+  "ox() { [ $# -gt 0 ] || return 0; ox_o=$({ printf '%s\\000' \"$@\" | od -An -v -tx1 | tr -d ' \\n'; echo; sn \"$@\" 2>/dev/null; } | awk 'NR == 1 { " +
+    SPLIT_HEX +
+    '; next } $0 != "" { s[++m] = $0 } END { if (m != k) { print "?"; exit } for (i = 1; i <= k; i++) print ENVIRON["ox_p"] "=" s[i] h[i] }\'); ' +
+    'if [ "$ox_o" = "?" ]; then for f; do printf \'%s=%s%s\\n\' "${ox_p-}" "$(sn "$f" 2>/dev/null)" "$(hx "$f")"; done; else printf \'%s\\n\' "$ox_o"; fi; }',
+].join('; ');
+
 /** The `case` pattern of a name that is not printable ASCII only (in the C locale NAMES_FN sets). */
 export const ODD_NAME = '*[![:print:]]*';
+
+/** Exit code our scripts use for "no such file or folder". */
+export const MISSING = 3;
+
+/**
+ * The script that lists a folder's sub-folders: `p` + a plain name, `x` + any other's hex (see
+ * NAMES_FN), a line each. Shell builtins only for plain names, no stat: one request, and a fixed
+ * number of programs (ODD_FN's) whatever the folder holds. Exit MISSING when it is not there.
+ */
+export function dirsScript(path: string): string {
+  return `${STAT_FN}; ${NAMES_FN}; ${ODD_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set --; for f in *; do [ -d "$f" ] || continue; case $f in ${ODD_NAME}) set -- "$@" "$f" ;; *) printf 'p%s\\n' "$f" ;; esac; done; oh "$@"; exit 0`;
+}
+
+/**
+ * The script that lists a folder's entries with their stats (parseListingLine a line): plain
+ * names stat-ed in one batch, any other names in another, sent in hex (ODD_FN): a fixed number
+ * of programs whatever the folder holds. Exit MISSING when it is not there.
+ */
+export function listScript(path: string): string {
+  return (
+    `${STAT_FN}; ${NAMES_FN}; ${ODD_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set --; ` +
+    `for f in *; do [ -e "$f" ] || [ -L "$f" ] || continue; case $f in ${ODD_NAME}) set -- "$@" "$f" ;; esac; done; ox "$@"; set --; ` +
+    `for f in *; do [ -e "$f" ] || [ -L "$f" ] || continue; case $f in ${ODD_NAME}) ;; *) set -- "$@" "$f" ;; esac; done; ` +
+    `[ $# -gt 0 ] && st "$@" 2>/dev/null; exit 0`
+  );
+}
 
 /**
  * The kind of file from GNU `%F` ("regular file", "regular empty file", "fifo", "character special

@@ -3,13 +3,11 @@ import type { ExecResult, SshConnection } from '../ssh/connection';
 import { hostName } from './file-names';
 import { FileReadError, type DirEntry, type DirListing, type FileSource, type FileStat, type WatchHint } from './file-source';
 import { LOAD_SCRIPT, takeLoad, type LoadSample } from './host-load';
-import { NAMES_FN, ODD_NAME, parseListingLine, parseStatLine, shellQuote, STAT_FN } from './remote-shell';
+import { dirsScript, listScript, MISSING, parseListingLine, parseStatLine, shellQuote, STAT_FN } from './remote-shell';
 import { StreamedBytes } from './streamed-bytes';
 import { parseWatchLine } from './watch-frames';
 import { watcherCommand } from './watcher-perl';
 
-/** Exit code our scripts use for "no such file or folder". */
-const MISSING = 3;
 /** Exit code of a read whose path is not a regular file (a named pipe would block `tail`). */
 const NOT_REGULAR = 4;
 /** Exit code of a read whose file this account may not read (`tail` would print nothing and exit 0). */
@@ -173,9 +171,7 @@ export class SshSource implements FileSource {
   }
 
   async dirs(path: string): Promise<DirListing<string> | null> {
-    // Shell builtins only (and `hx` for a name that is not plain): no stat per entry, one request
-    // whatever the folder holds. `p` starts a plain name, `x` one in hex (see NAMES_FN).
-    const script = `${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; for f in *; do [ -d "$f" ] || continue; case $f in ${ODD_NAME}) printf 'x%s\\n' "$(hx "$f")" ;; *) printf 'p%s\\n' "$f" ;; esac; done; exit 0`;
+    const script = dirsScript(path);
     const out = await this.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
@@ -193,11 +189,7 @@ export class SshSource implements FileSource {
   }
 
   async list(path: string): Promise<DirListing<DirEntry> | null> {
-    // Plain names are stat-ed in one batch; any other name alone, and sent in hex (see NAMES_FN).
-    const script =
-      `${STAT_FN}; ${NAMES_FN}; cd ${shellQuote(path)} 2>/dev/null || exit ${MISSING}; set --; ` +
-      `for f in *; do [ -e "$f" ] || [ -L "$f" ] || continue; case $f in ${ODD_NAME}) printf '=%s%s\\n' "$(sn "$f" 2>/dev/null)" "$(hx "$f")" ;; *) set -- "$@" "$f" ;; esac; done; ` +
-      `[ $# -gt 0 ] && st "$@" 2>/dev/null; exit 0`;
+    const script = listScript(path);
     const out = await this.run(script);
     if (out.code === MISSING) return null;
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);

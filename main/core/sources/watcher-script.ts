@@ -1,4 +1,4 @@
-import { NAMES_FN, ODD_NAME, shellQuote, STAT_FN } from './remote-shell';
+import { NAMES_FN, ODD_FN, ODD_NAME, shellQuote, STAT_FN } from './remote-shell';
 
 /**
  * How often an idle watcher says it is alive (ms). A watcher ends when its input ends (sshd closes
@@ -98,6 +98,7 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
   return [
     STAT_FN,
     NAMES_FN,
+    ODD_FN,
     "trap '' PIPE",
     'me=$$; rpid=',
     'w=$(mktemp -d 2>/dev/null) || { w="${TMPDIR:-/tmp}/loopdeck-watch.$$"; mkdir "$w"; } || exit 1',
@@ -133,8 +134,10 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     // Woken: list again FALLBACK_STAT_MS later too, for what came while the next tail was starting.
     '  if [ -e "$w/wake" ]; then rm -f "$w/wake"; woke=1; else woke=0; fi',
     // One stat for every entry of every folder, by full path (no subshell, no cd).
-    // Only a plain name travels in a line (see NAMES_FN); any other, as `O <dir>/<hex> <stat>`, only says that something changed.
-    `  cur=$(set --; for d in ${each}; do [ -d "$d" ] && echo "D $d" && for f in "$d"/*; do [ -e "$f" ] || continue; case \${f##*/} in ${ODD_NAME}) echo "O $d/$(hx "\${f##*/}") $(sn "$f" 2>/dev/null)" ;; *) set -- "$@" "$f" ;; esac; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
+    // Only a plain name travels in a line (see NAMES_FN); any other, as `O <dir> =<stat><hex>`, only
+    // says that something changed: the names of a folder in one batch (ODD_FN), not three programs each.
+    `  cur=$(for d in ${each}; do [ -d "$d" ] || continue; echo "D $d"; set --; for f in "$d"/*; do [ -e "$f" ] || continue; case \${f##*/} in ${ODD_NAME}) set -- "$@" "\${f##*/}" ;; esac; done; [ $# -gt 0 ] && (cd "$d" 2>/dev/null && ox_p="O $d " && export ox_p && ox "$@"); done; ` +
+      `set --; for d in ${each}; do [ -d "$d" ] || continue; for f in "$d"/*; do [ -e "$f" ] || continue; case \${f##*/} in ${ODD_NAME}) ;; *) set -- "$@" "$f" ;; esac; done; done; [ $# -gt 0 ] && st "$@" 2>/dev/null)`,
     '  if [ "$cur" != "$prev" ]; then',
     `    acts=$(printf '%s\\n' "$cur" | awk -v b64=$b64 -v cap=${MAX_FRAME_BYTES} -v overlap=${FRAME_OVERLAP} ${shellQuote(DIFF_AWK)} t=P "$w/prev" t=C -)`,
     `    printf '%s\\n' "$cur" >"$w/prev"; prev=$cur`,
