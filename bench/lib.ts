@@ -153,10 +153,15 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Start `loopdeck serve` (the real CLI) and wait for the URL it prints. */
+/**
+ * Start `loopdeck serve` (the real CLI) and wait for the URL it prints. `LOOPDECK_BENCH_NODE_ARGS`
+ * (space-separated) goes to its node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a
+ * figure's time goes (NODE_OPTIONS refuses --cpu-prof).
+ */
 export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const spawnedAt = Date.now();
-  const child = spawnTracked(process.execPath, [LOOPDECK_BIN, 'serve', '--port', '0', ...args], env);
+  const nodeArgs = (process.env.LOOPDECK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawnTracked(process.execPath, [...nodeArgs, LOOPDECK_BIN, 'serve', '--port', '0', ...args], env);
   const { url, output } = await servedUrl(child, { timeoutMs: 60_000 });
   const urlAt = Date.now();
   return { url, pid: child.pid ?? 0, spawnedAt, urlAt, output, stop: () => stopChild(child) };
