@@ -72,7 +72,7 @@ const core = (...layerTypes) => layerTypes.flatMap((t) => [to(t), fromFiles(t)])
 const allCore = core('core-plumbing', 'core-feature', 'core-top');
 const coreExternals = [
   to('shared'), fromFiles('package-json'), nodeBuiltins,
-  pkg('ssh2', 'better-sqlite3', 'zod', 'yaml', 'cron-parser', 'ssh-config', 'parse-prometheus-text-format', 'prom-client', '@octokit/core'),
+  pkg('ssh2', 'better-sqlite3', 'zod', 'yaml', 'cron-parser', 'ssh-config', 'parse-prometheus-text-format', 'prom-client', '@octokit/core', 'nodemailer'),
 ];
 
 /**

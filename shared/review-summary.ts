@@ -337,31 +337,40 @@ function waitingLines(w: WaitingItem): string[] {
 }
 
 /** The waiting items listed (at most REVIEW_FINDING_LIMIT), then how many more. */
-function waitingList(items: readonly WaitingItem[]): string[] {
+export function waitingList(items: readonly WaitingItem[]): string[] {
   const lines = items.slice(0, REVIEW_FINDING_LIMIT).flatMap(waitingLines);
   const more = items.length - REVIEW_FINDING_LIMIT;
   if (more > 0) lines.push(`- and ${more} more waiting`);
   return lines;
 }
 
-function section(title: string, lines: readonly string[], none: string): string[] {
+export function section(title: string, lines: readonly string[], none: string): string[] {
   return ['', `## ${title}`, '', ...(lines.length ? lines : [none])];
 }
 
-/** Render the summary as Markdown to paste into an issue or a chat; every piece of outside text is escaped. */
-export function renderReviewMarkdown(s: ReviewSummary): string {
+/** The loops that need a person: a dead-man not ok, a host problem, a failed or incomplete cycle. */
+export function needyLoops(s: ReviewSummary): number {
+  return s.loops.filter((l) => (l.deadman && l.deadman.state !== 'ok') || l.hostProblem !== null || l.cycles.some((x) => x.status === 'failed' || x.status === 'incomplete')).length;
+}
+
+/** The summary's one-line headline: loops needing attention, new findings, PRs, drills, incidents. */
+export function reviewHeadline(s: ReviewSummary): string {
   const c = s.findings.counts;
   const newTotal = c.P0 + c.P1 + c.P2 + c.P3 + c.none;
   const bySev = (['P0', 'P1', 'P2', 'P3'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
-  const needy = s.loops.filter((l) => (l.deadman && l.deadman.state !== 'ok') || l.hostProblem !== null || l.cycles.some((x) => x.status === 'failed' || x.status === 'incomplete')).length;
-  const headline = [
-    `${needy} of ${plural(s.loops.length, 'loop', 'loops')} need attention`,
+  return [
+    `${needyLoops(s)} of ${plural(s.loops.length, 'loop', 'loops')} need attention`,
     `${plural(newTotal, 'new finding', 'new findings')}${bySev.length ? ` (${bySev.join(', ')})` : ''}`,
     `${plural(s.prs.length, 'PR', 'PRs')} ready to merge`,
     ...(s.merged.length ? [`${s.merged.length} merged from the console`] : []),
     plural(s.drills.length, 'drill run', 'drill runs'),
     plural(s.incidents.length, 'fleet incident', 'fleet incidents'),
   ].join(' · ');
+}
+
+/** Render the summary as Markdown to paste into an issue or a chat; every piece of outside text is escaped. */
+export function renderReviewMarkdown(s: ReviewSummary): string {
+  const headline = reviewHeadline(s);
   const findings = s.findings.items.map(findingLine);
   if (s.findings.more > 0) findings.push(`- and ${s.findings.more} more P0/P1 ${s.findings.more === 1 ? 'finding' : 'findings'}`);
   return [

@@ -42,6 +42,8 @@ import { RunnerLoad } from './engine/runner-load';
 import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule';
+import { DigestService } from './notices/digest/digest-service';
+import { buildReviewSummary } from '../../shared/review-summary';
 
 export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 
@@ -207,11 +209,28 @@ export class Engine {
     github?.start();
     this.teardown.add(async () => github?.stop());
     this.desk.start();
-    const ticks = new NoticeTick(this.notifier, this.board, this.options.noticeTickMs ?? 5000);
+    // The morning digest (`digest:`) is asked on the notices' tick: no timer of its own.
+    const digest = this.digestService();
+    const notices = digest ? { tick: () => this.notifier.tick().finally(() => digest.tick()) } : this.notifier;
+    const ticks = new NoticeTick(notices, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
     this.teardown.add(() => {
       this.started = false;
       ticks.stop();
+    });
+  }
+
+  /** The morning digest over this engine's state, when `digest:` is configured: the Review as `review --markdown` builds it, linked to the console. */
+  private digestService(): DigestService | null {
+    const digest = this.config.digest;
+    if (!digest) return null;
+    return new DigestService({
+      digest,
+      notify: this.config.notify,
+      store: this.store,
+      now: this.now,
+      review: (now) => buildReviewSummary(this.snapshot(), { now: now.getTime() }),
+      consoleUrl: () => this.notifier.consoleUrl,
     });
   }
 

@@ -37,7 +37,7 @@ export const TimeZone = z.string().refine(
 );
 
 /** Loopback only by name or address, as `metrics.listen` decides it. */
-const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+export const loopbackHost = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /**
  * A URL a secret is sent to (a token, a signed body): https, or plain http on this machine's

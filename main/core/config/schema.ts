@@ -10,6 +10,7 @@ import { CostsConfigSchema, undeclaredCostProxies } from './costs-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
 import { MaintenanceConfigSchema, undeclaredMaintenanceNames } from './maintenance-config';
+import { DigestConfigSchema, unconfiguredDigestSinks } from './digest-config';
 
 
 /** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
@@ -277,6 +278,8 @@ export const ConfigSchema = z
     costs: CostsConfigSchema.optional(),
     /** Maintenance windows: what falls inside one in its scope is held back, not alerted (see maintenance-config.ts). */
     maintenance: MaintenanceConfigSchema.default([]),
+    /** The morning summary, pushed: at a time, to the notify sinks named (see digest-config.ts); off unless present. */
+    digest: DigestConfigSchema.optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -309,6 +312,9 @@ export const ConfigSchema = z
     }
     for (const { path, message } of undeclaredMaintenanceNames(cfg.maintenance, { loops: Object.keys(cfg.loops), hosts: Object.keys(cfg.hosts), proxies: Object.keys(cfg.proxies) })) {
       ctx.addIssue({ code: 'custom', path: ['maintenance', ...path], message });
+    }
+    for (const { index, message } of cfg.digest ? unconfiguredDigestSinks(cfg.digest, cfg.notify) : []) {
+      ctx.addIssue({ code: 'custom', path: ['digest', 'to', index], message });
     }
     for (const { key, message } of cfg.costs ? undeclaredCostProxies(cfg.costs, Object.keys(cfg.proxies)) : []) {
       ctx.addIssue({ code: 'custom', path: ['costs', 'hosts', key], message });
