@@ -30,6 +30,11 @@ export const NoticeSchema = z
     snoozedBy: z.string().nullable().optional(),
     /** Raised inside a maintenance window in its scope: held back from every sink, then delivered once or cleared. Absent or null otherwise. */
     silenced: NoticeSilenceSchema.nullable().optional(),
+    /** Sent on (`escalate:`) because nobody acknowledged it within `afterMs`: when, the sinks it reached, those still failing. Absent otherwise. */
+    escalated: z
+      .object({ at: z.string(), afterMs: z.number().int().nonnegative(), to: z.array(z.string()).readonly(), failed: z.array(z.string()).readonly() })
+      .readonly()
+      .optional(),
   })
   .readonly();
 /** A notification. */

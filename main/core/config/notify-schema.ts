@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Duration, httpsOrLoopback, NonEmpty } from './config-parts';
 import { secretSource } from './secret';
-import { EmailConfigSchema } from './digest-config';
+import { EmailConfigSchema } from './push-config';
 
 // `notify:` — where notices go beyond the console: Pushover, Alertmanager, webhooks, ntfy.
 
@@ -78,7 +78,7 @@ export const NotifyConfigSchema = z
     webhooks: z.array(WebhookConfigSchema).max(20, 'at most 20 webhooks').optional(),
     /** A self-hosted ntfy or ntfy.sh: every notice of priority −1 and up is published to the topic, as Pushover's. */
     ntfy: NtfyConfigSchema.optional(),
-    /** An SMTP server and addresses: the morning digest's `email` sink (digest-config.ts). */
+    /** An SMTP server and addresses: the morning digest's `email` sink (push-config.ts). */
     email: EmailConfigSchema.optional(),
     rules: z.record(z.string(), z.number().int().min(-2).max(2)).optional(),
     retry: Duration.optional(),

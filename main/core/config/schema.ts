@@ -10,7 +10,7 @@ import { CostsConfigSchema, undeclaredCostProxies } from './costs-config';
 import { secretSource } from './secret';
 import { parseDiskThreshold } from './disk-threshold';
 import { MaintenanceConfigSchema, undeclaredMaintenanceNames } from './maintenance-config';
-import { DigestConfigSchema, unconfiguredDigestSinks } from './digest-config';
+import { DigestConfigSchema, EscalateConfigSchema, unconfiguredSinks } from './push-config';
 
 
 /** A pre-flight lead (`1h`, `30m`) or `off`: parsed to milliseconds, `off` to null. */
@@ -278,8 +278,10 @@ export const ConfigSchema = z
     costs: CostsConfigSchema.optional(),
     /** Maintenance windows: what falls inside one in its scope is held back, not alerted (see maintenance-config.ts). */
     maintenance: MaintenanceConfigSchema.default([]),
-    /** The morning summary, pushed: at a time, to the notify sinks named (see digest-config.ts); off unless present. */
+    /** The morning summary, pushed: at a time, to the notify sinks named (see push-config.ts); off unless present. */
     digest: DigestConfigSchema.optional(),
+    /** A priority 1–2 notice nobody acknowledged in time, sent on to more sinks (see push-config.ts); off unless present. */
+    escalate: EscalateConfigSchema.optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -313,8 +315,9 @@ export const ConfigSchema = z
     for (const { path, message } of undeclaredMaintenanceNames(cfg.maintenance, { loops: Object.keys(cfg.loops), hosts: Object.keys(cfg.hosts), proxies: Object.keys(cfg.proxies) })) {
       ctx.addIssue({ code: 'custom', path: ['maintenance', ...path], message });
     }
-    for (const { index, message } of cfg.digest ? unconfiguredDigestSinks(cfg.digest, cfg.notify) : []) {
-      ctx.addIssue({ code: 'custom', path: ['digest', 'to', index], message });
+    for (const section of ['digest', 'escalate'] as const) {
+      const list = cfg[section];
+      for (const { index, message } of list ? unconfiguredSinks(list, cfg.notify) : []) ctx.addIssue({ code: 'custom', path: [section, 'to', index], message });
     }
     for (const { key, message } of cfg.costs ? undeclaredCostProxies(cfg.costs, Object.keys(cfg.proxies)) : []) {
       ctx.addIssue({ code: 'custom', path: ['costs', 'hosts', key], message });

@@ -104,7 +104,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     running: ({ loop, date, phase }) =>
       [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
   });
-  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed(), ...(w.maintenance ? { maintenance: w.maintenance } : {}) });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed(), ...(w.maintenance ? { maintenance: w.maintenance } : {}), ...(config.escalate ? { escalate: config.escalate } : {}) });
   const drills = new DrillService({
     store,
     drills: config.drills,

@@ -2,7 +2,7 @@ import { useSchema, type Migrations } from '../store/migrations';
 import { CAPACITY_KV_MIGRATION, CAPACITY_MIGRATION } from '../capacity/history/schema';
 import { DRILLS_MIGRATION } from '../drills/schema';
 import { NIGHTS_MIGRATION } from '../nights/schema';
-import { NOTICES_MAINTENANCE_MIGRATION, NOTICES_MIGRATION, NOTICES_NTFY_MIGRATION, NOTICES_PERIODIC_MIGRATION, NOTICES_SEEDED_MIGRATION } from '../notices/schema';
+import { NOTICES_ESCALATION_MIGRATION, NOTICES_MAINTENANCE_MIGRATION, NOTICES_MIGRATION, NOTICES_NTFY_MIGRATION, NOTICES_PERIODIC_MIGRATION, NOTICES_SEEDED_MIGRATION } from '../notices/schema';
 import { WEBHOOKS_MIGRATION } from '../notices/sinks/webhook-schema';
 import { PR_DESK_MIGRATION } from '../prs/schema';
 
@@ -167,6 +167,8 @@ export const MIGRATIONS: Migrations = [
   NOTICES_NTFY_MIGRATION,
   // 20: notices held by a maintenance window, and what became of them (notices/schema.ts).
   NOTICES_MAINTENANCE_MIGRATION,
+  // 21: notices sent on because nobody acknowledged them in time (notices/schema.ts).
+  NOTICES_ESCALATION_MIGRATION,
 ];
 
 // Loading this module installs the schema: Store.open uses it unless its options name another.

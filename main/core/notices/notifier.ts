@@ -15,6 +15,10 @@ import { conditionOf, findingKey, isEventRule, ruleOfKey } from './sinks/alertma
 import { targetOfSource, type MaintenanceSchedule } from '../maintenance/maintenance-schedule';
 import { AlertmanagerSilences } from '../maintenance/alertmanager-silences';
 import type { NoticeDraft } from './notice-draft';
+import type { EscalateConfig } from '../config/push-config';
+import { Escalation } from './escalation';
+import { NoticeRows } from './notice-rows';
+import { toNotice } from './schema';
 
 const SEEDED = 'notices.seededAt';
 
@@ -40,6 +44,8 @@ export interface NotifierOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The maintenance windows (`maintenance:`): notices inside one in their scope are held, and Alertmanager gets a silence. */
   readonly maintenance?: MaintenanceSchedule;
+  /** Escalation (`escalate:`): a priority 1–2 notice nobody acknowledged in time is sent on. */
+  readonly escalate?: EscalateConfig;
 }
 
 /**
@@ -60,6 +66,8 @@ export class Notifier {
   private readonly webhooks: WebhookSink;
   /** Alertmanager's silences for the maintenance windows' occurrences. */
   private readonly silences: AlertmanagerSilences | null;
+  /** Sends on what nobody acknowledged in time (`escalate:`). */
+  private readonly escalation: Escalation | null;
   private tracked: Record<string, string>;
   /** When each noticed fleet incident began, kept across restarts like the outages. */
   private incidentSince: Record<string, string>;
@@ -96,6 +104,17 @@ export class Notifier {
       onChange: (changed) => options.emit('notices.changed', { notices: changed, ...options.reviewed() }),
       ...(schedule ? { silence: (source: string, at: Date) => schedule.markAt(targetOfSource(source), at.getTime()) } : {}),
     });
+    const rows = new NoticeRows(store);
+    this.escalation = options.escalate
+      ? new Escalation({
+          escalate: options.escalate,
+          notify,
+          store,
+          now,
+          ...(options.env ? { env: options.env } : {}),
+          changed: (keys) => options.emit('notices.changed', { notices: keys.flatMap((k) => { const row = rows.byKey(k); return row ? [toNotice(row)] : []; }), ...options.reviewed() }),
+        })
+      : null;
     this.silences = schedule ? new AlertmanagerSilences({ url: notify.alertmanager?.url ?? null, store, schedule, now }) : null;
     this.tracked = JSON.parse(store.getMeta(DOWN_SINCE) ?? '{}') as Record<string, string>;
     this.incidentSince = JSON.parse(store.getMeta(INCIDENT_SINCE) ?? '{}') as Record<string, string>;
@@ -174,6 +193,8 @@ export class Notifier {
   /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls, maintenance silences; rejects when a write failed (done by a later tick). */
   async tick(): Promise<void> {
     await Promise.all([this.service.tick(), this.silences?.tick()]);
+    // After the service's tick: an acknowledgement made on the phone is recorded before anything is sent on.
+    await this.escalation?.tick();
   }
 
   /**

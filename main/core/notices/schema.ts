@@ -59,6 +59,11 @@ export interface NoticeRow {
   silenced_reason?: string | null;
   silenced_until?: string | null;
   silence_state?: 'held' | 'delivered' | 'cleared' | 'acknowledged' | null;
+  /** Sent on because nobody acknowledged it in time (migration 21): when, and the sinks' outcome (EscalationState, JSON); NULL otherwise. */
+  escalated_at?: string | null;
+  escalation?: string | null;
+  /** 1 while a sink of its escalation failed and is to be tried again. */
+  escalation_owed?: number;
 }
 
 /** A stored notice as the contract spells it. */
@@ -76,6 +81,7 @@ export function toNotice(r: NoticeRow): Notice {
     acknowledgedBy: r.acknowledged_by ?? null,
     snoozedUntil: r.snoozed_until,
     snoozedBy: r.snoozed_by ?? null,
+    ...(r.escalated_at ? { escalated: escalatedOf(r.escalated_at, r.escalation ?? null) } : {}),
     ...(r.silence_state ? { silenced: { reason: r.silenced_reason ?? '', until: r.silenced_until ?? '', state: r.silence_state } } : {}),
   };
 }
@@ -121,4 +127,39 @@ export const NOTICES_MAINTENANCE_MIGRATION = `
   ALTER TABLE notices ADD COLUMN silenced_until TEXT;
   ALTER TABLE notices ADD COLUMN silence_state TEXT;
   CREATE INDEX notices_held ON notices (silenced_until) WHERE silence_state = 'held';
+  `;
+
+/** What an escalation keeps on its notice's row (`escalation`, JSON). */
+export interface EscalationState {
+  /** The sinks it is sent to (`escalate.to` when it began). */
+  readonly to: readonly string[];
+  /** `escalate.after` when it began (ms). */
+  readonly afterMs: number;
+  readonly sent: Readonly<Record<string, string>>;
+  readonly failed: Readonly<Record<string, { readonly at: string; readonly error: string; readonly attempts: number }>>;
+}
+
+/** An escalation as the notice says it: when, after how long, to which sinks it went and which it has not reached. */
+function escalatedOf(at: string, raw: string | null): NonNullable<Notice['escalated']> {
+  let state: EscalationState | null;
+  try {
+    state = raw ? (JSON.parse(raw) as EscalationState) : null;
+  } catch {
+    state = null;
+  }
+  return { at, afterMs: state?.afterMs ?? 0, to: Object.keys(state?.sent ?? {}), failed: Object.keys(state?.failed ?? {}) };
+}
+
+/**
+ * Migration 21: escalation (the config's `escalate:`): a priority 1–2 notice nobody acknowledged in
+ * time is sent on to more sinks, once. When it began and what each sink did are kept on the row,
+ * so a restart sends it on neither twice nor never. The candidates and the owed retries through
+ * small indexes: the notices' tick asks for them every few seconds.
+ */
+export const NOTICES_ESCALATION_MIGRATION = `
+  ALTER TABLE notices ADD COLUMN escalated_at TEXT;
+  ALTER TABLE notices ADD COLUMN escalation TEXT;
+  ALTER TABLE notices ADD COLUMN escalation_owed INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX notices_escalation_due ON notices (created_at) WHERE priority >= 1 AND acknowledged_at IS NULL AND seeded = 0 AND escalated_at IS NULL;
+  CREATE INDEX notices_escalation_owed ON notices (escalated_at) WHERE escalation_owed = 1;
   `;

@@ -2,11 +2,11 @@ import { CronExpressionParser } from 'cron-parser';
 import { reviewDigest } from '../../../../shared/review-digest';
 import type { ReviewSummary } from '../../../../shared/review-summary';
 import { messageOf } from '../../../../shared/errors';
-import type { DigestConfig, DigestSink } from '../../config/digest-config';
+import type { DigestConfig, PushSink } from '../../config/push-config';
 import { log } from '../../logging/log';
 import type { Store } from '../../store/store';
 import type { NotifyConfig } from '../notify-config';
-import { sendDigest } from './digest-senders';
+import { sendPush, type PushMessage } from '../push-senders';
 
 /** Where the digest's progress is kept (store meta): which occurrence, and which sinks have it. */
 export const DIGEST_META = 'digest.state';
@@ -25,9 +25,9 @@ export interface DigestState {
   /** Its local date (YYYY-MM-DD in `digest.timezone`). */
   readonly date: string;
   /** Each sink that has it, and when it was sent. */
-  readonly sent: Partial<Record<DigestSink, string>>;
+  readonly sent: Partial<Record<PushSink, string>>;
   /** Each sink that failed, when, why (never a secret), and how often. */
-  readonly failed: Partial<Record<DigestSink, { at: string; error: string; attempts: number }>>;
+  readonly failed: Partial<Record<PushSink, { at: string; error: string; attempts: number }>>;
 }
 
 /** How a DigestService is made. */
@@ -113,18 +113,19 @@ export class DigestService {
     const date = localDate(latest, digest.timezone);
     const state: DigestState = kept?.date === date ? { ...kept, sent: { ...kept.sent }, failed: { ...kept.failed } } : { for: new Date(latest).toISOString(), date, sent: {}, failed: {} };
     const owed = digest.to.filter((s) => state.sent[s] === undefined);
-    const retryAt = (s: DigestSink): number => {
+    const retryAt = (s: PushSink): number => {
       const f = state.failed[s];
       return f ? Date.parse(f.at) + Math.min(DIGEST_RETRY_MAX_MS, DIGEST_RETRY_MS * 2 ** (f.attempts - 1)) : now;
     };
     const due = owed.filter((s) => retryAt(s) <= now);
     if (due.length > 0) {
       const at = new Date(now);
-      const text = reviewDigest(this.options.review(at), state.date, this.options.consoleUrl());
+      const d = reviewDigest(this.options.review(at), state.date, this.options.consoleUrl());
+      const message: PushMessage = { kind: 'digest', subject: d.subject, text: d.text, url: d.url, priority: 0, data: { date: state.date, subject: d.subject, text: d.text, quiet: d.quiet, url: d.url } };
       const context = { notify: this.options.notify, env: this.options.env ?? process.env, fetch: this.options.fetch ?? fetch, at, id: `loopdeck-digest-${state.date}` };
       for (const sink of due) {
         try {
-          await sendDigest[sink](text, context);
+          await sendPush[sink](message, context);
           (state.sent as Record<string, string>)[sink] = new Date(this.options.now().getTime()).toISOString();
           delete (state.failed as Record<string, unknown>)[sink];
           log.info(`digest ${state.date}: sent to ${sink}`);

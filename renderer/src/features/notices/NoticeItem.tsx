@@ -39,6 +39,27 @@ function SilenceTag({ notice }: { notice: Notice }) {
   );
 }
 
+/** Minutes or hours, for "not acknowledged in 15 min". */
+function spanText(ms: number): string {
+  const min = Math.round(ms / 60_000);
+  return min >= 60 && min % 60 === 0 ? `${min / 60} h` : `${min} min`;
+}
+
+/** The small tag of a notice sent on because nobody acknowledged it in time (`escalate:`). */
+function EscalatedTag({ notice }: { notice: Notice }) {
+  const e = notice.escalated;
+  if (!e) return null;
+  const at = formatDateTime(e.at) ?? e.at;
+  const reached = e.to.length > 0 ? `sent on to ${e.to.join(', ')}` : 'not sent on yet';
+  const failing = e.failed.length > 0 ? `; ${e.failed.join(', ')} failed, tried again until it is acknowledged` : '';
+  return (
+    <span className="tag tag-escalated" data-testid={`notice-escalated-${notice.key}`} title={`Not acknowledged within ${spanText(e.afterMs)}: escalated at ${at}, ${reached}${failing}.`}>
+      escalated{e.to.length > 0 ? ` → ${e.to.join(', ')}` : ''}
+      {e.failed.length > 0 ? ` (${e.failed.join(', ')} failing)` : ''}
+    </span>
+  );
+}
+
 /** One notice: priority, title, message, link, time, state and who, with Acknowledge and Snooze for a role that may. */
 export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
   const ackNotice = useDeck((s) => s.ackNotice);
@@ -78,6 +99,7 @@ export function NoticeItem({ notice, now }: { notice: Notice; now: number }) {
           <strong className="notice-title">{notice.title}</strong>
           <span className="mono muted small">{notice.source}</span>
           {notice.silenced ? <SilenceTag notice={notice} /> : null}
+          {notice.escalated ? <EscalatedTag notice={notice} /> : null}
           <time className="notice-time muted small" dateTime={notice.createdAt} title={formatDateTime(notice.createdAt) ?? undefined}>
             {formatClock(notice.createdAt)} · {formatAge(notice.createdAt, now) ?? '?'} ago
           </time>

@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { loopbackHost, NonEmpty, TimeZone } from './config-parts';
+import { Duration, loopbackHost, NonEmpty, TimeZone } from './config-parts';
 import { secretSource } from './secret';
 
-// `notify.email` (an SMTP server) and `digest:` (the morning summary, pushed).
+// `notify.email` (an SMTP server), `digest:` (the morning summary, pushed) and `escalate:` (a notice
+// nobody acknowledged, sent on): what is pushed by name to the `notify` sinks.
 
 /** `Name <addr@host>` or `addr@host`: one line (a CR or LF would start another header). */
 const Address = z
@@ -52,8 +53,8 @@ export function smtpEndpoint(smtp: string): { host: string; port: number; secure
 }
 
 /** Where a digest can be sent: the `notify` sinks of those names. */
-export const DIGEST_SINKS = ['pushover', 'webhooks', 'email', 'ntfy'] as const;
-export type DigestSink = (typeof DIGEST_SINKS)[number];
+export const PUSH_SINKS = ['pushover', 'webhooks', 'email', 'ntfy'] as const;
+export type PushSink = (typeof PUSH_SINKS)[number];
 
 /**
  * `digest:` — the Review's headline, Waiting on you and Broken contract sent at `at` (local time in
@@ -64,28 +65,43 @@ export const DigestConfigSchema = z
     at: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a time "HH:MM" (24-hour), e.g. "07:30"'),
     timezone: TimeZone.default('UTC'),
     to: z
-      .array(z.enum(DIGEST_SINKS, { error: `expected one of ${DIGEST_SINKS.join(', ')}` }))
-      .min(1, `expected at least one of ${DIGEST_SINKS.join(', ')}`)
+      .array(z.enum(PUSH_SINKS, { error: `expected one of ${PUSH_SINKS.join(', ')}` }))
+      .min(1, `expected at least one of ${PUSH_SINKS.join(', ')}`)
       .refine((l) => new Set(l).size === l.length, 'expected each sink once'),
   })
   .strict();
 export type DigestConfig = z.infer<typeof DigestConfigSchema>;
 
+/**
+ * `escalate:` — a notice of priority 1 or 2 that nobody acknowledged within `after` of its
+ * delivery goes to the sinks `to` names, once (see notices/escalation.ts).
+ */
+export const EscalateConfigSchema = z
+  .object({
+    after: Duration.refine((ms) => ms >= 60_000, 'expected at least "1m"'),
+    to: z
+      .array(z.enum(PUSH_SINKS, { error: `expected one of ${PUSH_SINKS.join(', ')}` }))
+      .min(1, `expected at least one of ${PUSH_SINKS.join(', ')}`)
+      .refine((l) => new Set(l).size === l.length, 'expected each sink once'),
+  })
+  .strict();
+export type EscalateConfig = z.infer<typeof EscalateConfigSchema>;
+
 /** The `notify` section each digest sink needs, for an error naming both keys. */
-const NEEDS: Record<DigestSink, string> = {
+const NEEDS: Record<PushSink, string> = {
   pushover: 'notify.pushover (user and token)',
   webhooks: 'at least one notify.webhooks entry',
   email: 'notify.email (smtp, from and to)',
   ntfy: 'notify.ntfy (url and topic)',
 };
 
-/** `digest.to` entries whose sink is not configured under `notify`: index and message. */
-export function unconfiguredDigestSinks(digest: DigestConfig, notify: { pushover?: unknown; webhooks?: readonly unknown[]; email?: unknown; ntfy?: unknown }): { index: number; message: string }[] {
-  const has: Record<DigestSink, boolean> = {
+/** `digest.to` or `escalate.to` entries whose sink is not configured under `notify`: index and message. */
+export function unconfiguredSinks(list: { readonly to: readonly PushSink[] }, notify: { pushover?: unknown; webhooks?: readonly unknown[]; email?: unknown; ntfy?: unknown }): { index: number; message: string }[] {
+  const has: Record<PushSink, boolean> = {
     pushover: notify.pushover !== undefined,
     webhooks: (notify.webhooks?.length ?? 0) > 0,
     email: notify.email !== undefined,
     ntfy: notify.ntfy !== undefined,
   };
-  return digest.to.flatMap((sink, index) => (has[sink] ? [] : [{ index, message: `"${sink}" needs ${NEEDS[sink]}` }]));
+  return list.to.flatMap((sink, index) => (has[sink] ? [] : [{ index, message: `"${sink}" needs ${NEEDS[sink]}` }]));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from './load-config';
-import { smtpEndpoint } from './digest-config';
+import { smtpEndpoint } from './push-config';
 
 // `digest:` and `notify.email` as written: the sinks named must be configured, the SMTP server's
 // URL carries no secret, a password comes from the environment, and errors name the key.
@@ -36,9 +36,16 @@ describe('digest: and notify.email in the config', () => {
     ['a password written in the config', 'notify:\n  email: { smtp: "smtps://mail.example.com", user: me, password: hunter2, from: a@example.com, to: [b@example.com] }\n', /notify\.email\.password.*"env:NAME"/],
     ['a password without a user', 'notify:\n  email: { smtp: "smtps://mail.example.com", password: "env:P", from: a@example.com, to: [b@example.com] }\n', /notify\.email\.user.*required with password/],
     ['an http URL', 'notify:\n  email: { smtp: "http://mail.example.com", from: a@example.com, to: [b@example.com] }\n', /notify\.email\.smtp.*expected smtp:\/\/ or smtps:\/\//],
+    ['an escalation to a sink that is not configured', `notify:\n${EMAIL}escalate: { after: 15m, to: [email, ntfy] }\n`, /escalate\.to\.1.*"ntfy" needs notify\.ntfy/],
+    ['an escalation sooner than a minute', `notify:\n${EMAIL}escalate: { after: 30s, to: [email] }\n`, /escalate\.after.*at least "1m"/],
     ['a header in an address', 'notify:\n  email: { smtp: "smtps://mail.example.com", from: "a@example.com\\nBcc: x@evil.example", to: [b@example.com] }\n', /notify\.email\.from.*expected an address/],
   ])('refuses %s, naming the key', (_what, text, message) => {
     expect(problems(text).join('\n')).toMatch(message);
+  });
+
+  it('reads an escalation', () => {
+    const cfg = parseConfig('/c.yaml', `${BASE}notify:\n${EMAIL}escalate: { after: 15m, to: [email] }\n`);
+    expect(cfg.escalate).toEqual({ after: 15 * 60_000, to: ['email'] });
   });
 
   it('requires STARTTLS for plain smtp:// unless the server is on loopback', () => {
