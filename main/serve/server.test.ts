@@ -39,6 +39,7 @@ describe('serve mode', () => {
     mkdirSync(join(dir, 'assets'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Loopdeck</title>');
     writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Loopdeck"}');
     writeFileSync(join(dir, '..', 'secret.txt'), 'secret');
     served = await startServer({ session: core, rendererDir: dir });
     ({ port, token } = served);
@@ -54,6 +55,16 @@ describe('serve mode', () => {
     expect((await get(port, '/')).status).toBe(401);
     expect((await get(port, '/?token=nope')).status).toBe(401);
     expect((await get(port, '/assets/app.js')).body).toMatch(/needs its access token/);
+  });
+
+  it('serves the web app manifest without the token (a browser installing it sends none), and nothing else', async () => {
+    const m = await get(port, '/manifest.webmanifest');
+    expect(m.status).toBe(200);
+    expect(m.headers['content-type']).toBe('application/manifest+json');
+    expect(m.headers['content-security-policy']).toBeTruthy();
+    expect(m.body).toBe('{"name":"Loopdeck"}');
+    expect((await get(port, '/manifest.webmanifest/../index.html')).status).toBe(401);
+    expect((await get(port, '/icon-192.png')).status).toBe(404);
   });
 
   it('serves the page with the token, sets the cookie and a strict CSP', async () => {

@@ -84,7 +84,14 @@ const TYPES: Readonly<Record<string, string>> = {
   '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.woff2': 'font/woff2',
+  '.webmanifest': 'application/manifest+json',
 };
+
+/**
+ * Files served without the token or a sign-in: the web app's manifest and icons, which a browser
+ * fetches without credentials when it installs the console (they hold nothing of the operator's).
+ */
+const PUBLIC_FILES: ReadonlySet<string> = new Set(['/manifest.webmanifest', '/icon-192.png', '/icon-512.png', '/favicon.svg']);
 
 function send(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS, ...headers });
@@ -215,6 +222,10 @@ export async function startServer(options: ServeOptions): Promise<Served> {
     const place = guard.check(req);
     if (place) return send(res, place.status, place.message);
     if (access.route(req, res, url)) return;
+    if (PUBLIC_FILES.has(url.pathname) && (req.method === 'GET' || req.method === 'HEAD')) {
+      serveStatic(files, rendererDir, url.pathname, res, {});
+      return;
+    }
     const verdict = admit(req, url, false);
     if (isSignInFirst(verdict)) return send(res, 401, signInPage(verdict.signIn), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     if (!isAdmitted(verdict)) return send(res, verdict.status, verdict.message);

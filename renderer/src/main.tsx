@@ -9,6 +9,8 @@ import { bindDeckStore, createDeckStore, DeckContext } from './store';
 import './styles.css';
 import './views.css';
 import './ops.css';
+// Last: the phone's one-column layout overrides the rest at 640 px and narrower.
+import './phone.css';
 
 // Before the first render, so the console opens in the operator's theme.
 applyStoredTheme();

@@ -1,7 +1,9 @@
 import { useDeck } from '../store';
+import { useScrollFocus } from '../ui/react-hooks';
 
 /** Things that could not be read (file, line, why), collapsed under a count. */
 export function ProblemsList() {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const problems = useDeck((s) => s.problems);
   if (problems.length === 0) return null;
   return (
@@ -11,7 +13,7 @@ export function ProblemsList() {
         {problems.length === 1 ? ' problem' : ' problems'} reading sources
         <span className="muted small"> — the rest of the state is still shown</span>
       </summary>
-      <table className="problems-table">
+      <table ref={scrollFocus} className="problems-table">
         <thead>
           <tr>
             <th scope="col">Source</th>

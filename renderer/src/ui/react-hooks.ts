@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore, type RefCallback, type RefObject } from 'react';
 import { parseRoute, routeHash, type Route } from './route';
 
 function subscribeHash(cb: () => void): () => void {
@@ -51,4 +51,22 @@ export function useElementWidth(ref: RefObject<HTMLElement | null>): number {
     return () => ro.disconnect();
   }, [ref, measure]);
   return width;
+}
+
+/**
+ * A ref for a box that may scroll sideways (a wide table on a phone): a tab stop while it scrolls,
+ * so a keyboard can scroll it too (axe: scrollable-region-focusable), and none while it fits.
+ */
+export function useScrollFocus<T extends HTMLElement>(): RefCallback<T> {
+  return useCallback((el: T | null) => {
+    if (!el) return;
+    const mark = (): void => {
+      if (el.scrollWidth > el.clientWidth + 1) el.tabIndex = 0;
+      else el.removeAttribute('tabindex');
+    };
+    mark();
+    const seen = new ResizeObserver(mark);
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, []);
 }

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import type { Drill, DrillRun } from '../../../../shared/domain';
 import { daysText, drillCadence } from '../../../../shared/drill-due';
 import { formatDateTime, formatDuration } from '../../ui/format';
-import { navigate, useNow } from '../../ui/react-hooks';
+import { navigate, useNow, useScrollFocus } from '../../ui/react-hooks';
 import { routeHash } from '../../ui/route';
 import { useDeck, useMay, useRoleNeeded } from '../../store';
 import { RoleNote } from '../../ui/RoleNote';
@@ -30,6 +30,7 @@ function CadenceCell({ drill, runs, now }: { drill: Drill; runs: readonly DrillR
 }
 
 function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const drills = useDeck((s) => s.drills);
   const runs = useDeck((s) => s.drillRuns);
   const now = useNow(60_000);
@@ -52,7 +53,7 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
           No drills declared. Add them under <code>drills:</code> in <code>{configPath ?? 'the config file'}</code>.
         </p>
       ) : (
-        <table className="prs-table drills-table">
+        <table ref={scrollFocus} className="prs-table drills-table">
           <thead>
             <tr>
               <th scope="col">Drill</th>
@@ -113,6 +114,7 @@ function DrillList({ onRun }: { onRun: (drill: Drill) => void }) {
 }
 
 function RunsTable() {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const runs = useDeck((s) => s.drillRuns);
   const now = useNow(5_000);
   const sorted = useMemo(() => [...runs].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)), [runs]);
@@ -125,7 +127,7 @@ function RunsTable() {
       {sorted.length === 0 ? (
         <p className="empty-inline">No drill has been run yet.</p>
       ) : (
-        <table className="prs-table runs-table">
+        <table ref={scrollFocus} className="prs-table runs-table">
           <thead>
             <tr>
               <th scope="col">Drill</th>

@@ -1,10 +1,12 @@
 import { useMemo } from 'react';
 import { ledgersHeld, useDeck } from '../../store';
 import { auditLedgers, lessonsByLoop, taskLines } from './ledgers';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 const dash = (v: string | null): string => (v === null || v.trim() === '' ? '—' : v);
 
 function TasksSection() {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const tasks = useDeck((s) => s.tasks);
   const lines = useMemo(() => taskLines(tasks), [tasks]);
   const stopped = lines.filter((l) => l.task.status.trim().toLowerCase() === 'stopped').length;
@@ -23,7 +25,7 @@ function TasksSection() {
         </p>
       ) : (
         <div className="ledgers-scroll">
-          <table className="prs-table ledgers-table" data-testid="tasks-table">
+          <table ref={scrollFocus} className="prs-table ledgers-table" data-testid="tasks-table">
             <thead>
               <tr>
                 <th scope="col">Loop</th>
@@ -66,6 +68,7 @@ function TasksSection() {
 }
 
 function AuditsSection() {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const audits = useDeck((s) => s.audits);
   const ledgers = useMemo(() => auditLedgers(audits), [audits]);
   return (
@@ -88,7 +91,7 @@ function AuditsSection() {
                 {l.latest.newFindings !== null ? ` — ${l.latest.newFindings} new ${l.latest.newFindings === 1 ? 'finding' : 'findings'}` : ''}
               </span>
             </h3>
-            <table className="prs-table ledgers-table">
+            <table ref={scrollFocus} className="prs-table ledgers-table">
               <thead>
                 <tr>
                   <th scope="col">Date</th>

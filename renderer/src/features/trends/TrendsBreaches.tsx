@@ -2,9 +2,11 @@ import { useMemo } from 'react';
 import { breachKindsText, type LoopTrends } from '../../../../shared/trends';
 import { TrendsChart } from './TrendsChart';
 import { breachChart, breachNights } from './trend-breaches';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 /** A loop's Broken contract items a night (by kind on hover), and a table of its nights: the count and kinds, "—" when not known. */
 export function TrendsBreaches({ trends }: { trends: LoopTrends }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const l = trends;
   const chart = useMemo(() => breachChart(l.nights), [l.nights]);
   const rows = useMemo(() => breachNights(l.nights), [l.nights]);
@@ -16,7 +18,7 @@ export function TrendsBreaches({ trends }: { trends: LoopTrends }) {
           <span data-testid="trend-breaches-total">{total}</span> in this window{breachKindsText(l.breaches).length > 0 ? ` (${breachKindsText(l.breaches).join(', ')})` : ''}
           {unknownNights > 0 ? <span className="muted">; {unknownNights} night(s) kept before breaches were counted: —</span> : null}
         </summary>
-        <table className="trend-phases">
+        <table ref={scrollFocus} className="trend-phases">
           <thead>
             <tr>
               <th scope="col">Night</th>

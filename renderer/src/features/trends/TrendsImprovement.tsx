@@ -1,6 +1,7 @@
 import type { ChurnEntry } from '../../../../shared/churn';
 import { nightsCostText, type LoopReport } from '../../../../shared/loop-measures';
 import { greenHoursText } from './trend-merge';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 const CAUSES = [
   { key: 'fleet', label: 'Fleet' },
@@ -34,6 +35,7 @@ function ChurnIds({ c }: { c: ChurnEntry }) {
 
 /** Is the loop really improving: its own measures over 7, 30 and 90 nights, bad phases by cause, and the churn with its IDs. */
 export function TrendsImprovement({ report }: { report: LoopReport }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const l = report;
   const shown = l.churn.slice(0, CHURN_SHOWN);
   return (
@@ -42,7 +44,7 @@ export function TrendsImprovement({ report }: { report: LoopReport }) {
         <h3 id={`trend-measures-${l.loop}`} className="trend-chart-title">
           Does it improve
         </h3>
-        <table className="trend-phases" data-testid="trend-measures">
+        <table ref={scrollFocus} className="trend-phases" data-testid="trend-measures">
           <thead>
             <tr>
               <th scope="col">Over</th>

@@ -10,6 +10,7 @@ import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
 import { TrendsImprovement } from './TrendsImprovement';
 import { TrendsMerge } from './TrendsMerge';
 import { awaitingFact } from './trend-merge';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 const OUTCOMES: readonly TrendSeries[] = [
   { key: 'ok', name: 'ok', color: 'var(--ok-line)' },
@@ -35,6 +36,7 @@ function flaggedOn(l: LoopTrends, kind: TrendFlag['kind']): string[] {
 
 /** One loop over the window: its flags, then outcomes, phase durations, findings in and out, backlog. */
 export function TrendsLoop({ trends }: { trends: LoopReport }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const l = trends;
   const phaseNames = useMemo(() => l.phases.map((p) => p.phase), [l.phases]);
   const rows = useMemo(() => {
@@ -111,7 +113,7 @@ export function TrendsLoop({ trends }: { trends: LoopReport }) {
       <div className="trend-grid">
         <TrendsChart id="outcomes" title="Cycles by outcome" unit="per night" kind="bars" rows={rows.outcomes} series={outcomeSeries} flagged={flaggedOn(l, 'success-drop')} yTicks={[0, 1]} />
         <TrendsChart id="durations" title="Phase durations" unit="hours" kind="lines" rows={rows.durations} series={phaseSeries} flagged={flaggedOn(l, 'phase-slow')} format={hours}>
-          <table className="trend-phases">
+          <table ref={scrollFocus} className="trend-phases">
             <thead>
               <tr>
                 <th scope="col">Phase</th>

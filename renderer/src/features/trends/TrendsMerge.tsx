@@ -2,11 +2,13 @@ import { useMemo } from 'react';
 import type { LoopReport } from '../../../../shared/loop-measures';
 import { TrendsChart } from './TrendsChart';
 import { mergeChart, mergeNights } from './trend-merge';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 const hours = (v: number): string => (v >= 10 ? v.toFixed(0) : v.toFixed(1));
 
 /** A loop's time from remediate start to CI green and its PRs awaiting merge, a night: a chart and the per-night table ("—" when never green or not known). */
 export function TrendsMerge({ report }: { report: LoopReport }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const l = report;
   const chart = useMemo(() => mergeChart(l.nights), [l.nights]);
   const rows = useMemo(() => mergeNights(l.nights), [l.nights]);
@@ -14,7 +16,7 @@ export function TrendsMerge({ report }: { report: LoopReport }) {
     <TrendsChart id="merge" title="Remediate → green, awaiting merge" unit="hours" kind="lines" rows={chart.rows} series={chart.series} format={hours}>
       <details className="trend-merge-nights" data-testid="trend-merge-nights">
         <summary>Per night</summary>
-        <table className="trend-phases">
+        <table ref={scrollFocus} className="trend-phases">
           <thead>
             <tr>
               <th scope="col">Night</th>

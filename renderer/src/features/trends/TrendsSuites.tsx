@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { formatCount, suiteSentence } from '../../../../shared/suite-summary';
 import type { LoopTrends } from '../../../../shared/trends';
 import { TrendsChart, type TrendRow, type TrendSeries } from './TrendsChart';
+import { useScrollFocus } from '../../ui/react-hooks';
 
 const SERIES: readonly TrendSeries[] = [
   { key: 'within', name: 'failed within the baseline', color: 'var(--inc-line)', stack: 's', faded: true },
@@ -13,6 +14,7 @@ const SERIES: readonly TrendSeries[] = [
  * it red), and a table of the nights its transcripts showed a suite on: passed, failed, beyond.
  */
 export function TrendsSuites({ trends }: { trends: LoopTrends }) {
+  const scrollFocus = useScrollFocus<HTMLTableElement>();
   const l = trends;
   const baseline = l.baseline?.failed ?? null;
   const rows = useMemo(
@@ -34,7 +36,7 @@ export function TrendsSuites({ trends }: { trends: LoopTrends }) {
         <summary>
           Suites on {shown.length} night{shown.length === 1 ? '' : 's'}
         </summary>
-        <table className="trend-phases">
+        <table ref={scrollFocus} className="trend-phases">
           <thead>
             <tr>
               <th scope="col">Night</th>
