@@ -42,6 +42,26 @@ const SCREENS: readonly Screen[] = [
   { name: 'capacity', hash: '#/capacity', ready: (p) => expect(p.locator('[data-testid^="capacity-chart-"]').first()).toBeVisible({ timeout: 30_000 }) },
   { name: 'trends', hash: '#/trends', ready: (p) => expect(p.getByTestId('trends')).toBeVisible({ timeout: 30_000 }) },
   { name: 'hosts', hash: '#/hosts', ready: (p) => expect(p.getByTestId('hosts-view')).toBeVisible({ timeout: 30_000 }) },
+  {
+    name: 'transcript',
+    hash: '#/loops',
+    ready: async (p) => {
+      await p.locator('[data-testid^="phase-reliability-"][data-status="failed"]').first().click();
+      await p.getByRole('link', { name: /Read the transcript/ }).click();
+      await expect(p.getByTestId('transcript')).toHaveAttribute('data-lines', /\d+/, { timeout: 30_000 });
+    },
+  },
+  {
+    name: 'compare',
+    hash: '#/loops',
+    ready: async (p) => {
+      const failed = p.locator('[data-testid^="cycle-reliability-"][data-status="failed"]').first();
+      await expect(failed).toBeVisible({ timeout: 30_000 });
+      const date = ((await failed.getAttribute('data-testid')) ?? '').replace('cycle-reliability-', '');
+      await p.getByTestId(`compare-link-reliability-${date}`).click();
+      await expect(p.getByTestId('compare')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+    },
+  },
   { name: 'drills', hash: '#/drills', ready: (p) => expect(p.getByTestId('drills')).toBeVisible({ timeout: 30_000 }) },
 ];
 

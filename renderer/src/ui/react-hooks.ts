@@ -60,13 +60,25 @@ export function useElementWidth(ref: RefObject<HTMLElement | null>): number {
 export function useScrollFocus<T extends HTMLElement>(): RefCallback<T> {
   return useCallback((el: T | null) => {
     if (!el) return;
+    let frame = 0;
     const mark = (): void => {
+      frame = 0;
       if (el.scrollWidth > el.clientWidth + 1) el.tabIndex = 0;
       else el.removeAttribute('tabindex');
     };
+    // Looked at once a frame at most: when the box resizes, and when its rows change (they widen it without resizing it).
+    const soon = (): void => {
+      frame ||= requestAnimationFrame(mark);
+    };
     mark();
-    const seen = new ResizeObserver(mark);
-    seen.observe(el);
-    return () => seen.disconnect();
+    const resized = new ResizeObserver(soon);
+    resized.observe(el);
+    const changed = new MutationObserver(soon);
+    changed.observe(el, { childList: true, subtree: true, characterData: true });
+    return () => {
+      resized.disconnect();
+      changed.disconnect();
+      cancelAnimationFrame(frame);
+    };
   }, []);
 }

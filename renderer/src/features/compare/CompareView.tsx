@@ -7,6 +7,7 @@ import { useDeck } from '../../store';
 import { ExternalLink } from '../../ui/ExternalLink';
 import { formatDuration } from '../../ui/format';
 import { routeHash } from '../../ui/route';
+import { useScrollFocus } from '../../ui/react-hooks';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { firstParting, phaseDiffers, rcText, roundsText, suiteDeltaText } from './compare';
 import './compare.css';
@@ -89,6 +90,7 @@ function fleetText(w: FleetWindow | null): string {
 /** Two nights of a loop side by side (`#/compare/<loop>/<date>[/<date>]`), read by main (`nights.compare`). */
 export function CompareView({ loop, a, b }: { loop: string; a: string; b: string | null }) {
   const compareNights = useDeck((s) => s.compareNights);
+  const scrollFocus = useScrollFocus<HTMLDivElement>();
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   useEffect(() => {
     let live = true;
@@ -142,7 +144,7 @@ export function CompareView({ loop, a, b }: { loop: string; a: string; b: string
           )}
         </p>
       </header>
-      <div className="cmp-scroll">
+      <div className="cmp-scroll" ref={scrollFocus} role="region" aria-label="The nights side by side">
         <table className="cmp-table" data-testid="compare-phases">
           <thead>
             <tr>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { HOST_NOT_REACHABLE_NOW, TRANSCRIPT_BEING_READ, type TranscriptInfo } from '../../../../shared/transcript-domain';
 import { stripEscapes } from '../../../../shared/transcript-text';
 import { transcriptKey, useDeck } from '../../store';
-import { navigate } from '../../ui/react-hooks';
+import { navigate, useScrollFocus } from '../../ui/react-hooks';
 import { RowCache, type TranscriptRow } from './row-cache';
 import { lastTop, markFraction, ROW_PX, rowsIn, scrollTopFor, spacerPx, topLineAt } from './scroll-map';
 import { MARK_LABEL, MarkList, TranscriptHeader } from './TranscriptParts';
@@ -33,6 +33,8 @@ const MAX_COPY_LINES = 20_000;
 
 export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps) {
   const open = useDeck((s) => s.transcriptOpen);
+  // Long lines scroll sideways in their own box: a tab stop while they do (a phone, mostly).
+  const rowsFocus = useScrollFocus<HTMLDivElement>();
   const fetchLines = useDeck((s) => s.transcriptLines);
   const ref = useMemo(() => ({ loop, date, phase }), [loop, date, phase]);
   const tail = useDeck((s) => s.transcriptTails[transcriptKey(ref)]);
@@ -332,7 +334,7 @@ export function TranscriptView({ loop, date, phase, line }: TranscriptViewProps)
           data-testid="transcript-scroll"
         >
           <div className="transcript-spacer" style={{ height: spacerPx(lines, viewportPx) }}>
-            <div className="transcript-rows" style={{ height: viewportPx, ['--gutter' as string]: gutter }}>
+            <div className="transcript-rows" ref={rowsFocus} style={{ height: viewportPx, ['--gutter' as string]: gutter }}>
               {lines === 0 ? <p className="muted transcript-empty">The transcript is empty.</p> : null}
               {rows.map((r: TranscriptRow | undefined, i) => {
                 const n = top + i;
