@@ -56,6 +56,12 @@ export function smtpEndpoint(smtp: string): { host: string; port: number; secure
 export const PUSH_SINKS = ['pushover', 'webhooks', 'email', 'ntfy'] as const;
 export type PushSink = (typeof PUSH_SINKS)[number];
 
+/** The `notify` sinks a push goes to, by name, each once. */
+const SinkList = z
+  .array(z.enum(PUSH_SINKS, { error: `expected one of ${PUSH_SINKS.join(', ')}` }))
+  .min(1, `expected at least one of ${PUSH_SINKS.join(', ')}`)
+  .refine((l) => new Set(l).size === l.length, 'expected each sink once');
+
 /**
  * `digest:` — the Review's headline, Waiting on you and Broken contract sent at `at` (local time in
  * `timezone`) to the sinks `to` names, once a day (see notices/digest/digest-service.ts).
@@ -64,10 +70,7 @@ export const DigestConfigSchema = z
   .object({
     at: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a time "HH:MM" (24-hour), e.g. "07:30"'),
     timezone: TimeZone.default('UTC'),
-    to: z
-      .array(z.enum(PUSH_SINKS, { error: `expected one of ${PUSH_SINKS.join(', ')}` }))
-      .min(1, `expected at least one of ${PUSH_SINKS.join(', ')}`)
-      .refine((l) => new Set(l).size === l.length, 'expected each sink once'),
+    to: SinkList,
   })
   .strict();
 export type DigestConfig = z.infer<typeof DigestConfigSchema>;
@@ -79,10 +82,7 @@ export type DigestConfig = z.infer<typeof DigestConfigSchema>;
 export const EscalateConfigSchema = z
   .object({
     after: Duration.refine((ms) => ms >= 60_000, 'expected at least "1m"'),
-    to: z
-      .array(z.enum(PUSH_SINKS, { error: `expected one of ${PUSH_SINKS.join(', ')}` }))
-      .min(1, `expected at least one of ${PUSH_SINKS.join(', ')}`)
-      .refine((l) => new Set(l).size === l.length, 'expected each sink once'),
+    to: SinkList,
   })
   .strict();
 export type EscalateConfig = z.infer<typeof EscalateConfigSchema>;
