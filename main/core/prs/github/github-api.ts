@@ -273,6 +273,8 @@ export class GithubApi {
         request: { signal, fetch: boundedFetch(cut) },
       });
       if (cut.hit) return tooLarge;
+      // Octokit reads a body it could not finish as "": one cut short by the deadline is a timeout, not bad JSON.
+      if (deadline.aborted) return { kind: 'failed', failure: { kind: 'timeout' } };
       if (shape === 'list' ? !Array.isArray(res.data) : typeof res.data !== 'object' || res.data === null || Array.isArray(res.data)) {
         return { kind: 'failed', failure: { kind: 'other', message: `the answer is not a JSON ${shape}` } };
       }

@@ -143,12 +143,11 @@ describe('PR state from GitHub', () => {
     expect(pr(90)).toMatchObject({ status: 'merged', github: { mergedBy: 'octocat' } });
   });
 
-  it('a PR not visible (404) says so on the PR while the others are read; a slow answer is given up and an oversized one refused, the others still updated', async () => {
-    const { engine, pr } = await rig([93, 94, 95, 97], {
+  it('a PR not visible (404) says so on the PR while the others are read; a slow answer is given up, the others still updated', async () => {
+    const { engine, pr } = await rig([93, 94, 95], {
       93: open({ fail: 404 }),
       94: open({ body: BODY_WITH_NEXT }),
       95: open({ delayMs: 10_000 }),
-      97: open({ body: 'x'.repeat(9 * 1024 * 1024) }),
     }, { timeout: '2s' });
     const started = Date.now();
     await engine.github?.pollOnce();
@@ -157,6 +156,17 @@ describe('PR state from GitHub', () => {
     expect(pr(93)?.status).toBe('ready');
     expect(pr(94)?.github).toMatchObject({ state: 'open', checks: 'passing', problem: null });
     expect(pr(95)?.github?.problem).toMatch(/did not answer for acme\/radon#95 within/);
+    expect(engine.problems().some((p) => p.source === 'github')).toBe(false);
+  });
+
+  // Apart from the 2-s deadline above: on a busy machine 9 MiB over loopback can take longer than that.
+  it('an oversized answer is refused past its bound, and says so, the others still updated', async () => {
+    const { engine, pr } = await rig([94, 97], {
+      94: open({ body: BODY_WITH_NEXT }),
+      97: open({ body: 'x'.repeat(9 * 1024 * 1024) }),
+    }, { timeout: '60s' });
+    await engine.github?.pollOnce();
+    expect(pr(94)?.github).toMatchObject({ state: 'open', checks: 'passing', problem: null });
     // An answer past the bound is not read (nor kept), and says so.
     expect(pr(97)?.github?.problem).toMatch(/acme\/radon#97: the answer is larger than 8 MiB; not read/);
     expect(engine.problems().some((p) => p.source === 'github')).toBe(false);
