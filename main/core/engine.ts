@@ -38,6 +38,7 @@ import { liveStateOf, snapshotOf, summaryOf, type StateParts } from './engine/st
 import { updateNotices } from './engine/notice-update';
 import { EventBus } from './state/event-bus';
 import { NoticeTick } from './engine/notice-tick';
+import { PollQueue } from './engine/poll-queue';
 import { RunnerLoad } from './engine/runner-load';
 import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
@@ -87,9 +88,8 @@ export class Engine {
   private readonly teardown = new Disposables();
   /** Phase transcripts: ranges, search, and which open ones changed. */
   readonly transcripts: TranscriptService;
-  private polling: Promise<void> | null = null;
-  /** The poll asked for while one was in flight: it starts when that one ends (see `poll`). */
-  private queued: { reason: PollReason; readonly promise: Promise<void> } | null = null;
+  /** One poll at a time; a call during one gets one more after it (see PollQueue). */
+  private readonly polls = new PollQueue((reason) => this.pollAll(reason).then(() => this.options.afterPoll?.()));
   private readonly store: Store;
   private readonly now: () => Date;
   private started = false;
@@ -126,7 +126,7 @@ export class Engine {
     listenOnBus(this.bus, this.teardown, {
       noticeGate: this.noticeGate,
       wake: () => this.wake(),
-      polling: () => this.polling !== null,
+      polling: () => this.polls.busy,
       setProblem: (key, problem) => this.setProblem(key, problem),
       reattribute: () => this.followers.forEach((f) => f.reattribute()),
     });
@@ -210,27 +210,15 @@ export class Engine {
     this.teardown.add(async () => github?.stop());
     this.desk.start();
     // The morning digest (`digest:`) is asked on the notices' tick: no timer of its own.
-    const digest = this.digestService();
+    const digest = this.config.digest
+      ? new DigestService({ digest: this.config.digest, notify: this.config.notify, store: this.store, now: this.now, review: (now) => buildReviewSummary(this.snapshot(), { now: now.getTime() }), consoleUrl: () => this.notifier.consoleUrl })
+      : null;
     const notices = digest ? { tick: () => this.notifier.tick().finally(() => digest.tick()) } : this.notifier;
     const ticks = new NoticeTick(notices, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
     this.teardown.add(() => {
       this.started = false;
       ticks.stop();
-    });
-  }
-
-  /** The morning digest over this engine's state, when `digest:` is configured: the Review as `review --markdown` builds it, linked to the console. */
-  private digestService(): DigestService | null {
-    const digest = this.config.digest;
-    if (!digest) return null;
-    return new DigestService({
-      digest,
-      notify: this.config.notify,
-      store: this.store,
-      now: this.now,
-      review: (now) => buildReviewSummary(this.snapshot(), { now: now.getTime() }),
-      consoleUrl: () => this.notifier.consoleUrl,
     });
   }
 
@@ -272,43 +260,15 @@ export class Engine {
    * Read every source once and publish what changed. `reason` says who asked: a `wake` (a
    * watcher) or the `timer`; then hosts whose watchers cover every folder it would read are read
    * only where the watchers saw a change. Without one (a person, a test, `snapshot`) everything is
-   * read.
-   *
-   * A call while a poll is in flight is answered by one more poll right after it, shared by every
-   * call made meanwhile (with the widest reason asked): the poll in flight began before the call,
-   * so it may have missed what the caller wrote or a watcher reported since. Joining it instead
-   * let a drill start beside a phase whose stamp a person had just written, and left a watcher's
-   * report unread until the next timer poll (under load, a minute in a test).
+   * read. A call while a poll runs gets one more poll after it (PollQueue).
    */
   poll(options: { reason?: 'wake' | 'timer' } = {}): Promise<void> {
-    const reason: PollReason = options.reason ?? null;
-    if (this.polling === null) {
-      const run = (this.polling = this.pollAll(reason)
-        .then(() => this.options.afterPoll?.())
-        .finally(() => {
-          if (this.polling === run) this.polling = null;
-        }));
-      return run;
-    }
-    if (this.queued !== null) {
-      this.queued.reason = widerReason(this.queued.reason, reason);
-      return this.queued.promise;
-    }
-    const after = this.polling.catch(() => undefined);
-    const queued: { reason: PollReason; promise: Promise<void> } = {
-      reason,
-      promise: after.then(() => {
-        this.queued = null;
-        return this.poll(queued.reason === null ? {} : { reason: queued.reason });
-      }),
-    };
-    this.queued = queued;
-    return queued.promise;
+    return this.polls.poll(options.reason ?? null);
   }
 
   /** Resolves when no poll is in flight or asked for (before closing the store under it). */
-  async idle(): Promise<void> {
-    while (this.polling !== null || this.queued !== null) await (this.queued?.promise ?? this.polling)?.catch(() => undefined);
+  idle(): Promise<void> {
+    return this.polls.idle();
   }
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
@@ -322,12 +282,9 @@ export class Engine {
     // A loop with nothing due is left out: its host watched and quiet, none of its clocks reached (LoopReads.idle).
     const due = this.followers.filter((f) => !this.reads.idle(f, scope(f.host), now.getTime()));
     const { changed, any } = await pollSideBySide(due, (f) => f.host, (f, part) => this.reads.poll(f, scope(f.host), now, part));
-    // Whether a follower read more than the files a watcher named: then the folders to watch may
-    // have moved (a new cycle), or a watcher ended, and they are checked after the poll.
-    const readMore = reason !== 'wake' || any;
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
-    if (readMore) this.updateWatches();
+    if (reason !== 'wake' || any) this.updateWatches();
     this.publishPrs(now);
     this.contract.publish(now);
     // Kept nights: those this poll's cycles wrote, and those whose count of breaches moved.
@@ -438,11 +395,3 @@ export class Engine {
   }
 }
 
-/** Who asked for a poll: a watcher, the timer, or (null) a person, a test or `snapshot`: everything is read. */
-type PollReason = 'wake' | 'timer' | null;
-
-/** Of two reasons, the one that reads more: a person's reads everything, the timer's takes the safety net's turn. */
-function widerReason(a: PollReason, b: PollReason): PollReason {
-  if (a === null || b === null) return null;
-  return a === 'timer' || b === 'timer' ? 'timer' : 'wake';
-}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildReviewSummary } from '../../../../shared/review-summary';
@@ -68,7 +69,7 @@ async function open(fx: RunnerFixture): Promise<{ session: Session; service: (st
   sessions.push(session);
   await session.start();
   await session.pollOnce();
-  const config = parseConfig(fx.configPath, (await import('node:fs')).readFileSync(fx.configPath, 'utf8'));
+  const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
   const digest = config.digest;
   if (!digest) throw new Error('no digest in the config');
   const service = (store: Store): DigestService =>
