@@ -74,12 +74,14 @@ export class Escalation {
       const sent = { ...state.sent };
       const failed = { ...state.failed };
       const message = this.message(row, state);
+      let tried = false;
       for (const sink of state.to as PushSink[]) {
         if (sent[sink] !== undefined) continue;
         const f = failed[sink];
         if (f && (f.attempts >= MAX_ATTEMPTS || Date.parse(f.at) + Math.min(RETRY_MAX_MS, ESCALATION_RETRY_MS * 2 ** (f.attempts - 1)) > now.getTime())) continue;
         // Acknowledged while an earlier sink was being sent to: the rest are not.
         if (this.q.acknowledged.get(row.key)?.acknowledged_at) break;
+        tried = true;
         try {
           await sendPush[sink](message, { notify: this.options.notify, env: this.options.env ?? process.env, fetch: this.options.fetch ?? fetch, at: now, id: `loopdeck-escalation-${row.key}` });
           sent[sink] = this.options.now().toISOString();
@@ -93,7 +95,8 @@ export class Escalation {
         const retry = Object.values(failed).some((x) => x.attempts < MAX_ATTEMPTS);
         this.q.keep.run(began, JSON.stringify({ ...state, sent, failed }), retry ? 1 : 0, row.key);
       }
-      touched.push(row.key);
+      // An owed sink whose next try is not due yet changed nothing: no event every tick while it waits.
+      if (tried) touched.push(row.key);
     }
     if (touched.length > 0) this.options.changed(touched);
   }
