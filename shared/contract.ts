@@ -23,6 +23,7 @@ import { DeskMergeSchema, DeskPrSchema } from './pr-desk';
 import { CallerSchema, type Caller } from './roles';
 import { NightSummarySchema } from './night-summary';
 import { CompareNightsInputSchema, NightComparisonSchema } from './night-compare';
+import { MaintenanceWindowInputSchema, MaintenanceWindowSchema } from './maintenance';
 import { LedgerPageAnswerSchema, LedgerPageInputSchema, SummarySchema } from './ledger-slice';
 import {
   TranscriptAtSchema,
@@ -158,6 +159,10 @@ export const commands = {
     input: z.object({ loop: z.string().min(1), number: z.number().int().positive(), sha: z.string().regex(/^[0-9a-f]{40}$/), method: z.enum(['merge', 'squash', 'rebase']).optional() }).strict(),
     output: DeskMergeSchema,
   },
+  /** Plan a maintenance window (an operator's or admin's): read as a `maintenance:` entry of the config is; its id. */
+  'maintenance.add': { input: z.object({ window: MaintenanceWindowInputSchema }).strict(), output: z.object({ id: z.string() }) },
+  /** End a window the console added: one in force ends now, one not begun or recurring is dropped. */
+  'maintenance.end': { input: z.object({ id: z.string().min(1).max(100) }).strict(), output: z.object({ endedAt: z.string() }) },
   'notices.ack': { input: z.object({ key: z.string().min(1) }).strict(), output: z.object({ acknowledgedAt: z.string() }) },
   'notices.snooze': {
     input: z.object({ key: z.string().min(1), minutes: z.number().int().min(1).max(7 * 24 * 60) }).strict(),
@@ -277,6 +282,8 @@ export const events = {
   'notices.changed': z.object({ notices: z.array(NoticeSchema).readonly(), lastReviewedAt: z.string().nullable(), lastReviewedBy: z.string().nullable().optional() }),
   /** A notice to show now (toast, desktop notification): raised, or an emergency repeating. */
   'notice.raised': z.object({ notice: NoticeSchema, repeat: z.boolean() }),
+  /** The maintenance windows (config and console) changed, or one began or ended: sent whole (bounded). */
+  'maintenance.changed': z.object({ maintenance: z.array(MaintenanceWindowSchema).readonly() }),
   'drills.changed': z.object({ runs: z.array(DrillRunSchema).readonly() }),
   /** The loops' pre-flights: one ran, or one's fire passed (a small slice, sent whole). */
   'preflight.changed': z.object({ preflight: z.array(PreflightSchema).readonly() }),

@@ -7,6 +7,7 @@ import { DrillRunSchema, DrillSchema, NoticeSchema } from './ops-domain';
 import { PreflightSchema } from './preflight';
 import { ContractBreachSchema } from './contract-breach';
 import { DeskPrSchema } from './pr-desk';
+import { MaintenanceWindowSchema } from './maintenance';
 
 // The domain, one file per feature; this one re-exports them all and holds the snapshot.
 export * from './loop-domain';
@@ -42,6 +43,8 @@ export const SnapshotSchema = z
     contract: z.array(ContractBreachSchema).readonly().optional(),
     /** The merge desk: every open PR of every loop as GitHub has it (shared/pr-desk.ts); absent without a github: section. */
     desk: z.array(DeskPrSchema).readonly().optional(),
+    /** The maintenance windows not over, from the config and the console (shared/maintenance.ts); absent when there are none. */
+    maintenance: z.array(MaintenanceWindowSchema).readonly().optional(),
   })
   .readonly();
 /** The whole observable state. */

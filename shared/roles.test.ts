@@ -6,7 +6,7 @@ describe('roles', () => {
   it('give every command of the contract a role, reading to viewers and changes above them', () => {
     expect(Object.keys(COMMAND_ROLES).sort()).toEqual(Object.keys(commands).sort());
     const of = (role: (typeof ROLES)[number]): string[] => Object.keys(COMMAND_ROLES).filter((c) => COMMAND_ROLES[c as keyof typeof COMMAND_ROLES] === role).sort();
-    expect(of('operator')).toEqual(['notices.ack', 'notices.snooze', 'prs.merge', 'prs.nextDone', 'review.mark']);
+    expect(of('operator')).toEqual(['maintenance.add', 'maintenance.end', 'notices.ack', 'notices.snooze', 'prs.merge', 'prs.nextDone', 'review.mark']);
     expect(of('admin')).toEqual(['demo.start', 'drills.cancel', 'drills.run', 'hosts.trust', 'hosts.unlock', 'hosts.untrust']);
   });
 

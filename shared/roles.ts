@@ -46,6 +46,9 @@ export const COMMAND_ROLES: Readonly<Record<CommandName, Role>> = {
   'prs.merge': 'operator',
   'notices.ack': 'operator',
   'notices.snooze': 'operator',
+  // Planned quiet: what an operator does before a fleet upgrade (the "operator or admin").
+  'maintenance.add': 'operator',
+  'maintenance.end': 'operator',
   'drills.run': 'admin',
   'drills.cancel': 'admin',
   'hosts.trust': 'admin',

@@ -43,8 +43,7 @@ import { RunnerLoad } from './engine/runner-load';
 import { ContentionBook } from './loops/contention';
 import { messageOf } from '../../shared/errors';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule';
-import { DigestService } from './notices/digest/digest-service';
-import { buildReviewSummary } from '../../shared/review-summary';
+import type { MaintenanceWindows } from './maintenance/maintenance-windows';
 
 export type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
 
@@ -70,6 +69,8 @@ export class Engine {
   private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
+  /** The notices' periodic work, with the digest's and the maintenance list's (engine-services.ts). */
+  private readonly noticeTicks: { tick(): Promise<void> };
   /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
   private scheduler: PollScheduler | null = null;
   /** The review watermark: what is new on the Review is what came after it. */
@@ -116,6 +117,8 @@ export class Engine {
   readonly nights: TrendNights;
   /** Night against night: two nights of a loop side by side. */
   readonly compare: NightCompareService;
+  /** The maintenance windows of the config and the console (added and ended there). */
+  readonly maintenance: MaintenanceWindows;
 
   constructor(
     private readonly config: Config,
@@ -129,6 +132,7 @@ export class Engine {
       polling: () => this.polls.busy,
       setProblem: (key, problem) => this.setProblem(key, problem),
       reattribute: () => this.followers.forEach((f) => f.reattribute()),
+      forgetDeadmen: () => this.loops.forgetDeadmen(),
     });
     this.board = new ProblemBoard(this.store, () => this.notifier.problems(), (problems) => this.emit('problems.changed', { problems }));
     this.now = options.now ?? (() => new Date());
@@ -167,9 +171,10 @@ export class Engine {
     this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     const { store, now, reviewMark, bus } = this;
     const githubEnv = options.githubEnv ? { githubEnv: options.githubEnv } : {};
-    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk, compare: this.compare } = engineServices({
+    ({ capacity: this.capacity, capacityNow: this.capacityNow, github: this.github, transcripts: this.transcripts, notifier: this.notifier, drills: this.drills, preflight: this.preflight, desk: this.desk, compare: this.compare, maintenance: this.maintenance, noticeTicks: this.noticeTicks } = engineServices({
       ...{ config, store, now, hosts, prTracker, reviewMark, bus, maintenance, ...githubEnv },
       loops: () => this.loops.all(),
+      snapshot: () => this.snapshot(),
       deliverRecord: (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null,
       caughtUp: () => !this.behind(),
       nights: {
@@ -209,12 +214,7 @@ export class Engine {
     github?.start();
     this.teardown.add(async () => github?.stop());
     this.desk.start();
-    // The morning digest (`digest:`) is asked on the notices' tick: no timer of its own.
-    const digest = this.config.digest
-      ? new DigestService({ digest: this.config.digest, notify: this.config.notify, store: this.store, now: this.now, review: (now) => buildReviewSummary(this.snapshot(), { now: now.getTime() }), consoleUrl: () => this.notifier.consoleUrl })
-      : null;
-    const notices = digest ? { tick: () => this.notifier.tick().finally(() => digest.tick()) } : this.notifier;
-    const ticks = new NoticeTick(notices, this.board, this.options.noticeTickMs ?? 5000);
+    const ticks = new NoticeTick(this.noticeTicks, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
     this.teardown.add(() => {
       this.started = false;
@@ -373,8 +373,8 @@ export class Engine {
 
   /** What the read views are made of (engine/state-views.ts). */
   private parts(): StateParts {
-    const { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk } = this;
-    return { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk };
+    const { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk, maintenance } = this;
+    return { now, loops, ledgers, prTracker, hosts, board, contract, capacityNow, notifier, reviewMark, drills, preflight, desk, maintenance };
   }
 
   /** Mark the review done now: the console gets the notices with the new watermark. */

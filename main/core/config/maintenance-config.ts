@@ -38,8 +38,8 @@ const Cron = z.string().superRefine((text, ctx) => {
 
 const Names = z.array(Name).min(1, 'expected at least one name (leave the key out for everything)');
 
-/** One `maintenance:` entry as written; `MaintenanceWindowConfig` is what it becomes. */
-const WindowSchema = z
+/** One `maintenance:` entry as written; `MaintenanceWindowConfig` is what it becomes (a window from the console is read with it too). */
+export const MaintenanceWindowEntrySchema = z
   .object({
     start: IsoTime.optional(),
     end: IsoTime.optional(),
@@ -91,14 +91,14 @@ export interface MaintenanceScope {
   readonly proxies?: readonly string[];
 }
 
-/** One validated maintenance window (times in epoch ms, durations in ms). */
-export type MaintenanceWindowConfig = MaintenanceScope & { readonly reason: string } & (
+/** One validated maintenance window (times in epoch ms, durations in ms); `id` is a console window's own (a config window's is a hash of it). */
+export type MaintenanceWindowConfig = MaintenanceScope & { readonly reason: string; readonly id?: string } & (
     | { readonly kind: 'once'; readonly startMs: number; readonly endMs: number }
     | { readonly kind: 'every'; readonly every: string; readonly forMs: number; readonly timezone: string }
   );
 
 /** `maintenance:` — a list of windows. */
-export const MaintenanceConfigSchema = z.array(WindowSchema).max(200, 'at most 200 maintenance windows');
+export const MaintenanceConfigSchema = z.array(MaintenanceWindowEntrySchema).max(200, 'at most 200 maintenance windows');
 
 /**
  * The names in the windows' scopes that the config does not declare, each with its path under

@@ -14,13 +14,16 @@ export interface EngineHears {
   readonly setProblem: (key: ProblemKey, problem: Problem | null) => void;
   /** Derive the bad phases' causes again (Prometheus's history of their windows was read). */
   readonly reattribute: () => void;
+  /** Derive the dead-men again at the next read (the maintenance windows changed). */
+  readonly forgetDeadmen: () => void;
 }
 
 /**
  * Listen on the bus for what the engine's next derive depends on: the notices read drills and the
  * pre-flight; a pre-flight that moved, or GitHub's news of a PR (outside a poll: a poll's own PRs
  * are derived in it), is news for the next poll. And the signals: a problem of a part beside the
- * loops (GitHub, /metrics, the database), and a bad phase's window read. Undone with `teardown`.
+ * loops (GitHub, /metrics, the database), a bad phase's window read, and the maintenance windows
+ * changed (the dead-men derived again). Undone with `teardown`.
  */
 export function listenOnBus(bus: EventBus, teardown: Disposables, e: EngineHears): void {
   teardown.add(
@@ -34,6 +37,12 @@ export function listenOnBus(bus: EventBus, teardown: Disposables, e: EngineHears
   teardown.add(
     bus.onSignal('capacity.window-read', () => {
       e.reattribute();
+      e.wake();
+    }),
+  );
+  teardown.add(
+    bus.onSignal('maintenance.rescheduled', () => {
+      e.forgetDeadmen();
       e.wake();
     }),
   );

@@ -1,4 +1,6 @@
-import type { Capacity, LoopState } from '../../../shared/domain';
+import type { Capacity, LoopState, Snapshot } from '../../../shared/domain';
+import { buildReviewSummary } from '../../../shared/review-summary';
+import { DigestService } from '../notices/digest/digest-service';
 import { CapacityService } from '../capacity/capacity-service';
 import type { Config } from '../config/schema';
 import { DrillService } from '../drills/drill-service';
@@ -18,6 +20,7 @@ import { TranscriptService } from '../transcripts/transcript-service';
 import { hostFetch, isReachable, type HostTable } from '../hosts/host-table';
 import { NightCompareService, type NightCompareServiceOptions } from '../compare/night-compare-service';
 import type { MaintenanceSchedule } from '../maintenance/maintenance-schedule';
+import { MaintenanceWindows } from '../maintenance/maintenance-windows';
 
 // The engine's services, each wired to what it reads of the engine; what they have to tell, they
 // publish on the bus (the engine listens there for what its next derive depends on). Built here so
@@ -34,6 +37,8 @@ export interface EngineWiring {
   readonly reviewMark: ReviewMark;
   /** The loops' state as derived so far. */
   readonly loops: () => Iterable<LoopState>;
+  /** The whole state (what the morning digest's Review is made of). */
+  readonly snapshot: () => Snapshot;
   readonly deliverRecord: (loop: string) => DeliverRecord | null;
   /** Every follower caught up with its backlog. */
   readonly caughtUp: () => boolean;
@@ -41,8 +46,8 @@ export interface EngineWiring {
   readonly bus: EventBus;
   /** What night against night reads of the engine besides the above: the ledgers, the kept nights, the causes. */
   readonly nights?: Pick<NightCompareServiceOptions, 'ledgersOf' | 'keptStatus' | 'causeOf'>;
-  /** The maintenance windows (`maintenance:`): the notices, the pre-flight and the fleet's rows read them. */
-  readonly maintenance?: MaintenanceSchedule;
+  /** The maintenance windows (`maintenance:` and the console's): the notices, the pre-flight and the fleet's rows read them. */
+  readonly maintenance: MaintenanceSchedule;
 }
 
 /** The engine's services. */
@@ -58,6 +63,14 @@ export interface EngineServices {
   readonly desk: DeskFacade;
   /** Night against night: two nights of a loop side by side. */
   readonly compare: NightCompareService;
+  /** The maintenance windows, the console's added and ended. */
+  readonly maintenance: MaintenanceWindows;
+  /**
+   * The notices' periodic work (engine/notice-tick.ts runs it once started), then what is asked on
+   * the same tick with no timer of its own: the maintenance windows' beginnings and ends (for the
+   * list the console shows) and the morning digest (`digest:`).
+   */
+  readonly noticeTicks: { tick(): Promise<void> };
 }
 
 /** What the engine and the commands use of the merge desk. */
@@ -80,7 +93,7 @@ export function engineServices(w: EngineWiring): EngineServices {
       w.bus.publish('capacity.changed', { capacity: next });
     },
     onWindowRead: () => w.bus.signal('capacity.window-read', null),
-    ...(w.maintenance && !w.maintenance.empty ? { maintenanceOf: (proxy: string, at: Date) => w.maintenance?.markAt({ kind: 'proxy', name: proxy }, at.getTime()) ?? null } : {}),
+    maintenanceOf: (proxy: string, at: Date) => w.maintenance.markAt({ kind: 'proxy', name: proxy }, at.getTime()),
   });
   const github = config.github
     ? new GithubPrs({
@@ -104,7 +117,7 @@ export function engineServices(w: EngineWiring): EngineServices {
     running: ({ loop, date, phase }) =>
       [...w.loops()].find((l) => l.name === loop)?.cycles.find((c) => c.date === date)?.phases.find((p) => p.name === phase)?.status === 'running',
   });
-  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed(), ...(w.maintenance ? { maintenance: w.maintenance } : {}), ...(config.escalate ? { escalate: config.escalate } : {}) });
+  const notifier = new Notifier({ store, notify: config.notify, now, emit: (e, p) => w.bus.publish(e, p), reviewed: () => w.reviewMark.reviewed(), maintenance: w.maintenance, ...(config.escalate ? { escalate: config.escalate } : {}) });
   const drills = new DrillService({
     store,
     drills: config.drills,
@@ -130,7 +143,21 @@ export function engineServices(w: EngineWiring): EngineServices {
       drillRuns: () => drills.runs(),
     },
     onChange: (list) => w.bus.publish('preflight.changed', { preflight: list }),
-    ...(w.maintenance ? { maintenance: w.maintenance } : {}),
+    maintenance: w.maintenance,
+  });
+  // A window added or ended in the console: the held notices and Alertmanager follow at once, the
+  // dead-men and the pre-flight at the poll the signal asks for.
+  const maintenance = new MaintenanceWindows({
+    store,
+    schedule: w.maintenance,
+    declared: { loops: Object.keys(config.loops), hosts: Object.keys(config.hosts), proxies: Object.keys(config.proxies) },
+    now,
+    publish: (list) => w.bus.publish('maintenance.changed', { maintenance: list }),
+    rescheduled: () => {
+      notifier.rescheduled();
+      w.bus.signal('maintenance.rescheduled', null);
+    },
+    warn: (message) => w.bus.signal('problem', { key: 'maintenance', problem: { source: 'maintenance', line: null, message } }),
   });
   // The merge desk reads GitHub apart from the PR tracker's reader: it lists each loop's open PRs by head.
   // Only for loops that name their repository: without one there is no desk to list (the PR tracker's reader says the rest).
@@ -155,5 +182,9 @@ export function engineServices(w: EngineWiring): EngineServices {
     });
   });
   const compare = new NightCompareService({ config, hosts, store, now, loops: w.loops, ...w.nights });
-  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight, desk, compare };
+  const digest = config.digest
+    ? new DigestService({ digest: config.digest, notify: config.notify, store, now, review: (at) => buildReviewSummary(w.snapshot(), { now: at.getTime() }), consoleUrl: () => notifier.consoleUrl })
+    : null;
+  const noticeTicks = { tick: () => notifier.tick().finally(() => (maintenance.tick(), digest?.tick())) };
+  return { capacity, capacityNow: () => capacityNow, github, transcripts, notifier, drills, preflight, desk, compare, maintenance, noticeTicks };
 }

@@ -105,6 +105,11 @@ export class LoopStates {
     return this.deadmen.holds(loop, nowMs);
   }
 
+  /** The maintenance windows changed: every dead-man is derived again at its loop's next read. */
+  forgetDeadmen(): void {
+    this.deadmen.forget();
+  }
+
   /** Once a loop has been read, its dead-man runs on the clock even while the host is unreachable: a silent loop is news. */
   refreshDeadman(loop: string, now: Date, changed: LoopState[]): void {
     const before = this.states.get(loop);

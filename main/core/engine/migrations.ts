@@ -5,6 +5,7 @@ import { NIGHTS_MIGRATION } from '../nights/schema';
 import { NOTICES_ESCALATION_MIGRATION, NOTICES_MAINTENANCE_MIGRATION, NOTICES_MIGRATION, NOTICES_NTFY_MIGRATION, NOTICES_PERIODIC_MIGRATION, NOTICES_SEEDED_MIGRATION } from '../notices/schema';
 import { WEBHOOKS_MIGRATION } from '../notices/sinks/webhook-schema';
 import { PR_DESK_MIGRATION } from '../prs/schema';
+import { MAINTENANCE_WINDOWS_MIGRATION } from '../maintenance/maintenance-windows';
 
 /**
  * The database schema as an ordered list of migrations. `PRAGMA user_version` records how many
@@ -169,6 +170,8 @@ export const MIGRATIONS: Migrations = [
   NOTICES_MAINTENANCE_MIGRATION,
   // 21: notices sent on because nobody acknowledged them in time (notices/schema.ts).
   NOTICES_ESCALATION_MIGRATION,
+  // 22: maintenance windows added in the console (maintenance/maintenance-windows.ts).
+  MAINTENANCE_WINDOWS_MIGRATION,
 ];
 
 // Loading this module installs the schema: Store.open uses it unless its options name another.

@@ -6,6 +6,7 @@ import type { LedgerBook } from '../ledgers/ledger-book';
 import type { Notifier } from '../notices/notifier';
 import type { ReviewMark } from '../notices/review-mark';
 import type { PreflightService } from '../preflight/preflight-service';
+import type { MaintenanceWindows } from '../maintenance/maintenance-windows';
 import type { PrTracker } from '../prs/pr-tracker';
 import type { LiveState } from '../state/live-state';
 import type { ContractWatch } from './contract-watch';
@@ -28,6 +29,7 @@ export interface StateParts {
   readonly drills: Pick<DrillService, 'list' | 'runs'>;
   readonly preflight: Pick<PreflightService, 'list'>;
   readonly desk: Pick<DeskFacade, 'list'>;
+  readonly maintenance: Pick<MaintenanceWindows, 'list'>;
 }
 
 /** The live state, without copying findings or building a snapshot: what /metrics counts and the tray shows. */
@@ -51,7 +53,8 @@ export function summaryOf(p: StateParts): Summary {
   // Only while a pre-flight has run: a snapshot without one prints what it printed before.
   const preflight = p.preflight.list();
   const desk = p.desk.list();
-  return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: p.contract.list(), ...(desk.length ? { desk } : {}), ledgerRows: p.ledgers.counts() };
+  const maintenance = p.maintenance.list();
+  return { ...empty, ...live, ...ops, ...(preflight.length ? { preflight } : {}), contract: p.contract.list(), ...(desk.length ? { desk } : {}), ...(maintenance.length ? { maintenance } : {}), ledgerRows: p.ledgers.counts() };
 }
 
 /** The whole state, as `snapshot --json` prints it. */

@@ -27,6 +27,11 @@ export class DeadmanClock {
     return held !== undefined && held.at <= nowMs && nowMs < held.until;
   }
 
+  /** Derive every loop's dead-man again at its next read (the maintenance windows changed). */
+  forget(): void {
+    this.held.clear();
+  }
+
   /** The loop's dead-man as of `now`, or undefined when it was not due (the last one stands). */
   derive(loop: string, cfg: LoopConfig, cycles: readonly Cycle[], now: Date, cyclesMoved: boolean, maintenance?: DeadmanInput['maintenance']): Deadman | undefined {
     const nowMs = now.getTime();

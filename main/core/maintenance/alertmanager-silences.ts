@@ -75,7 +75,8 @@ export function silenceParts(window: MaintenanceWindowConfig, topology: Maintena
  * Posts an Alertmanager silence for each maintenance window's occurrence when it begins (`POST
  * <url>/api/v2/silences`: the scope's matchers, the occurrence's start and end, the reason as the
  * comment, created by `loopdeck`), once per occurrence: what was posted is kept in the store, so
- * neither a tick nor a restart posts it again. A post that fails is retried with the shared backoff
+ * neither a tick nor a restart posts it again. One ended before its time (in the console, or taken
+ * out of the config) has its silences expired. A post that fails is retried with the shared backoff
  * while the occurrence lasts.
  */
 export class AlertmanagerSilences {
@@ -95,12 +96,13 @@ export class AlertmanagerSilences {
     this.fetch = options.fetch ?? fetch;
     this.log = options.log ?? ((m) => log.error(m));
     this.backoff = { baseMs: options.backoffMs ?? 5_000, maxMs: 300_000, random: options.random ?? Math.random };
-    this.posted = this.endpoint && !options.schedule.empty ? loadPosted(options.store.getMeta(POSTED_META)) : new Map();
+    this.posted = this.endpoint ? loadPosted(options.store.getMeta(POSTED_META)) : new Map();
   }
 
   /** Post the silences of the occurrences in force that Alertmanager has not been given; resolves when done (or failed). */
   tick(): Promise<void> {
-    if (!this.endpoint || this.options.schedule.empty || this.inflight) return this.inflight ?? Promise.resolve();
+    if (!this.endpoint || this.inflight) return this.inflight ?? Promise.resolve();
+    if (this.options.schedule.empty && this.posted.size === 0) return Promise.resolve();
     if (this.now().getTime() < this.retryAt) return Promise.resolve();
     const p = this.round().finally(() => {
       this.inflight = null;
@@ -125,8 +127,18 @@ export class AlertmanagerSilences {
         dirty = true;
       }
     }
+    const active = this.options.schedule.active(nowMs);
     try {
-      for (const o of this.options.schedule.active(nowMs)) {
+      // What was ended before its time (a console window ended, a config window taken out) is
+      // expired in Alertmanager too: its silence would otherwise hide alerts until the old end.
+      const inForce = new Set(active.map((o) => o.id));
+      for (const [id, p] of this.posted) {
+        if (inForce.has(id)) continue;
+        for (const silence of Object.values(p.parts)) if (silence) await this.expire(endpoint, silence);
+        this.posted.delete(id);
+        dirty = true;
+      }
+      for (const o of active) {
         const done = this.posted.get(o.id)?.parts ?? {};
         for (const [part, matcher] of Object.entries(silenceParts(o.window, this.options.schedule.topology))) {
           if (done[part] !== undefined) continue;
@@ -144,6 +156,13 @@ export class AlertmanagerSilences {
     } finally {
       if (dirty) this.keep();
     }
+  }
+
+  /** Expire a silence (`DELETE <url>/api/v2/silence/<id>`); one Alertmanager no longer has is gone already. */
+  private async expire(endpoint: string, silence: string): Promise<void> {
+    const res = await this.fetch(`${endpoint.replace(/silences$/, 'silence')}/${encodeURIComponent(silence)}`, { method: 'DELETE', signal: AbortSignal.timeout(15_000) });
+    const text = await res.text().catch(() => '');
+    if (!res.ok && res.status !== 404) throw new Error(`HTTP ${res.status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ''}`);
   }
 
   private async post(endpoint: string, o: MaintenanceOccurrence, matcher: SilenceMatcher): Promise<string> {

@@ -31,9 +31,9 @@ export function targetOfSource(source: string): MaintenanceTarget {
   return m ? { kind: m[1] as 'loop' | 'host' | 'proxy' | 'drill', name: m[2] ?? '' } : { kind: 'other' };
 }
 
-/** A window's stable id: a hash of it as written (times, cron, reason, scope). */
-function windowId(w: MaintenanceWindowConfig): string {
-  return createHash('sha256').update(JSON.stringify(w)).digest('hex').slice(0, 12);
+/** A window's stable id: a console window's own, a config window's a hash of it as written (times, cron, reason, scope). */
+export function windowId(w: MaintenanceWindowConfig): string {
+  return w.id ?? createHash('sha256').update(JSON.stringify(w)).digest('hex').slice(0, 12);
 }
 
 /**
@@ -49,14 +49,26 @@ function windowId(w: MaintenanceWindowConfig): string {
  * proxy's window does not cover the loops that use the proxy: the scope says what it names.
  */
 export class MaintenanceSchedule {
-  private readonly windows: readonly { readonly window: MaintenanceWindowConfig; readonly id: string }[];
+  private readonly configured: readonly { readonly window: MaintenanceWindowConfig; readonly id: string }[];
+  private windows: readonly { readonly window: MaintenanceWindowConfig; readonly id: string }[];
 
   constructor(
     windows: readonly MaintenanceWindowConfig[],
     /** Where each loop, proxy and drill runs (what a host's window takes in). */
     readonly topology: MaintenanceTopology,
   ) {
-    this.windows = windows.map((window) => ({ window, id: windowId(window) }));
+    this.configured = windows.map((window) => ({ window, id: windowId(window) }));
+    this.windows = this.configured;
+  }
+
+  /** The windows the console added (maintenance-windows.ts), in force from now on beside the config's. */
+  setConsoleWindows(windows: readonly MaintenanceWindowConfig[]): void {
+    this.windows = [...this.configured, ...windows.map((window) => ({ window, id: windowId(window) }))];
+  }
+
+  /** Every window with its id, the config's first. */
+  all(): readonly { readonly window: MaintenanceWindowConfig; readonly id: string }[] {
+    return this.windows;
   }
 
   /** No window is configured: every question answers nothing at once. */

@@ -23,6 +23,7 @@ export class NoticeRows {
       hold: store.query<[reason: string, until: string, key: string]>("UPDATE notices SET silenced_reason = ?, silenced_until = ?, silence_state = 'held' WHERE key = ?"),
       settle: store.query<[state: 'delivered' | 'cleared' | 'acknowledged', key: string]>('UPDATE notices SET silence_state = ? WHERE key = ?'),
       heldDue: store.query<[now: string], NoticeRow>("SELECT * FROM notices WHERE silence_state = 'held' AND silenced_until <= ? ORDER BY created_at, key"),
+      held: store.query<[], NoticeRow>("SELECT * FROM notices WHERE silence_state = 'held' ORDER BY created_at, key"),
       nextHeldEnd: store.query<[], { until: string | null }>("SELECT MIN(silenced_until) AS until FROM notices WHERE silence_state = 'held'"),
       newest: store.query<[limit: number], NoticeRow>('SELECT * FROM notices ORDER BY created_at DESC, key LIMIT ?'),
       byKey: store.query<[key: string], NoticeRow>('SELECT * FROM notices WHERE key = ?'),
@@ -85,6 +86,11 @@ export class NoticeRows {
   }
 
   /** The earliest end of a window holding a notice (ISO), or null when none is held. */
+  /** Every notice a window holds now (few: those raised inside a window, until it ends). */
+  held(): NoticeRow[] {
+    return this.q.held.all();
+  }
+
   nextHeldEnd(): string | null {
     return this.q.nextHeldEnd.get()?.until ?? null;
   }

@@ -240,6 +240,25 @@ export class NoticeService {
     return deliver;
   }
 
+  /**
+   * The windows changed (one added or ended in the console): each held notice is held until the
+   * end of the window that covers its source now, or is due for release now when none does (the
+   * next tick delivers it once if its condition still holds).
+   */
+  rescheduleHeld(): void {
+    const now = this.now();
+    const nowIso = now.toISOString();
+    const changed: Notice[] = [];
+    for (const r of this.notices.held()) {
+      const mark = this.silence(r.source, now);
+      const until = mark?.until ?? nowIso;
+      if (until === r.silenced_until && (mark?.reason ?? r.silenced_reason) === r.silenced_reason) continue;
+      changed.push(this.hold(r, { reason: mark?.reason ?? r.silenced_reason ?? '', until }));
+    }
+    this.heldEnd = undefined;
+    if (changed.length > 0) this.onChange(changed);
+  }
+
   /** Hold a stored notice until `mark`'s window ends; returns it as held. */
   private hold(r: NoticeRow, mark: MaintenanceMark): Notice {
     this.notices.hold(r.key, mark.reason, mark.until);

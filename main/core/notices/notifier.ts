@@ -85,7 +85,8 @@ export class Notifier {
 
   constructor(private readonly options: NotifierOptions) {
     const { store, notify, now } = options;
-    const schedule = options.maintenance && !options.maintenance.empty ? options.maintenance : undefined;
+    // The schedule, even empty: the console can add a window at any time (maintenance-windows.ts).
+    const schedule = options.maintenance;
     this.pushover = new PushoverSink({ store, notify, now });
     this.ntfy = new NtfySink({ store, notify, now, ...(options.env ? { env: options.env } : {}) });
     this.alertmanager = new AlertmanagerSink({ store, notify, now });
@@ -188,6 +189,12 @@ export class Notifier {
     if (fresh.length === 0) return;
     this.service.update(fresh);
     for (const d of fresh) if (d.requires === undefined) this.offered.add(d.key);
+  }
+
+  /** A maintenance window was added or ended: the held notices follow the windows in force now, Alertmanager's silences too. */
+  rescheduled(): void {
+    this.service.rescheduleHeld();
+    void this.silences?.tick();
   }
 
   /** Emergency repeats, snooze ends, owed Pushover sends and receipt polls, maintenance silences; rejects when a write failed (done by a later tick). */

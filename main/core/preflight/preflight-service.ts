@@ -71,13 +71,22 @@ export class PreflightService {
     return Object.keys(this.options.config.loops);
   }
 
-  /** The current results, one per loop whose next fire has not passed, in config order. */
+  /** The current results, one per loop whose next fire has not passed, in config order (each marked with the window its fire is in, if any). */
   list(): Preflight[] {
     const now = this.options.now().getTime();
     return Object.keys(this.options.config.loops).flatMap((name) => {
       const p = this.byLoop.get(name);
-      return p && Date.parse(p.fireAt) > now ? [p] : [];
+      return p && Date.parse(p.fireAt) > now ? [this.marked(p)] : [];
     });
+  }
+
+  /**
+   * A fire inside a maintenance window: the checks are kept for what they say, the state is the
+   * window's. Asked when listed, so a window added or ended in the console moves it at the next look.
+   */
+  private marked(r: Preflight): Preflight {
+    const mark = this.options.maintenance?.markAt({ kind: 'loop', name: r.loop }, Date.parse(r.fireAt)) ?? null;
+    return mark ? { ...r, state: 'maintenance', maintenance: mark } : r;
   }
 
   /** Run the pre-flights that come due from now on: the engine calls `look` after each of its polls. */
@@ -103,7 +112,7 @@ export class PreflightService {
   }
 
   private listKey(list: readonly Preflight[]): string {
-    return list.map((p) => `${p.loop}\u0000${p.fireAt}\u0000${p.checkedAt}`).join('\u0001');
+    return list.map((p) => `${p.loop}\u0000${p.fireAt}\u0000${p.checkedAt}\u0000${p.state}\u0000${p.maintenance?.until ?? ''}`).join('\u0001');
   }
 
   private publish(): void {
@@ -195,14 +204,9 @@ export class PreflightService {
         overlap: { duration: loopDuration(state.cycles(name), loop.cap), neighbours: neighboursOf(name, config.loops, state.cycles) },
       });
     });
-    // A fire inside a maintenance window: the checks are kept for what they say, the state is the window's.
-    const maintained = results.map((r): Preflight => {
-      const mark = this.options.maintenance?.markAt({ kind: 'loop', name: r.loop }, Date.parse(r.fireAt)) ?? null;
-      return mark ? { ...r, state: 'maintenance', maintenance: mark } : r;
-    });
-    for (const r of maintained) this.byLoop.set(r.loop, r);
+    for (const r of results) this.byLoop.set(r.loop, r);
     this.publish();
-    return maintained;
+    return results.map((r) => this.marked(r));
   }
 
   /** One script on the host for every folder group and runner ask; null when the host cannot be read now, a string when the script failed. */

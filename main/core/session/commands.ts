@@ -50,6 +50,8 @@ export function sessionCommands(session: CommandSession): Handlers {
     'review.mark': (_input, caller) => ({ lastReviewedAt: session.services().markReviewed(caller.user), lastReviewedBy: caller.user }),
     'prs.nextDone': ({ loop, number, step }, caller) => session.services().desk.nextDone(loop, number, step, caller.user),
     'prs.merge': ({ loop, number, sha, method }, caller) => session.services().desk.merge(loop, number, sha, method, caller.user),
+    'maintenance.add': ({ window }, caller) => ({ id: session.services().maintenance.add(window, caller.user) }),
+    'maintenance.end': ({ id }, caller) => ({ endedAt: session.services().maintenance.end(id, caller.user) }),
     'notices.ack': ({ key }, caller) => ({ acknowledgedAt: session.services().notices.acknowledge(key, caller.user) }),
     'notices.snooze': ({ key, minutes }, caller) => ({ snoozedUntil: session.services().notices.snooze(key, minutes, caller.user) }),
     'drills.run': async (input, caller) => ({ runId: await session.services().drills.run(input, caller.user) }),

@@ -16,6 +16,7 @@ import type { PreflightService } from '../preflight/preflight-service';
 import type { HostTable } from '../hosts/host-table';
 import type { GithubPrs } from '../prs/github/github-prs';
 import type { DeskService } from '../prs/desk-service';
+import type { MaintenanceWindows } from '../maintenance/maintenance-windows';
 import type { NightCompareService } from '../compare/night-compare-service';
 
 // The composition root: the one place the core of a loaded config is put together (its store,
@@ -39,6 +40,8 @@ export interface CoreServices {
   readonly desk: Pick<DeskService, 'list' | 'nextDone' | 'merge' | 'refresh'> & { pollOnce(): Promise<void> };
   /** Night against night: two nights of a loop side by side. */
   readonly compare: Pick<NightCompareService, 'compare'>;
+  /** Maintenance windows: add one, end one the console added. */
+  readonly maintenance: Pick<MaintenanceWindows, 'add' | 'end'>;
   /** Mark the review done now (the notices get the new watermark); when. */
   markReviewed(by: string): string;
   /** Every event the core publishes; returns the unsubscribe function. */
@@ -88,6 +91,7 @@ export function servicesOf(engine: Engine): CoreServices {
     github: engine.github,
     desk: engine.desk,
     compare: engine.compare,
+    maintenance: engine.maintenance,
     markReviewed: (by) => engine.markReviewed(by),
     subscribe: (listener) => engine.subscribe(listener),
   };

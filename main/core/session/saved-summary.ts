@@ -18,7 +18,7 @@ export const MAX_SUMMARY_CACHE_BYTES = 32 * 1024 * 1024;
  * hand (savedSummaryFault: 4-5 ms on a year's summary on the first call, where SummarySchema took
  * 20-26 ms), against damage or edits since it was saved.
  */
-export const SUMMARY_FORMAT = 'a09ca1b9a6db9165';
+export const SUMMARY_FORMAT = '8a60f0cb905835c4';
 
 /** The saved file: the summary with the format it was saved in. */
 interface SavedFile {

@@ -9,6 +9,8 @@ import type { ProblemKey } from './problem-key';
 export interface CoreSignals {
   /** Prometheus's history of a bad phase's window was read: phases put down to `unknown` may now have a cause. */
   'capacity.window-read': null;
+  /** A maintenance window was added or ended in the console: what read the schedule reads it again. */
+  'maintenance.rescheduled': null;
   /** A part beside the loops has a problem under its key, or (null) no longer has one. */
   problem: { readonly key: ProblemKey; readonly problem: Problem | null };
 }

@@ -10,6 +10,7 @@ export type ProblemKey =
   | 'github deadman'
   | 'github desk'
   | 'database'
+  | 'maintenance'
   | 'config metrics.listen'
   | `loop ${string}`
   | `loop ${string} ledgers`

@@ -17,6 +17,7 @@ import type { NightSummary } from '../../../shared/night-summary';
 import { ledgerRowsOf, summaryOf, type LedgerCounts, type LedgerRows, type Summary } from '../../../shared/ledger-slice';
 import type { ContractBreach } from '../../../shared/contract-breach';
 import type { DeskPr } from '../../../shared/pr-desk';
+import type { MaintenanceWindow } from '../../../shared/maintenance';
 import type { Preflight } from '../../../shared/preflight';
 import { emptyOpsData, opsFromSnapshot, withChangedNotices, withDrillOutput, withRaisedNotice, type OpsData } from './ops';
 
@@ -81,6 +82,8 @@ export interface DeckData extends OpsData {
   readonly contract: readonly ContractBreach[];
   /** The merge desk: every open PR of every loop as GitHub has it (shared/pr-desk.ts); empty without GitHub. */
   readonly desk: readonly DeskPr[];
+  /** The maintenance windows not over, the config's and the console's (shared/maintenance.ts). */
+  readonly maintenance: readonly MaintenanceWindow[];
   /** When the operator last reviewed; findings first seen after it are new. Null: never reviewed. */
   readonly lastReviewedAt: string | null;
   /** Who marked it (null: never, or not known). */
@@ -139,6 +142,7 @@ export const emptyDeckData: DeckData = {
   preflight: [],
   contract: [],
   desk: [],
+  maintenance: [],
   lastReviewedAt: null,
   lastReviewedBy: null,
   stage: { state: 'empty' },
@@ -174,6 +178,7 @@ export function withSummary(data: DeckData, summary: Summary): DeckData {
     preflight: summary.preflight ?? [],
     contract: summary.contract ?? [],
     desk: summary.desk ?? [],
+    maintenance: summary.maintenance ?? [],
     lastReviewedAt: summary.lastReviewedAt,
     lastReviewedBy: summary.lastReviewedBy ?? null,
     stage: stageAfterSummary(data.stage, summary),
@@ -264,6 +269,7 @@ const REDUCERS: { readonly [E in EventName]: EventReducer<E> } = {
   'preflight.changed': (data, { preflight }, now) => changed({ ...data, preflight }, now),
   'contract.changed': (data, { contract }, now) => changed({ ...data, contract }, now),
   'desk.changed': (data, { desk }, now) => changed({ ...data, desk }, now),
+  'maintenance.changed': (data, { maintenance }, now) => changed({ ...data, maintenance }, now),
   'notices.changed': (data, { notices, lastReviewedAt, lastReviewedBy }, now) =>
     changed({ ...data, ...withChangedNotices(data, notices), lastReviewedAt, lastReviewedBy: lastReviewedBy ?? null }, now),
   'notice.raised': (data, payload, now) => changed({ ...data, ...withRaisedNotice(data, payload) }, now),
