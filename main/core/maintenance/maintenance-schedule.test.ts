@@ -152,16 +152,26 @@ maintenance:
 `,
     );
     const store = Store.open(':memory:');
+    const maintenance = new MaintenanceSchedule(pfCfg.maintenance, pfCfg);
     const svc = new PreflightService({
       config: pfCfg,
       hosts: new HostTable(pfCfg.hosts, store),
       now: () => new Date('2026-11-30T00:15:00Z'),
       state: { caughtUp: () => true, cycles: () => [], deliverRecord: () => null, capacity: () => [], drills: () => [], drillRuns: () => [] },
       onChange: () => undefined,
-      maintenance: new MaintenanceSchedule(pfCfg.maintenance, pfCfg),
+      maintenance,
     });
     const [reliability, testing] = await svc.run();
     store.close();
+    // A window planned in the console afterwards for the testing loop marks its listed pre-flight
+    // at once (the list is marked when read), and ending it takes the mark off: no new run needed.
+    maintenance.setConsoleWindows([{ kind: 'once', id: 'c1', startMs: Date.parse('2026-11-30T00:45:00Z'), endMs: Date.parse('2026-11-30T01:30:00Z'), reason: 'gpu swap', loops: ['testing'] }]);
+    expect(svc.list().map((p) => [p.loop, p.state, p.maintenance?.reason ?? null])).toEqual([
+      ['reliability', 'maintenance', 'runner upgrade'],
+      ['testing', 'maintenance', 'gpu swap'],
+    ]);
+    maintenance.setConsoleWindows([]);
+    expect(svc.list().map((p) => p.state)).toEqual(['maintenance', 'at-risk']);
     // Both ask for all of their disk free: at risk, unless the fire is inside a window.
     expect(testing).toMatchObject({ loop: 'testing', state: 'at-risk', fireAt: '2026-11-30T01:00:00.000Z' });
     expect(reliability).toMatchObject({ loop: 'reliability', state: 'maintenance', maintenance: { reason: 'runner upgrade', until: '2026-11-30T02:30:00.000Z' } });
