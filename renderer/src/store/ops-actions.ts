@@ -3,7 +3,7 @@ import type { Caller } from '../../../shared/roles';
 import type { LoopdeckClient } from '../client';
 import { appendOutput, withNoticeChange, withoutToast, type OpsData } from './ops';
 
-/** The store's actions for review, notices and drills. Failures throw for the caller to show. */
+/** The store's actions for review, notices, drills, the merge desk and maintenance windows. Failures throw for the caller to show. */
 export interface OpsActions {
   /** Move the review watermark to now. */
   markReviewed(): Promise<void>;
@@ -20,6 +20,10 @@ export interface OpsActions {
   tickNextStep(input: CommandInput<'prs.nextDone'>): Promise<CommandOutput<'prs.nextDone'>>;
   /** Merge a desk PR of the head the operator saw (`input.sha`); resolves the merge as recorded. */
   mergePr(input: CommandInput<'prs.merge'>): Promise<CommandOutput<'prs.merge'>>;
+  /** Plan a maintenance window (`maintenance.changed` brings the list to every console); resolves its id. */
+  addMaintenance(input: CommandInput<'maintenance.add'>): Promise<CommandOutput<'maintenance.add'>>;
+  /** End a window the console added (`maintenance.changed` takes it off the list); resolves when it ended. */
+  endMaintenance(input: CommandInput<'maintenance.end'>): Promise<CommandOutput<'maintenance.end'>>;
 }
 
 type OpsSet = (partial: Partial<OpsData> & { lastReviewedAt?: string | null; lastReviewedBy?: string | null }) => void;
@@ -67,5 +71,7 @@ export function createOpsActions(client: LoopdeckClient, set: OpsSet, get: () =>
     },
     tickNextStep: (input) => client.invoke('prs.nextDone', input),
     mergePr: (input) => client.invoke('prs.merge', input),
+    addMaintenance: (input) => client.invoke('maintenance.add', input),
+    endMaintenance: (input) => client.invoke('maintenance.end', input),
   };
 }

@@ -6,6 +6,7 @@ import { useNow } from '../../ui/react-hooks';
 import { useDeck, useRoleNeeded } from '../../store';
 import { RoleNote } from '../../ui/RoleNote';
 import { NoticeItem } from './NoticeItem';
+import { MaintenancePanel } from '../maintenance/MaintenancePanel';
 
 function EnableDesktop() {
   const [permission, setPermission] = useState(notificationPermission);
@@ -22,7 +23,7 @@ function EnableDesktop() {
   );
 }
 
-/** Every notice, newest first, filterable by priority and source, with Acknowledge and Snooze for a role that may. */
+/** Every notice, newest first, filterable by priority and source, with Acknowledge and Snooze for a role that may; the maintenance windows above them. */
 export function NoticesView() {
   const notices = useDeck((s) => s.notices);
   const now = useNow(30_000);
@@ -81,6 +82,7 @@ export function NoticesView() {
           </span>
         </div>
       </header>
+      <MaintenancePanel />
       {shown.length === 0 ? (
         <div className="empty card">
           <h2>{notices.length === 0 ? 'No notices' : 'No notices match'}</h2>
