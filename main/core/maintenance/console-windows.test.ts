@@ -1,14 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Notice } from '../../../shared/domain';
 import type { Caller } from '../../../shared/roles';
 import type { EventPayload } from '../../../shared/contract';
 import { dispatch } from '../../rpc/dispatch';
-import { createSession, type Session } from '../session/session';
+import type { Session } from '../session/session';
 import { startAlertmanager, type TestAlertmanager } from '../../../testing/alertmanager';
 import { startPushoverTestServer, type PushoverTestServer } from '../../../testing/pushover-test-server';
-import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
+import type { RunnerFixture } from '../../../testing/runner-fixture';
+import { maintenanceNight, openServeSession, stamp } from '../../../testing/maintenance-night';
 import { until } from '../../../testing/until';
 
 // Maintenance windows planned in the console (issue "The operator's week", item 1, "and, for an
@@ -42,33 +41,16 @@ afterEach(async () => {
   core = null;
 });
 
-const stamp = (phase: string, at: string, status: string): string => `${phase} ${at} ${status}\n`;
 const titled = (title: string): number => pushover.messages.filter((m) => m.fields.title === title).length;
 
-function fixture(alertmanager = false): { fx: RunnerFixture; testing: (name: string, text: string) => void } {
-  const fx = createRunnerFixture();
-  const testingRuns = join(fx.dir, 'testing-runs');
-  mkdirSync(join(testingRuns, DATE), { recursive: true });
-  // A loop that fires at 01:30 and whose cycle never comes: missed, unless a window covers the fire.
-  const nightlyRuns = join(fx.dir, 'nightly-runs');
-  mkdirSync(join(nightlyRuns, '2026-11-28'), { recursive: true });
-  writeFileSync(join(nightlyRuns, '2026-11-28', 'audit.status'), stamp('audit', '2026-11-28T01:30:00+00:00', 'STARTED') + stamp('audit', '2026-11-28T02:00:00+00:00', 'OK'));
-  writeFileSync(
-    fx.configPath,
-    `hosts:\n  runner: { local: true }\nloops:\n  reliability: { host: runner, runs: ${JSON.stringify(fx.runs)}, cap: 20h }\n  testing: { host: runner, runs: ${JSON.stringify(testingRuns)}, cap: 20h }\n` +
-      `  nightly: { host: runner, runs: ${JSON.stringify(nightlyRuns)}, phases: [audit], schedule: "30 1 * * *", grace: 1h }\n` +
-      `notify:\n  pushover: { user: ${USER}, token: ${TOKEN}, baseUrl: ${JSON.stringify(pushover.url)} }\n${alertmanager ? `  alertmanager: { url: ${JSON.stringify(am.url)} }\n` : ''}` +
+function fixture(alertmanager = false): ReturnType<typeof maintenanceNight> {
+  return maintenanceNight(
+    `notify:\n  pushover: { user: ${USER}, token: ${TOKEN}, baseUrl: ${JSON.stringify(pushover.url)} }\n${alertmanager ? `  alertmanager: { url: ${JSON.stringify(am.url)} }\n` : ''}` +
       'maintenance:\n  - { every: "0 12 * * *", for: 1h, timezone: UTC, reason: lunch backup, hosts: [runner] }\n',
   );
-  return { fx, testing: (name, text) => writeFileSync(join(testingRuns, DATE, name), text) };
 }
 
-async function open(fx: RunnerFixture): Promise<Session> {
-  const s = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now });
-  await s.start();
-  await s.pollOnce();
-  return s;
-}
+const open = (fx: RunnerFixture): Promise<Session> => openServeSession(fx, now);
 
 const notice = (s: Session, key: string): Notice | undefined => s.snapshot().notices.find((n) => n.key === key);
 
@@ -180,10 +162,8 @@ describe('maintenance windows from the console', () => {
   it('gives Alertmanager a silence for a window added, and expires it when the window is ended before its time', async () => {
     // Alertmanager refuses a silence that ends in the past: this one runs on the real clock.
     const { fx } = fixture(true);
-    const s = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000 });
+    const s = await openServeSession(fx);
     core = s;
-    await s.start();
-    await s.pollOnce();
     const start = Date.now() - 60_000;
     const window = { start: new Date(start).toISOString(), end: new Date(start + 2 * 3_600_000).toISOString(), reason: 'console runner swap', hosts: ['runner'] };
     const added = await dispatch(s.handlers, 'maintenance.add', { window }, OPERATOR);

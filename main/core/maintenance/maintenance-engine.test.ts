@@ -1,10 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Notice } from '../../../shared/domain';
-import { createSession, type Session } from '../session/session';
+import type { Session } from '../session/session';
 import { startPushoverTestServer, type PushoverTestServer } from '../../../testing/pushover-test-server';
-import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
+import type { RunnerFixture } from '../../../testing/runner-fixture';
+import { maintenanceNight, openServeSession, stamp } from '../../../testing/maintenance-night';
 import { until } from '../../../testing/until';
 
 // The whole path with real parts: runner folders followed by the app core as serve runs it, a real
@@ -36,34 +35,18 @@ afterEach(async () => {
   core = null;
 });
 
-const stamp = (phase: string, at: string, status: string): string => `${phase} ${at} ${status}\n`;
 const titled = (title: string): number => pushover.messages.filter((m) => m.fields.title === title).length;
 
 /** The reliability loop (in the window's scope) and a testing loop beside it (not), with Pushover and one window. */
-function fixture(): { fx: RunnerFixture; testing: (name: string, text: string) => void } {
-  const fx = createRunnerFixture();
-  const testingRuns = join(fx.dir, 'testing-runs');
-  mkdirSync(join(testingRuns, DATE), { recursive: true });
-  // A third loop fires at 01:30, inside the window: last night's cycle ran, tonight's never comes.
-  const nightlyRuns = join(fx.dir, 'nightly-runs');
-  mkdirSync(join(nightlyRuns, '2026-11-28'), { recursive: true });
-  writeFileSync(join(nightlyRuns, '2026-11-28', 'audit.status'), stamp('audit', '2026-11-28T01:30:00+00:00', 'STARTED') + stamp('audit', '2026-11-28T02:00:00+00:00', 'OK'));
-  writeFileSync(
-    fx.configPath,
-    `hosts:\n  runner: { local: true }\nloops:\n  reliability: { host: runner, runs: ${JSON.stringify(fx.runs)}, cap: 20h }\n  testing: { host: runner, runs: ${JSON.stringify(testingRuns)}, cap: 20h }\n` +
-      `  nightly: { host: runner, runs: ${JSON.stringify(nightlyRuns)}, phases: [audit], schedule: "30 1 * * *", grace: 1h }\n` +
-      `notify:\n  pushover: { user: ${USER}, token: ${TOKEN}, baseUrl: ${JSON.stringify(pushover.url)} }\n` +
+function fixture(): ReturnType<typeof maintenanceNight> {
+  // The nightly loop fires at 01:30, inside the window: last night's cycle ran, tonight's never comes.
+  return maintenanceNight(
+    `notify:\n  pushover: { user: ${USER}, token: ${TOKEN}, baseUrl: ${JSON.stringify(pushover.url)} }\n` +
       'maintenance:\n  - { start: "2026-11-29T01:00:00Z", end: "2026-11-29T03:00:00Z", reason: kernel upgrade, loops: [reliability, nightly] }\n',
   );
-  return { fx, testing: (name, text) => writeFileSync(join(testingRuns, DATE, name), text) };
 }
 
-async function open(fx: RunnerFixture): Promise<Session> {
-  const s = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now });
-  await s.start();
-  await s.pollOnce();
-  return s;
-}
+const open = (fx: RunnerFixture): Promise<Session> => openServeSession(fx, now);
 
 const notice = (s: Session, key: string): Notice | undefined => s.snapshot().notices.find((n) => n.key === key);
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Notice } from '../../../shared/domain';
-import { createSession, type Session } from '../session/session';
+import type { Session } from '../session/session';
+import { openServeSession } from '../../../testing/maintenance-night';
 import { createRunnerFixture, type RunnerFixture } from '../../../testing/runner-fixture';
 import { startSmtpTestServer, type SmtpTestServer } from '../../../testing/smtp-test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../testing/webhook-receiver';
@@ -55,12 +56,7 @@ function fixture(): RunnerFixture {
   );
 }
 
-async function open(fx: RunnerFixture): Promise<Session> {
-  const s = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now });
-  await s.start();
-  await s.pollOnce();
-  return s;
-}
+const open = (fx: RunnerFixture): Promise<Session> => openServeSession(fx, now);
 
 const notice = (s: Session, key: string): Notice | undefined => s.snapshot().notices.find((n) => n.key === key);
 const mailsAbout = (key: string): number => smtp.messages.filter((m) => m.raw.includes(`loopdeck-escalation-${key}`)).length;
