@@ -4,7 +4,8 @@ import type { CapacityService } from './capacity/capacity-service';
 import type { Config } from './config/schema';
 import type { DrillService } from './drills/drill-service';
 import { HostTable } from './hosts/host-table';
-import { pollSideBySide } from './engine/poll-changes';
+import { pollSideBySide, type PollChanges } from './engine/poll-changes';
+import { PollTrace } from './engine/poll-trace';
 import { LoopReads } from './engine/loop-reads';
 import { UnreadLoops } from './engine/unread-loops';
 import { LoopStates } from './engine/loop-states';
@@ -65,8 +66,9 @@ export class Engine {
   /** When the notices must be derived again (see NoticeGate). */
   private readonly noticeGate = new NoticeGate();
   private readonly unread: UnreadLoops;
+  private readonly trace = PollTrace.fromEnv(); // `LOOPDECK_POLL_TRACE=FILE`: each poll's reads, and its reports' waits
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => this.wake(host));
+  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => (this.trace?.reported(host), this.wake(host)));
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
   /** The notices' periodic work, with the digest's and the maintenance list's (engine-services.ts). */
@@ -257,10 +259,10 @@ export class Engine {
   }
 
   /**
-   * Read every source once and publish what changed. `reason` says who asked: a `wake` (a
-   * watcher) or the `timer`; then hosts whose watchers cover every folder it would read are read
-   * only where the watchers saw a change. Without one (a person, a test, `snapshot`) everything is
-   * read. A call while a poll runs gets one more poll after it (PollQueue).
+   * Read every source once and publish what changed. `reason` says who asked: a `wake` (a watcher)
+   * or the `timer`; then hosts whose watchers cover every folder it would read are read only where
+   * the watchers saw a change. Without one (a person, a test, `snapshot`) everything is read. A call
+   * while a poll runs gets one more poll after it (PollQueue).
    */
   poll(options: { reason?: 'wake' | 'timer' } = {}): Promise<void> {
     return this.polls.poll(options.reason ?? null);
@@ -281,7 +283,8 @@ export class Engine {
     // read of a hundred hosts takes the slowest host's time, not the sum of theirs.
     // A loop with nothing due is left out: its host watched and quiet, none of its clocks reached (LoopReads.idle).
     const due = this.followers.filter((f) => !this.reads.idle(f, scope(f.host), now.getTime()));
-    const { changed, any } = await pollSideBySide(due, (f) => f.host, (f, part) => this.reads.poll(f, scope(f.host), now, part));
+    const read = (f: LoopFollower, part: PollChanges): Promise<boolean> => this.reads.poll(f, scope(f.host), now, part);
+    const { changed, any } = await (this.trace?.poll(reason, due, (f) => f.host, read) ?? pollSideBySide(due, (f) => f.host, read));
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (reason !== 'wake' || any) this.updateWatches();
