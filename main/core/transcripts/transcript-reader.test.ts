@@ -144,7 +144,9 @@ describe('reading and searching a transcript over a real OpenSSH sshd', () => {
     }
     expect(existsSync(marker)).toBe(false);
     await expect(searchOnHost(host.connection, 'runner', path, { query: 'a(', regex: true, ignoreCase: false, maxHits: 5 })).rejects.toThrow(TranscriptSearchError);
-  });
+    // Twelve searches one after another, each a session through the account's login shell (1.5 s
+    // each here with pyenv in root's .bashrc): more than the default minute on a loaded machine.
+  }, 120_000);
 
   it('sees truncation and replacement while open, and a deleted file', async () => {
     const reader = new TranscriptReader(store);

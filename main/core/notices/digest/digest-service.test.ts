@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildReviewSummary } from '../../../../shared/review-summary';
@@ -63,13 +63,20 @@ function night(failed: boolean, to = '[email, webhooks]'): RunnerFixture {
   return fx;
 }
 
-/** The fixture read by the core as serve runs it (its own notices' tick), and a digest service over that state and a store. */
-async function open(fx: RunnerFixture): Promise<{ session: Session; service: (store: Store) => DigestService }> {
-  const session = createSession({ configPath: fx.configPath, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now });
+/**
+ * The fixture read by the core as serve runs it, and a digest service over that state and a store.
+ * The core sends its own digest on its notices' tick only when `coreSends`: otherwise a tick that
+ * came while a test's service sent (on the same clock, to the same servers) would be a second mail.
+ */
+async function open(fx: RunnerFixture, coreSends = false): Promise<{ session: Session; service: (store: Store) => DigestService }> {
+  const text = readFileSync(fx.configPath, 'utf8');
+  const stateConfig = join(fx.dir, 'state.yaml');
+  writeFileSync(stateConfig, text.split('\n').filter((line) => !line.startsWith('digest:')).join('\n'));
+  const session = createSession({ configPath: coreSends ? fx.configPath : stateConfig, dataDir: fx.dataDir, shell: 'serve', pollMs: 60_000, now });
   sessions.push(session);
   await session.start();
   await session.pollOnce();
-  const config = parseConfig(fx.configPath, readFileSync(fx.configPath, 'utf8'));
+  const config = parseConfig(fx.configPath, text);
   const digest = config.digest;
   if (!digest) throw new Error('no digest in the config');
   const service = (store: Store): DigestService =>
@@ -172,7 +179,7 @@ describe('the morning digest', () => {
     const fx = night(true, '[email]');
     const mails = smtp.messages.length;
     t = AT + 2 * 86_400_000;
-    const { session } = await open(fx);
+    const { session } = await open(fx, true);
     await until(() => smtp.messages.length > mails, 20_000, 'the digest by email');
     expect(mailsTo(mails)[0]?.subject).toMatch(/^Loopdeck 2026-12-09:/);
     await session.close();
