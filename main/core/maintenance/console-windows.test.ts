@@ -115,7 +115,7 @@ describe('maintenance windows from the console', () => {
     await until(() => titled('testing audit failed') === 1, 15_000, "Pushover to get testing's failure");
     expect(titled('reliability audit failed')).toBe(0);
     // The notices' tick publishes the list again once the window began, and Alertmanager holds its silence.
-    await until(() => published.some((p) => p.maintenance.some((w) => w.id === id && w.current !== null)), 15_000, 'the list to say the window is in force');
+    await until(() => published.some((p) => p.maintenance.some((w) => w.id === id && w.current !== null)), 30_000, "the list to say the window is in force (the notices' 5-s tick publishes it)");
     // The nightly loop's 01:30 fire is outside this window's scope: past its grace it is missed.
     t = Date.parse('2026-11-29T02:40:00Z');
     await core.pollOnce();
