@@ -61,9 +61,18 @@ export class MaintenanceSchedule {
     this.windows = this.configured;
   }
 
+  /** Counts the changes of the windows: an answer kept for a fixed moment holds while it stays the same. */
+  private changes = 0;
+
   /** The windows the console added (maintenance-windows.ts), in force from now on beside the config's. */
   setConsoleWindows(windows: readonly MaintenanceWindowConfig[]): void {
     this.windows = [...this.configured, ...windows.map((window) => ({ window, id: windowId(window) }))];
+    this.changes += 1;
+  }
+
+  /** Which set of windows this is: it moves each time the console's windows change. */
+  get version(): number {
+    return this.changes;
   }
 
   /** Every window with its id, the config's first. */

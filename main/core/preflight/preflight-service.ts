@@ -59,6 +59,8 @@ export function leadOf(config: Config, loop: LoopConfig): number | null {
  */
 export class PreflightService {
   private readonly byLoop = new Map<string, Preflight>();
+  /** Each result as marked (see marked), with the windows' version it was marked for. */
+  private readonly marks = new WeakMap<Preflight, { readonly version: number; readonly marked: Preflight }>();
   private auto = false;
   /** What was last handed to onChange (see listKey). */
   private published = '';
@@ -85,8 +87,16 @@ export class PreflightService {
    * window's. Asked when listed, so a window added or ended in the console moves it at the next look.
    */
   private marked(r: Preflight): Preflight {
-    const mark = this.options.maintenance?.markAt({ kind: 'loop', name: r.loop }, Date.parse(r.fireAt)) ?? null;
-    return mark ? { ...r, state: 'maintenance', maintenance: mark } : r;
+    const schedule = this.options.maintenance;
+    if (!schedule) return r;
+    // The list is read after every poll: a result's mark (its fire is a fixed moment) is worked
+    // out once for each set of windows, not once a poll.
+    const kept = this.marks.get(r);
+    if (kept?.version === schedule.version) return kept.marked;
+    const mark = schedule.markAt({ kind: 'loop', name: r.loop }, Date.parse(r.fireAt));
+    const marked: Preflight = mark ? { ...r, state: 'maintenance', maintenance: mark } : r;
+    this.marks.set(r, { version: schedule.version, marked });
+    return marked;
   }
 
   /** Run the pre-flights that come due from now on: the engine calls `look` after each of its polls. */
