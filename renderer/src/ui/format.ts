@@ -15,8 +15,12 @@ const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   second: '2-digit',
   hourCycle: 'h23',
 };
+const MINUTE_OPTIONS: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+const DAY_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit' };
 const CLOCKS = new Map<string, Intl.DateTimeFormat>();
 const DATE_TIMES = new Map<string, Intl.DateTimeFormat>();
+const MINUTES = new Map<string, Intl.DateTimeFormat>();
+const DAYS = new Map<string, Intl.DateTimeFormat>();
 const WEEKDAY = new Intl.DateTimeFormat('en-GB', { weekday: 'short', timeZone: 'UTC' });
 
 function formatterFor(cache: Map<string, Intl.DateTimeFormat>, timeZone: string | undefined, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
@@ -47,6 +51,22 @@ export function formatDateTime(iso: string | null, timeZone?: string): string | 
   const d = parse(iso);
   if (!d) return null;
   return formatterFor(DATE_TIMES, timeZone, DATE_TIME_OPTIONS).format(d);
+}
+
+/** `Sun 23 Aug, 00:00` in local time, to the minute (what is planned to the minute), or null. */
+export function formatDateMinute(iso: string | null, timeZone?: string): string | null {
+  const d = parse(iso);
+  if (!d) return null;
+  return formatterFor(MINUTES, timeZone, MINUTE_OPTIONS).format(d);
+}
+
+/** Whether two times fall on the same local day (false when either is unreadable). */
+export function sameLocalDay(a: string, b: string, timeZone?: string): boolean {
+  const da = parse(a);
+  const db = parse(b);
+  if (!da || !db) return false;
+  const f = formatterFor(DAYS, timeZone, DAY_OPTIONS);
+  return f.format(da) === f.format(db);
 }
 
 /** A duration as `45s`, `41m`, `2h 05m`. */

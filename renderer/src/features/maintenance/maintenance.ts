@@ -1,5 +1,6 @@
 import type { Capacity, HostState } from '../../../../shared/domain';
 import type { MaintenanceWindow, MaintenanceWindowInput } from '../../../../shared/maintenance';
+import { formatClock, formatDateMinute, sameLocalDay } from '../../ui/format';
 
 // The "Plan a window" form as plain data, how it becomes the `maintenance:` entry main reads with
 // the config's own rules, and how a listed window's times are said. Only the shape is made here:
@@ -131,35 +132,15 @@ export interface WindowWhen {
   readonly next: string | null;
 }
 
-// Windows are planned to the minute: their times are said without seconds, and an end on the same
-// day as its start by its clock alone. Made once per time zone (building a formatter is the cost).
-const TIME_OPTIONS: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
-const DAY_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit' };
-const CLOCK_OPTIONS: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
-const FORMATS = new Map<string, Intl.DateTimeFormat>();
-
-function format(kind: string, options: Intl.DateTimeFormatOptions, ms: number, timeZone: string | undefined): string {
-  const key = `${kind} ${timeZone ?? ''}`;
-  let f = FORMATS.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
-    FORMATS.set(key, f);
-  }
-  return f.format(ms);
-}
-
 /** `Sun 13 Dec, 03:30` in the console's time zone (`timeZone` pins it, for tests); an unreadable time as given. */
 export function windowTime(iso: string, timeZone?: string): string {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? iso : format('time', TIME_OPTIONS, ms, timeZone);
+  return formatDateMinute(iso, timeZone) ?? iso;
 }
 
-/** `from Sun 13 Dec, 03:30 to 05:00` (the end's day said only when it is another). */
+/** `from Sun 13 Dec, 03:30 to 05:00`: windows are planned to the minute, and the end's day is said only when it is another. */
 function spanFrom(start: string, end: string, timeZone: string | undefined): string {
-  const a = Date.parse(start);
-  const b = Date.parse(end);
-  const sameDay = !Number.isNaN(a) && !Number.isNaN(b) && format('day', DAY_OPTIONS, a, timeZone) === format('day', DAY_OPTIONS, b, timeZone);
-  return `from ${windowTime(start, timeZone)} to ${sameDay ? format('clock', CLOCK_OPTIONS, b, timeZone) : windowTime(end, timeZone)}`;
+  const to = sameLocalDay(start, end, timeZone) ? (formatClock(end, timeZone) ?? end) : windowTime(end, timeZone);
+  return `from ${windowTime(start, timeZone)} to ${to}`;
 }
 
 /** A window's times as sentences, in the console's time zone (`timeZone` pins it, for tests). */
