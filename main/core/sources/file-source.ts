@@ -108,7 +108,8 @@ export interface FileSource {
   unwatch?(): void;
   /**
    * Whether every one of these folders is being watched right now, so a change in them wakes a
-   * poll: then a poll that was not woken may skip reading them.
+   * poll: then a poll that was not woken may skip reading them. A watcher still starting counts
+   * when its first report covers what changed before it started.
    */
   watching?(dirs: readonly string[]): boolean;
   /**

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../testing/until';
+import type { WatchHint } from './file-source';
 import { startSshd, type TestSshd } from '../../../testing/sshd';
 import { followOnce } from '../follow/line-follower';
 import { statusFileParser } from '../loops/status-file';
@@ -97,6 +99,53 @@ describe('SshSource over a real OpenSSH sshd', () => {
     expect(dirs?.entries.length).toBe(followed.length);
     expect(dirs?.refused.map(hex).sort()).toEqual(((await local.dirs(day))?.refused ?? []).map(hex).sort());
   }, 30_000);
+
+  it("starts a watcher that asks only for what changed since the reads, not for the whole host (its first listing)", async () => {
+    const runs = join(dir, 'watched-runs');
+    const hot = join(runs, '2026-12-02');
+    mkdirSync(join(runs, '2026-12-01'), { recursive: true });
+    mkdirSync(hot);
+    writeFileSync(join(hot, 'remediate.log'), 'one\n');
+    const fence = join(hot, 'fence.log');
+    writeFileSync(fence, '');
+    // What a poll reads: the runs folder's cycle names, the hot cycle listed, a file stat-ed.
+    const read = async (): Promise<void> => {
+      await source.dirs(runs);
+      await source.list(hot);
+      await source.stat(join(hot, 'remediate.log'));
+    };
+    await read();
+    // A watcher's hints up to a fence: a line appended to a file once it is up. Its stream is in
+    // order, and a first listing's hints come at once: all of them are in when the fence's is.
+    const hintsOfAStart = async (): Promise<(WatchHint | undefined)[]> => {
+      const hints: (WatchHint | undefined)[] = [];
+      source.watch([runs, hot], (hint) => hints.push(hint));
+      // Starting counts as watching: its first report covers the time before it (no full read meanwhile).
+      expect(source.watching([runs, hot])).toBe(true);
+      await until(() => {
+        appendFileSync(fence, 'fence\n');
+        return hints.some((h) => h?.name === 'fence.log');
+      }, 30_000, 'the fence', 500);
+      source.unwatch();
+      return hints.filter((h) => h?.name !== 'fence.log');
+    };
+    // Between the reads and the watcher: a line appended, a file and a cycle created.
+    appendFileSync(join(hot, 'remediate.log'), 'two\n');
+    writeFileSync(join(hot, 'deliver.log'), 'x\n');
+    mkdirSync(join(runs, '2026-12-03'));
+    const first = await hintsOfAStart();
+    expect(first).not.toContain(undefined);
+    const key = (h: WatchHint | undefined): string => `${h?.kind} ${h?.dir}/${h?.name}`;
+    expect(new Set(first.map(key))).toEqual(new Set([`change ${hot}/remediate.log`, `rename ${hot}/deliver.log`, `rename ${runs}/2026-12-03`]));
+    // Read again: a second start with nothing changed since asks for nothing.
+    await read();
+    await source.list(hot);
+    expect(await hintsOfAStart()).toEqual([]);
+    // A file gone while no watcher ran is a change of its folder.
+    await source.list(hot);
+    execFileSync('rm', [join(hot, 'deliver.log')]);
+    expect((await hintsOfAStart()).map(key)).toEqual([`rename ${hot}/deliver.log`]);
+  }, 120_000);
 
   it('refuses a named pipe as a problem naming it instead of blocking the poll', async () => {
     const path = join(dir, 'remediate.status');

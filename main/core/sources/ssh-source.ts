@@ -4,9 +4,13 @@ import { hostName } from './file-names';
 import { FileReadError, type DirEntry, type DirListing, type FileSource, type FileStat, type WatchHint } from './file-source';
 import { LOAD_SCRIPT, takeLoad, type LoadSample } from './host-load';
 import { dirsScript, listScript, MISSING, parseListingLine, parseStatLine, shellQuote, STAT_FN } from './remote-shell';
+import { SeenStats } from './seen-stats';
 import { StreamedBytes } from './streamed-bytes';
 import { parseWatchLine } from './watch-frames';
 import { watcherCommand } from './watcher-perl';
+
+/** Past this many differences a new watcher's first listing asks for the whole host to be read. */
+const MAX_FIRST_HINTS = 256;
 
 /** Exit code of a read whose path is not a regular file (a named pipe would block `tail`). */
 const NOT_REGULAR = 4;
@@ -38,6 +42,8 @@ export class SshSource implements FileSource {
   private watcher: { key: string; stop: (() => void) | null } | null = null;
   /** Bytes the watcher streamed, until a poll reads them. */
   private readonly streamed = new StreamedBytes();
+  /** What the reads saw, for a new watcher's first listing to be compared with. */
+  private readonly seen = new SeenStats();
   /** Who asked for the host's load (loadWith), until a request carries the question. */
   private loadAsked: ((sample: LoadSample | null) => void) | null = null;
 
@@ -61,10 +67,20 @@ export class SshSource implements FileSource {
     this.watcher = state;
     const command = watcherCommand(dirs, this.options.watchStatMs ?? 250, this.options.watcher ?? 'perl');
     const hintFor = (path: string): WatchHint => ({ dir: posix.dirname(path), name: posix.basename(path), kind: 'change' });
+    // The Perl watcher's first report is its listing: only what differs from what the reads saw is a change.
+    let first: Map<string, FileStat> | null = new Map();
     const onLine = (line: string): void => {
       if (this.watcher !== state) return;
       const got = parseWatchLine(line);
       if (got.kind === 'beat') return;
+      if (got.kind === 'entry') return void first?.set(got.path, got.stat);
+      if (got.kind === 'listed') {
+        const hints = first === null ? [] : this.seen.differences(dirs, first);
+        first = null;
+        if (hints.length > MAX_FIRST_HINTS) return onChange();
+        for (const hint of hints) onChange(hint);
+        return;
+      }
       if (got.kind === 'grew') {
         this.streamed.add(got.path, got.stat, got.from, got.bytes);
         return onChange(hintFor(got.path));
@@ -103,10 +119,12 @@ export class SshSource implements FileSource {
   }
 
   watching(dirs: readonly string[]): boolean {
-    // The watcher's channel is open (its stop is set once the exec is up) for exactly these folders.
+    // A watcher runs, or is starting, for exactly these folders: one starting covers the time
+    // before it, as its first report is what changed since the reads (its listing compared with
+    // them, or `changed`). One that could not start or ended is no longer there.
     // Asked on every poll with the same list: its key is made once per list.
     if (this.askedKey?.dirs !== dirs) this.askedKey = { dirs, key: [...dirs].sort().join('\0') };
-    return this.watcher?.stop != null && this.watcher.key === this.askedKey.key;
+    return this.watcher !== null && this.watcher.key === this.askedKey.key;
   }
 
   /** The key of the folder list `watching` was last asked about. */
@@ -114,9 +132,13 @@ export class SshSource implements FileSource {
 
   async stat(path: string): Promise<FileStat | null> {
     const streamed = this.streamed.takeStat(path);
-    if (streamed) return streamed;
+    if (streamed) {
+      this.seen.stat(path, streamed);
+      return streamed;
+    }
     const stat = await this.statOnHost(path);
     this.streamed.saw(path, stat);
+    this.seen.stat(path, stat);
     return stat;
   }
 
@@ -160,6 +182,15 @@ export class SshSource implements FileSource {
     if (length <= 0) return Buffer.alloc(0);
     const streamed = this.streamed.read(path, offset, length);
     if (streamed) return streamed;
+    try {
+      return await this.readOnHost(path, offset, length);
+    } catch (err) {
+      this.seen.unsure(path);
+      throw err;
+    }
+  }
+
+  private async readOnHost(path: string, offset: number, length: number): Promise<Buffer> {
     const q = shellQuote(path);
     const out = await this.run(`[ -f ${q} ] || exit ${NOT_REGULAR}; [ -r ${q} ] || exit ${UNREADABLE}; tail -c +${offset + 1} -- ${q} | head -c ${length}`);
     if (out.code === NOT_REGULAR) throw new FileReadError(`Host ${this.host}: ${path} is not a regular file; not read.`);
@@ -173,7 +204,10 @@ export class SshSource implements FileSource {
   async dirs(path: string): Promise<DirListing<string> | null> {
     const script = dirsScript(path);
     const out = await this.run(script);
-    if (out.code === MISSING) return null;
+    if (out.code === MISSING) {
+      this.seen.named(path, null);
+      return null;
+    }
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: string[] = [];
     const refused: Buffer[] = [];
@@ -185,13 +219,17 @@ export class SshSource implements FileSource {
         else refused.push(got.bytes);
       }
     }
+    this.seen.named(path, entries);
     return { entries, refused };
   }
 
   async list(path: string): Promise<DirListing<DirEntry> | null> {
     const script = listScript(path);
     const out = await this.run(script);
-    if (out.code === MISSING) return null;
+    if (out.code === MISSING) {
+      this.seen.listed(path, null);
+      return null;
+    }
     if (out.code !== 0) throw new FileReadError(`Host ${this.host}: cannot list ${path}: ${out.stderr.trim() || `exit ${out.code}`}`);
     const entries: DirEntry[] = [];
     const refused: Buffer[] = [];
@@ -213,6 +251,7 @@ export class SshSource implements FileSource {
       entries.push({ name, isDirectory: stat.isDirectory, stat });
       this.streamed.saw(posix.join(path, name), stat);
     }
+    this.seen.listed(path, entries);
     return { entries, refused };
   }
 }

@@ -10,7 +10,11 @@ export type WatchLine =
   /** A file grew: `bytes` are its content from `from` to `stat.size` (sent as base64, or hex after `h:`). */
   | { readonly kind: 'grew'; readonly path: string; readonly stat: FileStat; readonly from: number; readonly bytes: Buffer }
   /** A file changed in place beyond what a frame carries: read it by requests. */
-  | { readonly kind: 'touched'; readonly path: string; readonly stat: FileStat };
+  | { readonly kind: 'touched'; readonly path: string; readonly stat: FileStat }
+  /** An entry of the watcher's first listing (the Perl watcher's first report). */
+  | { readonly kind: 'entry'; readonly path: string; readonly stat: FileStat }
+  /** The end of the first listing. */
+  | { readonly kind: 'listed' };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const HEX = /^(?:[0-9a-f]{2})*$/;
@@ -22,6 +26,11 @@ const HEX = /^(?:[0-9a-f]{2})*$/;
  */
 export function parseWatchLine(line: string): WatchLine {
   if (line === '.') return { kind: 'beat' };
+  if (line === 'listed') return { kind: 'listed' };
+  if (line.startsWith('@')) {
+    const parsed = parseStatLine(line.slice(1));
+    return parsed ? { kind: 'entry', path: parsed.name, stat: parsed.stat } : { kind: 'changed' };
+  }
   if (line.startsWith('~')) {
     const parsed = parseStatLine(line.slice(1));
     return parsed ? { kind: 'touched', path: parsed.name, stat: parsed.stat } : { kind: 'changed' };

@@ -72,9 +72,15 @@ sub read_range {
 my ($prev, $prev_dirs, $prev_odd, $first) = ({}, {}, '', 1);
 sub check {
   my ($cur, $dirs, $odd) = listing();
-  my ($big, @out) = ($first || $odd ne $prev_odd);
+  if ($first) {
+    # The first report is the listing itself: the reader compares it with what it last saw.
+    for my $p (sort keys %$cur) { my $c = $cur->{$p}; out('@' . join('|', $c->[0], $c->[1], $c->[2], 0, $c->[3], $p) . "\n"); }
+    out($odd eq '' ? "listed\n" : "listed\nchanged\n");
+    ($prev, $prev_dirs, $prev_odd, $first) = ($cur, $dirs, $odd, 0);
+    return 1;
+  }
+  my ($big, @out) = ($odd ne $prev_odd);
   $prev_odd = $odd;
-  $first = 0;
   for my $p (sort keys %$cur) {
     my ($c, $o) = ($cur->{$p}, $prev->{$p});
     if (!$o || $o->[0] ne $c->[0] || $o->[3] ne $c->[3]) { $big = 1; next; }

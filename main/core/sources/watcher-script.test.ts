@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ type Mode = 'sh' | 'perl';
 
 /**
  * The watcher script run by a local sh, as sshd would run it (its input a pipe held open, as the
- * channel's is); every line that wakes a poll (`changed`, a `+` frame, a `~` change) is
+ * channel's is); every line that wakes a poll (`changed`, the end of a first listing, a `+` frame, a `~` change) is
  * timestamped, and all lines but heartbeats are kept.
  */
 function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv = process.env, heartbeatMs = HEARTBEAT_MS): { child: ChildProcess; wakes: number[]; lines: string[] } {
@@ -27,11 +27,14 @@ function run(mode: Mode, dirs: string[], statMs: number, env: NodeJS.ProcessEnv 
     for (const l of got) {
       if (l === '.') continue;
       lines.push(l);
-      if (l === 'changed' || l.startsWith('+') || l.startsWith('~')) wakes.push(Date.now());
+      if (l === 'changed' || l === 'listed' || l.startsWith('+') || l.startsWith('~')) wakes.push(Date.now());
     }
   });
   return { child, wakes, lines };
 }
+
+/** The watcher's first report is in: `changed` (sh), or the end of its listing (Perl). */
+const firstReport = (lines: readonly string[]): boolean => lines.includes('changed') || lines.includes('listed');
 
 /** Whether the watcher's sh has exited. */
 const exited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
@@ -176,7 +179,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     // Appends wake it at once (tail -F); a truncation is seen by the listing, every 250 ms.
     const { child, lines } = run(mode, [watched], 250);
     children.push(child);
-    await until(() => lines.includes('changed') && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
+    await until(() => firstReport(lines) && running(watched).some((p) => p.args.startsWith('tail -n0 -q -F -- ')), 10_000, 'the first listing and its tail');
     // Rebuild the file from the frames alone: every byte, at its offset, once.
     let copy = Buffer.from(readFileSync(file));
     let frames = 0;
@@ -213,7 +216,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     writeFileSync(file, '');
     const big = run(mode, [watched], 5000);
     children.push(big.child);
-    await until(() => big.lines.includes('changed') && following(watched) > 0, 10_000, 'the watcher');
+    await until(() => firstReport(big.lines) && following(watched) > 0, 10_000, 'the watcher');
     appendFileSync(file, 'x'.repeat(MAX_FRAME_BYTES + 1));
     await until(() => big.lines.some((l) => l.startsWith('~')), 5000, 'a `~` line');
     expect(parseWatchLine(big.lines.find((l) => l.startsWith('~')) ?? '')).toMatchObject({ kind: 'touched', path: file, stat: { size: MAX_FRAME_BYTES + 1 } });
@@ -229,7 +232,7 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     chmodSync(join(lib, 'base64'), 0o755);
     const none = run(mode, [watched], 5000, { ...process.env, PATH: `${lib}:${process.env.PATH ?? ''}`, PERL5LIB: lib });
     children.push(none.child);
-    await until(() => none.lines.includes('changed') && following(watched) > 0, 10_000, 'the second watcher');
+    await until(() => firstReport(none.lines) && following(watched) > 0, 10_000, 'the second watcher');
     const size = MAX_FRAME_BYTES + 1;
     appendFileSync(file, 'small\n');
     await until(() => none.lines.some((l) => l.startsWith(mode === 'sh' ? '~' : '+')), 5000, 'a line after the append without base64');
@@ -273,6 +276,32 @@ describe('the sh watcher', () => {
 });
 
 describe('the perl watcher', () => {
+  it('reports first its listing, every entry with its stat, then `listed` (and `changed` where a name is not plain)', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    writeFileSync(join(watched, 'remediate.log'), 'one\n');
+    mkdirSync(join(watched, '2026-12-02'));
+    const { child, lines } = run('perl', [watched, join(watched, 'not-there')], 250);
+    children.push(child);
+    await until(() => lines.includes('listed'), 10_000, 'the first listing');
+    const entries = lines.slice(0, lines.indexOf('listed')).map((l) => parseWatchLine(l));
+    const want = (name: string): object => {
+      const st = statSync(join(watched, name));
+      return { kind: 'entry', path: join(watched, name), stat: expect.objectContaining({ ino: String(st.ino), size: st.size, mtimeMs: Math.floor(st.mtimeMs / 1000) * 1000, kind: st.isDirectory() ? 'directory' : 'file' }) };
+    };
+    expect(entries).toEqual([want('2026-12-02'), want('remediate.log')]);
+    expect(lines).not.toContain('changed');
+    // After it, a change is reported as before.
+    appendFileSync(join(watched, 'remediate.log'), 'two\n');
+    await until(() => lines.some((l) => l.startsWith('+')), 10_000, 'a frame');
+
+    const odd = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    writeFileSync(join(odd, 'caf\u00e9.log'), 'x\n');
+    const second = run('perl', [odd], 250);
+    children.push(second.child);
+    await until(() => second.lines.includes('listed'), 10_000, 'the second listing');
+    await until(() => second.lines.includes('changed'), 10_000, '`changed` for the name that is not plain');
+  }, 30_000);
+
   it('ends with its tail once the link is gone, with nothing written to the folder', async () => {
     const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
     writeFileSync(join(watched, 'a.log'), '');

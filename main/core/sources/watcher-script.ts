@@ -68,6 +68,10 @@ const DIFF_AWK = [
  *   anything may have changed, the poll reads the folders again;
  * - `.`: a heartbeat, every `heartbeatMs` (HEARTBEAT_MS).
  *
+ * Its first report is `changed` (what changed before it started is not known). The Perl one's
+ * (watcher-perl.ts) is its listing instead, `@<st line>` an entry, then `listed`: the reader
+ * compares it with what it last saw and asks only for what differs (see FirstListing).
+ *
  * Two parts, both stock tools only (sh, stat, awk, tail, head, base64, tr):
  *
  * - **Events**: `tail -n0 -F` over the files in the folders (inotify on Linux, kqueue on BSD and
