@@ -86,7 +86,8 @@ describe('AlertmanagerSink against a real Alertmanager', () => {
     expect(Date.parse(alert?.endsAt ?? '')).toBeGreaterThan(Date.now() + 60_000); // a few minutes ahead
 
     const ackedAt = svc.acknowledge(key, 'alice');
-    await until(() => gone(key), 10_000, 'the alert to be resolved');
+    // The front records a post once Alertmanager has answered it, so after Alertmanager applied it: both are waited for.
+    await until(async () => (await gone(key)) && posted(key).length > 0 && posted(key).at(-1)?.endsAt === ackedAt, 10_000, 'the alert to be resolved at the acknowledgement');
     expect(posted(key).at(-1)?.endsAt).toBe(ackedAt);
   });
 
