@@ -30,4 +30,36 @@ describe('LoopStates and the remediate contract', () => {
     expect(remediateOf([...states.all()][0])?.hollow).toBeUndefined();
     expect(changed.at(-1)?.cycles.map((c) => c.date)).toEqual(['2026-11-29']);
   });
+
+  it('marks only the cycles a read moved: a year of nights is not checked against the backlog again for one that moved', () => {
+    // The backlog, counting the times a mark looks through it.
+    class Counted extends Array<BacklogItem> {
+      looks = 0;
+      override [Symbol.iterator](): ArrayIterator<BacklogItem> {
+        this.looks += 1;
+        return super[Symbol.iterator]();
+      }
+    }
+    const backlog = new Counted();
+    backlog.push(item('REL-052', [], { section: 'Delta audit 2026-01-01' }));
+    const config = { loops: { reliability: { host: 'mac' } } } as unknown as Config;
+    const states = new LoopStates({ config, unread: new UnreadLoops(['reliability']), onChanged: () => undefined, onCycles: () => undefined, backlogOf: () => backlog });
+    const night = (date: string, remediate: 'ok' | 'running'): Cycle => ({ date, status: remediate, phases: [phase('audit', 'ok'), phase('remediate', remediate)] });
+    const dates = Array.from({ length: 365 }, (_, i) => new Date(Date.UTC(2026, 0, 2 + i)).toISOString().slice(0, 10)).reverse();
+    const year = dates.map((d, i) => night(d, i === 0 ? 'running' : 'ok'));
+    const now = new Date('2027-01-02T07:00:00Z');
+    states.apply({ name: 'reliability', host: 'mac', cycles: year, deadman: null, upserted: year, removed: [] }, now, [], true);
+    expect(backlog.looks).toBe(364); // each ok remediate, once
+    const hollowDates = (): string[] => ([...states.all()][0]?.cycles ?? []).filter((c) => c.phases[1]?.hollow).map((c) => c.date);
+    expect(hollowDates()).toHaveLength(364);
+
+    // Tonight's remediate ends ok: that night alone is marked, the others keep their marks.
+    backlog.looks = 0;
+    const ended = night(dates[0] ?? '', 'ok');
+    const changed: LoopState[] = [];
+    states.apply({ name: 'reliability', host: 'mac', cycles: [ended, ...year.slice(1)], deadman: null, upserted: [ended], removed: [] }, now, changed, true);
+    expect(backlog.looks).toBe(1);
+    expect(hollowDates()).toEqual(dates);
+    expect(changed.at(-1)?.cycles.map((c) => c.date)).toEqual([dates[0]]);
+  });
 });

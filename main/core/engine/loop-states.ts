@@ -57,9 +57,8 @@ export class LoopStates {
     const deadman = restored ? null : (this.deadmanOf(name, read.cycles, now, cyclesMoved) ?? before?.deadman ?? null);
     const deadmanChanged = !sameDeadman(before?.deadman, deadman);
     if (!cyclesMoved && !deadmanChanged) return;
-    const backlog = this.options.backlogOf?.(name) ?? [];
-    const cycles = cyclesMoved ? this.withCommits(name, markHollow(read.cycles, backlog)) : (before?.cycles ?? read.cycles);
     const moved = new Set(read.upserted.map((c) => c.date));
+    const cycles = cyclesMoved ? this.marked(name, read.cycles, moved, before?.cycles ?? []) : (before?.cycles ?? read.cycles);
     const upserted = cycles.filter((c) => moved.has(c.date));
     const known = this.options.config.loops[name]?.knownFailures;
     const state: LoopState = { name, host: read.host, cycles, deadman, ...(known !== undefined ? { knownFailures: known } : {}) };
@@ -67,6 +66,19 @@ export class LoopStates {
     this.options.onChanged({ loop: name, host: read.host, upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
     changed.push({ ...state, cycles: upserted });
     this.options.onCycles(name, upserted, read.removed);
+  }
+
+  /**
+   * A read's cycles with their hollow and commit marks: the cycles it moved (or did not have before)
+   * marked now, the others as marked before. The marks read the cycle, the backlog and the branch's
+   * moves, and a move of either of those marks every cycle again (refreshHollow, refreshCommits):
+   * a read that moved one cycle of a year's history marks one, not the year against the backlog.
+   */
+  private marked(loop: string, cycles: readonly Cycle[], moved: ReadonlySet<string>, before: readonly Cycle[]): Cycle[] {
+    const kept = new Map(before.map((c) => [c.date, c]));
+    const fresh = cycles.filter((c) => moved.has(c.date) || !kept.has(c.date));
+    const marked = new Map(this.withCommits(loop, markHollow(fresh, this.options.backlogOf?.(loop) ?? [])).map((c) => [c.date, c]));
+    return cycles.map((c) => marked.get(c.date) ?? kept.get(c.date) ?? c);
   }
 
   /**
