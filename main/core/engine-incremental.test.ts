@@ -10,6 +10,7 @@ import { LocalSource } from './sources/local-source';
 import { Store } from './store/store';
 import { until } from '../../testing/until';
 import { composeEngine } from './session/core';
+import { QUIET_AFTER } from './engine/poll-scheduler';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];
@@ -182,6 +183,8 @@ describe('the engine does work for what changed, and publishes deltas', () => {
     const fx = fixture();
     const { engine, of, seen } = open(fx.config, ':memory:');
     await engine.poll();
+    // The watches started with that poll: the next lists their folders again, once (LocalSource.watch).
+    await engine.poll({ reason: 'timer' });
     const calls = { list: 0, dirs: 0, stat: 0, read: 0 };
     const proto = LocalSource.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
     const originals = new Map<string, (...a: unknown[]) => unknown>();
@@ -210,6 +213,73 @@ describe('the engine does work for what changed, and publishes deltas', () => {
       expect(of<{ upserted: unknown[] }>('loop.changed')[0]?.upserted).toHaveLength(1);
     } finally {
       spies.forEach((sp) => sp.mockRestore());
+      await engine.close();
+    }
+  });
+
+  it('spaces its timer polls out once they find nothing to do on a watched host, and a watcher\'s report ends that at once', async () => {
+    const fx = fixture();
+    const polls: number[] = [];
+    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => NOW, afterPoll: () => polls.push(performance.now()) });
+    const changed: number[] = [];
+    engine.subscribe((...e) => void (e[0] === 'loop.changed' && changed.push(performance.now())));
+    try {
+      await engine.poll();
+      // Timer polls 50 ms apart until QUIET_AFTER in a row found nothing to do; then a minute apart.
+      engine.run({ intervalMs: 50, quietIntervalMs: 60_000 });
+      await until(() => polls.length > QUIET_AFTER && performance.now() - (polls.at(-1) ?? 0) > 1000, 20_000, 'the timer polls to go quiet');
+      // A line: the watcher wakes a poll at once, and the timer polls are 50 ms apart again after it.
+      const at = performance.now();
+      appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
+      await until(() => changed.some((t) => t > at), 10_000, 'the woken poll');
+      await until(() => polls.filter((t) => t > at).length >= 4, 10_000, 'timer polls an interval apart after the wake');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('sees a line appended between a poll\'s read and its watchers\' start, though its timer polls have gone quiet', async () => {
+    const fx = fixture();
+    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => NOW });
+    const rcs: (number | null)[][] = [];
+    let appended = false;
+    engine.subscribe((...e) => {
+      if (e[0] !== 'loop.changed') return;
+      const today = e[1].upserted.find((c) => c.date === DAYS.at(-1));
+      const steps = today?.phases.find((p) => p.name === 'remediate')?.stages[0]?.steps;
+      if (steps) rcs.push(steps.map((st) => st.rc));
+      // The first read's event: the line lands before that poll starts its watchers.
+      if (!appended) {
+        appended = true;
+        appendFileSync(join(fx.today, 'remediate.gates.rc'), 'gates_rc=0\n');
+      }
+    });
+    try {
+      engine.run({ intervalMs: 50, quietIntervalMs: 60_000 });
+      await until(() => rcs.some((r) => r[1] === 0), 10_000, 'the line appended before the watchers started');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('keeps its timer polls an interval apart while a folder it reads has no watcher (a runs folder not made yet), and sees the folder made', async () => {
+    const fx = fixture();
+    rmSync(fx.runs, { recursive: true, force: true });
+    const polls: number[] = [];
+    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => NOW, afterPoll: () => polls.push(performance.now()) });
+    const changed: number[] = [];
+    engine.subscribe((...e) => void (e[0] === 'loop.changed' && changed.push(performance.now())));
+    try {
+      await engine.poll();
+      engine.run({ intervalMs: 50, quietIntervalMs: 60_000 });
+      // Nothing is published and nothing happens, but no watcher covers the runs folder: only the timer sees it made.
+      await until(() => polls.length >= 6 * QUIET_AFTER, 20_000, 'timer polls to go on an interval apart');
+      expect(changed).toEqual([]);
+      finishedCycle(join(fx.runs, DAYS[0] ?? ''), DAYS[0] ?? '');
+      await until(() => changed.length > 0, 10_000, 'a timer poll to see the runs folder made');
+      // Now watched: the polls go quiet.
+      await until(() => performance.now() - (polls.at(-1) ?? 0) > 1000, 20_000, 'the timer polls to go quiet once the folder is watched');
+    } finally {
       await engine.close();
     }
   });

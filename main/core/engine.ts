@@ -75,6 +75,8 @@ export class Engine {
   private readonly noticeTicks: { tick(): Promise<void> };
   /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
   private scheduler: PollScheduler | null = null;
+  /** Whether the last poll was a quiet timer poll (see `quietPoll`): the scheduler then spaces its timer polls out. */
+  private lastPollQuiet = false;
   /** The review watermark: what is new on the Review is what came after it. */
   private readonly reviewMark: ReviewMark;
   /** Each loop's cycles and dead-man as last published. */
@@ -224,12 +226,17 @@ export class Engine {
     });
   }
 
-  /** Poll every `intervalMs` from now on, and when a watcher sees a change or a host (re)connects, coalesced by ENGINE_WAKE_GAPS. */
+  /**
+   * Poll every `intervalMs` from now on (`quietIntervalMs` once timer polls find nothing to do: see
+   * `quietPoll`), and when a watcher sees a change or a host (re)connects, coalesced by ENGINE_WAKE_GAPS.
+   */
   run(options: RunOptions = {}): void {
     if (this.scheduler) return;
     const scheduler = (this.scheduler = new PollScheduler({
       poll: (why) => this.poll({ reason: why.timer ? 'timer' : 'wake' }),
       intervalMs: options.intervalMs ?? IDLE_POLL_MS,
+      quiet: () => this.lastPollQuiet,
+      ...(options.quietIntervalMs === undefined ? {} : { quietIntervalMs: options.quietIntervalMs }),
       ...ENGINE_WAKE_GAPS,
       onError: options.onError ?? (() => undefined),
     }));
@@ -275,6 +282,7 @@ export class Engine {
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
+    const publishedBefore = this.bus.published;
     this.causes.tick(now.getTime());
     const scope = this.watches.begin(reason);
     // Hosts with a running phase are asked for their load with this poll's first request to them.
@@ -305,7 +313,8 @@ export class Engine {
     // Until every follower has caught up with its backlog, what it read so far is history, not news.
     for (const f of this.followers) if (f.behind) this.watches.readAgain(f.host);
     for (const [name, f] of this.ledgerFollowers) if (f.behind) this.watches.readAgain(this.config.loops[name]?.host ?? '');
-    updateNotices({ ...this.parts(), notifier: this.notifier, noticeGate: this.noticeGate, budget: () => this.nights.budget.current() }, now, changed, hostsChanged, !this.behind());
+    const caughtUp = !this.behind();
+    updateNotices({ ...this.parts(), notifier: this.notifier, noticeGate: this.noticeGate, budget: () => this.nights.budget.current() }, now, changed, hostsChanged, caughtUp);
     // A full data folder has room again once a write succeeds, and a poll with nothing new makes none.
     this.store.probeRoom();
     this.board.publishIfChanged();
@@ -316,6 +325,19 @@ export class Engine {
     // A poll asked for directly (a one-shot verb, not the scheduler) waits for the fleet's history
     // of the bad phases' windows it asked Prometheus for: the next poll then puts them down.
     if (reason === null && this.capacity.windowsPending) await this.capacity.windowsSettled();
+    this.lastPollQuiet = reason === 'timer' && caughtUp && this.bus.published === publishedBefore && this.quietPoll();
+  }
+
+  /**
+   * Whether nothing but the clock needs a timer poll soon: every reachable host of the loops watches
+   * all it reads (a host without a live watcher is seen only by the timer), no drill is in flight
+   * (its output is followed by the polls) and no older nights wait to be read. With a poll that
+   * published nothing and read no backlog, the scheduler may then space its timer polls out
+   * (QUIET_POLL_MS); a watcher's report or a host connecting wakes a poll at once all the same.
+   */
+  private quietPoll(): boolean {
+    if (this.drills.inFlight() || this.nights.pending) return false;
+    return this.watches.watchesAll(new Set(this.followers.filter((f) => this.hosts.reachable(f.host)).map((f) => f.host)));
   }
 
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */

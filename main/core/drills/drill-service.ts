@@ -166,6 +166,11 @@ export class DrillService {
     return { text: buf.toString('utf8'), next: from + buf.length };
   }
 
+  /** Whether a run was in flight when last asked (polls follow its output: see Engine's quiet polls). */
+  inFlight(): boolean {
+    return (this.running?.rows.length ?? 0) > 0;
+  }
+
   /** Follow every running run: stream new output, and record the outcome once DONE is written. */
   async poll(): Promise<void> {
     const running = this.runningRows();

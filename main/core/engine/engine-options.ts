@@ -30,6 +30,8 @@ export interface EngineOptions {
 export interface RunOptions {
   /** Poll this often when nothing wakes a poll (IDLE_POLL_MS by default). */
   readonly intervalMs?: number;
+  /** Poll this often once timer polls are quiet (QUIET_POLL_MS by default; see PollScheduler). */
+  readonly quietIntervalMs?: number;
   /** A poll that failed (the schedule goes on). */
   readonly onError?: (err: unknown) => void;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ENGINE_WAKE_GAPS, PollScheduler, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, SUSTAINED_STREAK, SUSTAINED_WAKE_GAP_MS } from './poll-scheduler';
+import { ENGINE_WAKE_GAPS, PollScheduler, QUIET_AFTER, QUIET_POLL_MS, STREAM_AFTER_MS, STREAM_WAKE_GAP_MS, SUSTAINED_STREAK, SUSTAINED_WAKE_GAP_MS } from './poll-scheduler';
 
 /**
  * The scheduler's clock and timers, faked: the gaps are the subject, and a busy machine must not
@@ -145,6 +145,54 @@ describe('PollScheduler', () => {
       const idle = polls.filter((p) => p.timer && p.at > last);
       expect(idle).toHaveLength(1);
       expect((idle[0]?.at ?? 0) - last).toBeGreaterThanOrEqual(1000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('spaces timer polls QUIET_POLL_MS apart once QUIET_AFTER in a row were quiet, and a wake or a poll that was not ends it at once', async () => {
+    fakeClock();
+    try {
+      const polls: { at: number; timer: boolean }[] = [];
+      let quiet = true;
+      const s = new PollScheduler({ intervalMs: 1000, minWakeGapMs: 50, quiet: () => quiet, poll: ({ timer }) => (polls.push({ at: performance.now(), timer }), Promise.resolve()) });
+      schedulers.push(s);
+      s.start(); // a first poll at once (not a timer's: it counts for nothing)
+      const timerGaps = (): number[] => {
+        const t = polls.filter((p) => p.timer).map((p) => p.at);
+        return t.slice(1).map((x, i) => Math.round(x - (t[i] ?? 0)));
+      };
+      await vi.advanceTimersByTimeAsync(QUIET_AFTER * 1000 + 3 * QUIET_POLL_MS + 10);
+      // QUIET_AFTER polls a second apart, then QUIET_POLL_MS apart.
+      expect(timerGaps()).toEqual([...Array<number>(QUIET_AFTER - 1).fill(1000), ...Array<number>(3).fill(QUIET_POLL_MS)]);
+      // A wake: its poll at once, and the next timer poll a second after it, not five.
+      polls.length = 0;
+      s.wake();
+      await settle();
+      expect(polls).toEqual([{ at: expect.any(Number), timer: false }]);
+      const woken = polls[0]?.at ?? 0;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(polls.filter((p) => p.timer).map((p) => Math.round(p.at - woken))).toEqual([1000]);
+      // Quiet again after QUIET_AFTER timer polls; then one that is not (it published) ends it.
+      await vi.advanceTimersByTimeAsync((QUIET_AFTER - 1) * 1000 + QUIET_POLL_MS);
+      polls.length = 0;
+      quiet = false;
+      await vi.advanceTimersByTimeAsync(QUIET_POLL_MS + 2 * 1000 + 10);
+      expect(timerGaps()).toEqual([1000, 1000]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps a second between timer polls without a quiet check, however long nothing happens', async () => {
+    fakeClock();
+    try {
+      const polls: number[] = [];
+      const s = new PollScheduler({ intervalMs: 1000, minWakeGapMs: 50, poll: () => (polls.push(performance.now()), Promise.resolve()) });
+      schedulers.push(s);
+      s.start();
+      await vi.advanceTimersByTimeAsync(20_000 + 10);
+      expect(polls).toHaveLength(21);
     } finally {
       vi.useRealTimers();
     }

@@ -34,6 +34,19 @@ export const SUSTAINED_STREAK = 10;
  */
 export const IDLE_POLL_MS = 1000;
 
+/**
+ * The idle interval once polls are quiet (ms): QUIET_AFTER timer polls in a row found every host
+ * watched and nothing to publish (PollSchedulerOptions.quiet). What a timer poll is for then is
+ * the clocks (a phase past its cap, a dead-man, the notices' clock rules, which the NoticeGate
+ * derives every 5 s anyway), and minutes-long clocks seen 5 s late lose nothing; a console left in
+ * the tray all night wakes twelve times a minute, not sixty. A wake (a watcher's report, a host
+ * connecting) or a poll that published ends the quiet at once.
+ */
+export const QUIET_POLL_MS = 5000;
+
+/** Timer polls in a row that found nothing to do before the idle interval becomes QUIET_POLL_MS. */
+export const QUIET_AFTER = 5;
+
 /** The engine's wake gaps, as every scheduler of the engine's polls uses them. */
 export const ENGINE_WAKE_GAPS = {
   minWakeGapMs: WAKE_GAP_MS,
@@ -50,6 +63,16 @@ export interface PollSchedulerOptions {
   readonly poll: (why: { readonly timer: boolean }) => Promise<void>;
   /** Poll this often when nothing wakes it (ms). */
   readonly intervalMs: number;
+  /**
+   * Asked after each timer poll: whether it found nothing to do (every source watched, nothing
+   * published). `quietAfter` such polls in a row make the idle interval `quietIntervalMs`, until a
+   * wake or a poll that was not quiet. Without it the interval stays `intervalMs`.
+   */
+  readonly quiet?: () => boolean;
+  /** The idle interval once polls are quiet (ms; QUIET_POLL_MS by default). */
+  readonly quietIntervalMs?: number;
+  /** Quiet timer polls in a row before it (QUIET_AFTER by default). */
+  readonly quietAfter?: number;
   /**
    * A wake sooner than this after the previous woken poll began waits for it (ms): a burst of
    * appends costs one poll, not one each, and an append after a quiet spell is read at once.
@@ -80,8 +103,11 @@ export interface PollSchedulerOptions {
 export class PollScheduler {
   /** The woken poll scheduled next: an immediate, or a timer for the rest of its gap. */
   private woke: { cancel(): void } | null = null;
-  /** The idle interval's timer (see the class comment). */
+  /** The idle interval's timer (see the class comment), and when it is due (ms, performance clock). */
   private idle: NodeJS.Timeout | null = null;
+  private idleDueAt = Infinity;
+  /** Timer polls in a row that were quiet (see PollSchedulerOptions.quiet). */
+  private quietStreak = 0;
   private running = false;
   private polling: Promise<void> | null = null;
   private woken = false;
@@ -113,6 +139,7 @@ export class PollScheduler {
     this.woke = null;
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
+    this.idleDueAt = Infinity;
     await this.polling;
   }
 
@@ -134,6 +161,7 @@ export class PollScheduler {
       joined = true;
     }
     this.woken = true;
+    this.quietStreak = 0;
     // A poll in flight takes the wake right after it; a woken poll already due takes it too,
     // sooner when this source's gap is shorter than the one it was set for.
     if (this.polling) return;
@@ -158,19 +186,34 @@ export class PollScheduler {
     }
   }
 
-  /** The idle timer, set for what is left of the interval since the last poll ended. */
+  /** The idle interval: `intervalMs`, or `quietIntervalMs` once enough timer polls in a row were quiet. */
+  private interval(): number {
+    const { intervalMs, quietIntervalMs = QUIET_POLL_MS, quietAfter = QUIET_AFTER } = this.options;
+    return this.options.quiet && this.quietStreak >= quietAfter ? Math.max(intervalMs, quietIntervalMs) : intervalMs;
+  }
+
+  /**
+   * The idle timer, set for what is left of the interval since the last poll ended. A timer already
+   * set is kept unless it is due later than the interval now asks (the quiet ended): a woken poll
+   * does not move it.
+   */
   private scheduleIdle(): void {
-    if (this.idle) return;
-    const delay = Math.max(0, this.lastPollEndedAt + this.options.intervalMs - performance.now());
+    const dueAt = this.lastPollEndedAt + this.interval();
+    if (this.idle) {
+      if (this.idleDueAt <= dueAt) return;
+      clearTimeout(this.idle);
+    }
+    this.idleDueAt = dueAt;
     this.idle = setTimeout(() => {
       this.idle = null;
+      this.idleDueAt = Infinity;
       if (!this.running) return;
       // A poll is running or due: its end sets the timer again. One ran since it was set: the
       // interval runs from that one.
       if (this.polling || this.woke) return;
-      if (performance.now() - this.lastPollEndedAt < this.options.intervalMs) return this.scheduleIdle();
+      if (performance.now() - this.lastPollEndedAt < this.interval()) return this.scheduleIdle();
       this.run(false);
-    }, delay);
+    }, Math.max(0, dueAt - performance.now()));
   }
 
   /** The wake gap: the shortest a waking source's streak allows (the plain gap, the stream's, or the sustained stream's). */
@@ -201,6 +244,8 @@ export class PollScheduler {
       .finally(() => {
         this.polling = null;
         this.lastPollEndedAt = performance.now();
+        // A wake while it ran is news the poll did not see: the quiet ends.
+        this.quietStreak = !woken && !this.woken && this.options.quiet?.() ? this.quietStreak + 1 : 0;
         if (!this.running) return;
         if (this.woken) this.scheduleWoken();
         this.scheduleIdle();

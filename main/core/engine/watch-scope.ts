@@ -85,6 +85,16 @@ export class WatchScope {
     this.wake(host);
   }
 
+  /** Whether each of these hosts watches every folder it reads (the folders of the last `update`, its watcher live). */
+  watchesAll(hosts: Iterable<string>): boolean {
+    const sources = this.sourcesByHost();
+    for (const host of hosts) {
+      const dirs = this.watched.get(host);
+      if (dirs === undefined || sources.get(host)?.watching?.(dirs) !== true) return false;
+    }
+    return true;
+  }
+
   /** Remember what a watcher said changed on a host, for the next poll. */
   private note(host: string, hint: WatchHint | undefined): void {
     const known = this.reported.get(host);

@@ -59,9 +59,13 @@ export class LocalSource implements FileSource {
 
   constructor(readonly host: string) {}
 
-  /** inotify (or the platform's equivalent) on each folder: a change is a hint to poll now. */
+  /**
+   * inotify (or the platform's equivalent) on each folder: a change is a hint to poll now, and so is
+   * a folder's watch starting (it lists the folder again: see below).
+   */
   watch(dirs: readonly string[], onChange: (hint?: WatchHint) => void): void {
     const wanted = new Set(dirs);
+    const started: string[] = [];
     for (const [dir, w] of this.watchers) {
       if (!wanted.has(dir)) {
         w.close();
@@ -80,10 +84,14 @@ export class LocalSource implements FileSource {
           this.watchers.delete(dir);
         });
         this.watchers.set(dir, w);
+        started.push(dir);
       } catch {
         // A folder that does not exist yet is simply polled until it does.
       }
     }
+    // What changed between the poll's read and the watch's start, no event tells: each folder
+    // watched from now on is listed again once (as the SSH watcher's first listing does).
+    for (const dir of started) onChange({ dir, name: null, kind: 'rename' });
   }
 
   unwatch(): void {

@@ -30,9 +30,16 @@ export interface SignalSink {
 export class EventBus implements SignalSink {
   private readonly listeners = new Set<EventListener>();
   private readonly signalListeners = new Map<keyof CoreSignals, Set<(payload: never) => void>>();
+  private count = 0;
+
+  /** Events published so far (a poll that moved it published something: see Engine's quiet polls). */
+  get published(): number {
+    return this.count;
+  }
 
   /** Hand `payload` to every listener, in the order they subscribed. */
   publish<E extends EventName>(event: E, payload: EventPayload<E>): void {
+    this.count += 1;
     for (const listener of this.listeners) deliverEvent(listener, event, payload);
   }
 
