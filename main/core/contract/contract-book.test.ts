@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopState } from '../../../shared/domain';
+import type { Cycle, LoopState } from '../../../shared/domain';
+import { phase } from '../../../testing/notice-fixtures';
 import type { ContractBreach } from '../../../shared/contract-breach';
 import { ContractBook, MAX_CONTRACT_BREACHES } from './contract-book';
 import type { LoopContractInput } from './loop-breaches';
@@ -40,4 +41,25 @@ describe('ContractBook', () => {
     expect(list).toHaveLength(MAX_CONTRACT_BREACHES);
     expect(list?.[0]?.id).toBe('R-0000');
   });
+
+  it('looks again only at the cycles that are new objects: a loop whose tonight moved is not looked through for its year', () => {
+    const book = new ContractBook();
+    let looks = 0;
+    // A night whose remediate is hollow (one breach each), counting the looks at its phases.
+    const night = (date: string, items: string[]): Cycle => {
+      const phases = [phase('remediate', 'ok', { hollow: { items } })];
+      return Object.defineProperty({ date, status: 'ok' }, 'phases', { enumerable: true, get: () => ((looks += 1), phases) }) as Cycle;
+    };
+    const year = Array.from({ length: 365 }, (_, i) => night(new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10), ['REL-1'])).reverse();
+    const input = (cycles: Cycle[]): LoopContractInput => ({ loop: { ...state('a'), cycles }, paths, backlog: [], more: [] });
+    expect(book.update([input(year)], new Date('2027-01-01T07:00:00Z'))).toHaveLength(365);
+    expect(looks).toBe(365);
+    looks = 0;
+    const tonight = night(year[0]?.date ?? '', ['REL-1', 'REL-2']);
+    const list = book.update([input([tonight, ...year.slice(1)])], new Date('2027-01-01T07:01:00Z'));
+    expect(looks).toBe(1);
+    expect(list).toHaveLength(365);
+    expect(list?.find((b) => b.date === tonight.date)?.detail).toContain('REL-1, REL-2');
+  });
 });
+

@@ -1,4 +1,5 @@
 import { breachKey, sortBreaches, type ContractBreach } from '../../../shared/contract-breach';
+import type { Cycle } from '../../../shared/domain';
 import { loopBreaches, type LoopContractInput } from './loop-breaches';
 
 /** At most this many items are kept (and published): the list is for a person, and a source is bounded. */
@@ -19,6 +20,8 @@ interface Derived {
  */
 export class ContractBook {
   private readonly loops = new Map<string, Derived>();
+  /** Each loop's cycles' breaches by cycle object, for the paths they were found with (see loopBreaches). */
+  private readonly cycles = new Map<string, { readonly paths: LoopContractInput['paths']; readonly byCycle: WeakMap<Cycle, readonly ContractBreach[]> }>();
   private readonly firstSeen = new Map<string, string>();
   private published: readonly ContractBreach[] = [];
 
@@ -31,13 +34,14 @@ export class ContractBook {
       names.add(name);
       const was = this.loops.get(name);
       if (was && was.loop === input.loop && was.backlog === input.backlog && was.more === input.more) continue;
-      const list = loopBreaches(input).map((b) => this.dated(b, now));
+      const list = loopBreaches(input, this.byCycle(name, input.paths)).map((b) => this.dated(b, now));
       this.loops.set(name, { loop: input.loop, backlog: input.backlog, more: input.more, list });
       if (!was || !sameList(was.list, list)) moved = true;
     }
     for (const name of [...this.loops.keys()]) {
       if (names.has(name)) continue;
       this.loops.delete(name);
+      this.cycles.delete(name);
       moved = true;
     }
     if (!moved) return null;
@@ -48,6 +52,12 @@ export class ContractBook {
   /** The list as last derived. */
   list(): readonly ContractBreach[] {
     return this.published;
+  }
+
+  private byCycle(loop: string, paths: LoopContractInput['paths']): WeakMap<Cycle, readonly ContractBreach[]> {
+    let kept = this.cycles.get(loop);
+    if (kept?.paths !== paths) this.cycles.set(loop, (kept = { paths, byCycle: new WeakMap() }));
+    return kept.byCycle;
   }
 
   private dated(b: ContractBreach, now: Date): ContractBreach {

@@ -102,11 +102,22 @@ export interface LoopContractInput {
   readonly more: readonly ContractBreach[];
 }
 
-/** Every breach of one loop, over its followed cycles and its ledgers. */
-export function loopBreaches(input: LoopContractInput): ContractBreach[] {
+/**
+ * Every breach of one loop, over its followed cycles and its ledgers. `byCycle` keeps each cycle's
+ * breaches by the cycle object (a cycle is replaced when it changes; the paths are the loop's, the
+ * same for every call given the same map): a loop whose tonight moved looks at tonight, not its year.
+ */
+export function loopBreaches(input: LoopContractInput, byCycle?: WeakMap<Cycle, readonly ContractBreach[]>): ContractBreach[] {
   const { loop, paths } = input;
   const out: ContractBreach[] = [];
-  for (const cycle of loop.cycles) for (const phase of cycle.phases) out.push(...phaseBreaches(loop.name, cycle, phase, paths));
+  for (const cycle of loop.cycles) {
+    let found = byCycle?.get(cycle);
+    if (found === undefined) {
+      found = cycle.phases.flatMap((phase) => phaseBreaches(loop.name, cycle, phase, paths));
+      byCycle?.set(cycle, found);
+    }
+    out.push(...found);
+  }
   out.push(...deferredBreaches(loop.name, input.backlog, paths), ...input.more);
   return out;
 }

@@ -11,7 +11,23 @@ export const contractRule = (kind: ContractKind): `contract-${ContractKind}` => 
  * remediate keeps the key it had before the list (`hollow:<loop>:<date>:<phase>`), so a notice
  * already raised for one is not raised again.
  */
-export function contractDrafts(list: readonly ContractBreach[], prio: (kind: ContractKind) => NoticePriority, consoleUrl?: string): NoticeDraft[] {
+export function contractDrafts(list: readonly ContractBreach[], prio: (kind: ContractKind) => NoticePriority, consoleUrl?: string): readonly NoticeDraft[] {
+  // The book hands out the same list while nothing in it moved, and the notices are derived every
+  // few seconds for the clock's rules: the same list with the same priorities makes the same drafts.
+  const made = `${KINDS.map(prio).join(',')}\u0000${consoleUrl ?? ''}`;
+  const was = drafted.get(list);
+  if (was?.made === made) return was.drafts;
+  const drafts = draftsOf(list, prio, consoleUrl);
+  drafted.set(list, { made, drafts });
+  return drafts;
+}
+
+const KINDS = Object.keys(CONTRACT_LABEL) as ContractKind[];
+
+/** The drafts last made of each list (a list no longer held is let go), with the priorities and link they were made with. */
+const drafted = new WeakMap<readonly ContractBreach[], { readonly made: string; readonly drafts: readonly NoticeDraft[] }>();
+
+function draftsOf(list: readonly ContractBreach[], prio: (kind: ContractKind) => NoticePriority, consoleUrl?: string): NoticeDraft[] {
   return list.map((b) => {
     const href = breachHref(b);
     const where = evidenceText(b.evidence);

@@ -6,6 +6,7 @@ import { trackIncidentSince } from './fleet-rules';
 import { trackDownSince } from './host-rules';
 import { ruleOverrides } from '../notify-config';
 import { deriveNotices, type NoticeDraft } from './rules';
+import { contractDrafts } from './contract-rules';
 import { auditFinding, item, outcome, task } from '../../../../shared/waiting-fixtures';
 import { CYCLE_29, drillRun, emptyInput, finding, gpu, host, phase, pr, reliabilityLoop } from '../../../../testing/notice-fixtures';
 
@@ -242,6 +243,21 @@ describe('deriveNotices', () => {
       // The phase's own hollow mark raises nothing by itself: the list is the one source.
       const loop = reliabilityLoop({ deadman: null, cycles: [{ date: '2026-11-29', status: 'ok', phases: [phase('remediate', 'ok', { hollow: { items: ['REL-052'] } })] }] });
       expect(deriveNotices(emptyInput(NOW, { loops: [loop] }))).toEqual([]);
+    });
+
+    it('makes the drafts of a Broken contract list once while the list and the priorities are the same (the notices are derived every few seconds)', () => {
+      const evidence = { file: '/srv/runs/2026-11-29/remediate.log', line: null, url: null };
+      const list: ContractBreach[] = ['2026-11-28', '2026-11-29'].map((date) => ({ kind: 'hollow', loop: 'reliability', date, phase: 'remediate', id: null, detail: 'remediate ended ok while REL-052 had no outcome', since: null, evidence }));
+      const first = contractDrafts(list, () => 0);
+      expect(contractDrafts(list, () => 0)).toBe(first);
+      // Another priority, another link, or another list (the book replaces it when it moves): made again.
+      const urgent = contractDrafts(list, () => 1);
+      expect(urgent).not.toBe(first);
+      expect(urgent.map((d) => d.priority)).toEqual([1, 1]);
+      expect(contractDrafts(list, () => 0, 'http://127.0.0.1:9999/')).not.toBe(first);
+      const again = contractDrafts([...list], () => 0);
+      expect(again).not.toBe(first);
+      expect(again).toEqual(first);
     });
   });
 });
