@@ -47,12 +47,13 @@ describe('ContractBook', () => {
     let looks = 0;
     // A night whose remediate is hollow (one breach each), counting the looks at its phases.
     const night = (date: string, items: string[]): Cycle => {
-      const phases = [phase('remediate', 'ok', { hollow: { items } })];
+      const phases = [phase('remediate', 'ok', { hollow: { items }, endedAt: null })]; // no end stamp: each item is dated when first seen
       return Object.defineProperty({ date, status: 'ok' }, 'phases', { enumerable: true, get: () => ((looks += 1), phases) }) as Cycle;
     };
     const year = Array.from({ length: 365 }, (_, i) => night(new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10), ['REL-1'])).reverse();
     const input = (cycles: Cycle[]): LoopContractInput => ({ loop: { ...state('a'), cycles }, paths, backlog: [], more: [] });
-    expect(book.update([input(year)], new Date('2027-01-01T07:00:00Z'))).toHaveLength(365);
+    const before = book.update([input(year)], new Date('2027-01-01T07:00:00Z'));
+    expect(before).toHaveLength(365);
     expect(looks).toBe(365);
     looks = 0;
     const tonight = night(year[0]?.date ?? '', ['REL-1', 'REL-2']);
@@ -60,6 +61,9 @@ describe('ContractBook', () => {
     expect(looks).toBe(1);
     expect(list).toHaveLength(365);
     expect(list?.find((b) => b.date === tonight.date)?.detail).toContain('REL-1, REL-2');
+    // The other nights' items are the objects they were: nothing made again, compared by identity.
+    const kept = (l: typeof list) => (l ?? []).filter((b) => b.date !== tonight.date);
+    expect(kept(list).every((b, i) => b === kept(before)[i])).toBe(true);
   });
 });
 

@@ -24,6 +24,8 @@ export class ContractBook {
   private readonly cycles = new Map<string, { readonly paths: LoopContractInput['paths']; readonly byCycle: WeakMap<Cycle, readonly ContractBreach[]> }>();
   private readonly firstSeen = new Map<string, string>();
   private published: readonly ContractBreach[] = [];
+  /** Each breach without a `since` of its own, as dated (see `dated`). */
+  private readonly datedOf = new WeakMap<ContractBreach, ContractBreach>();
 
   /** Derive the loops whose inputs changed; the whole (bounded, sorted) list when it changed, else null. */
   update(inputs: Iterable<LoopContractInput>, now: Date): readonly ContractBreach[] | null {
@@ -62,12 +64,18 @@ export class ContractBook {
 
   private dated(b: ContractBreach, now: Date): ContractBreach {
     if (b.since !== null) return b;
+    // A breach kept with its cycle (loopBreaches) is the same object poll after poll: so is its dated copy.
+    const was = this.datedOf.get(b);
+    if (was) return was;
     const key = breachKey(b);
     let since = this.firstSeen.get(key);
     if (since === undefined) this.firstSeen.set(key, (since = now.toISOString()));
-    return { ...b, since };
+    const dated = { ...b, since };
+    this.datedOf.set(b, dated);
+    return dated;
   }
 }
 
+/** The same objects (a cycle's breaches as kept) are the same; others are compared by what they say. */
 const sameList = (a: readonly ContractBreach[], b: readonly ContractBreach[]): boolean =>
-  a.length === b.length && a.every((x, i) => JSON.stringify(x) === JSON.stringify(b[i]));
+  a.length === b.length && a.every((x, i) => x === b[i] || JSON.stringify(x) === JSON.stringify(b[i]));

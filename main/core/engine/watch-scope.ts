@@ -6,13 +6,16 @@ type HostChanges = { readonly files: Set<string>; readonly dirs: Set<string> } |
 
 /**
  * Every host is read whole (whatever its watcher said) once in this many timer polls at least
- * (about 10 s): belt and braces for notifications that can be missed (the watcher itself lists
- * its folders on the host every 250 ms).
+ * (about 10 s; 50 s once the timer polls are quiet, QUIET_POLL_MS): belt and braces for
+ * notifications that can be missed (the SSH watcher itself lists its folders on the host every
+ * 250 ms, and a watch starting lists its folders once, so nothing between a read and the watch's
+ * start is left to this).
  */
 export const FULL_POLL_EVERY = 10;
 
 /**
- * Past a few hosts, the safety net reads one host whole every this many timer polls (about 3 s):
+ * Past a few hosts, the safety net reads one host whole every this many timer polls (about 3 s, or
+ * 15 s while they are quiet):
  * its cost stays a host's read every 3 s however large the fleet, each host's turn coming round
  * every 3 × hosts polls (5 minutes for a hundred). A host's read whole is some twenty SSH packets
  * to decrypt; one a second was a third of a hundred idle hosts' CPU (figure 6d).
