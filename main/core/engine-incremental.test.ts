@@ -80,6 +80,15 @@ function open(config: ReturnType<typeof fixture>['config'], file: string) {
   return { store, engine, seen, of: <P>(event: EventName) => seen.filter((s) => s.event === event).map((s) => s.payload as P) };
 }
 
+/** An engine that notes when each poll ended and when each loop.changed came (performance clock). */
+function timed(config: ReturnType<typeof fixture>['config']) {
+  const polls: number[] = [];
+  const changed: number[] = [];
+  const engine = composeEngine(config, { store: Store.open(':memory:'), now: () => NOW, afterPoll: () => polls.push(performance.now()) });
+  engine.subscribe((...e) => void (e[0] === 'loop.changed' && changed.push(performance.now())));
+  return { engine, polls, changed };
+}
+
 /**
  * What both engines must agree on: the snapshot without what depends on when it was read. A ledger
  * rewritten in place is a breach only to an engine that read it before (the fresh one never did).
@@ -219,10 +228,7 @@ describe('the engine does work for what changed, and publishes deltas', () => {
 
   it('spaces its timer polls out once they find nothing to do on a watched host, and a watcher\'s report ends that at once', async () => {
     const fx = fixture();
-    const polls: number[] = [];
-    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => NOW, afterPoll: () => polls.push(performance.now()) });
-    const changed: number[] = [];
-    engine.subscribe((...e) => void (e[0] === 'loop.changed' && changed.push(performance.now())));
+    const { engine, polls, changed } = timed(fx.config);
     try {
       await engine.poll();
       // Timer polls 50 ms apart until QUIET_AFTER in a row found nothing to do; then a minute apart.
@@ -265,10 +271,7 @@ describe('the engine does work for what changed, and publishes deltas', () => {
   it('keeps its timer polls an interval apart while a folder it reads has no watcher (a runs folder not made yet), and sees the folder made', async () => {
     const fx = fixture();
     rmSync(fx.runs, { recursive: true, force: true });
-    const polls: number[] = [];
-    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => NOW, afterPoll: () => polls.push(performance.now()) });
-    const changed: number[] = [];
-    engine.subscribe((...e) => void (e[0] === 'loop.changed' && changed.push(performance.now())));
+    const { engine, polls, changed } = timed(fx.config);
     try {
       await engine.poll();
       engine.run({ intervalMs: 50, quietIntervalMs: 60_000 });
