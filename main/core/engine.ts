@@ -23,7 +23,7 @@ import type { Notifier } from './notices/notifier';
 import type { Store } from './store/store';
 import type { LiveState } from './state/live-state';
 import type { EngineOptions, EventListener, RunOptions } from './engine/engine-options';
-import { ENGINE_WAKE_GAPS, IDLE_POLL_MS, PollScheduler } from './engine/poll-scheduler';
+import { EngineSchedule } from './engine/engine-schedule';
 import { ReviewMark } from './notices/review-mark';
 import type { TranscriptService } from './transcripts/transcript-service';
 import type { PreflightService } from './preflight/preflight-service';
@@ -68,15 +68,17 @@ export class Engine {
   private readonly unread: UnreadLoops;
   private readonly trace = PollTrace.fromEnv(); // `LOOPDECK_POLL_TRACE=FILE`: each poll's reads, and its reports' waits
   /** The hosts' watchers, and how much of each host a poll reads. */
-  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => (this.trace?.reported(host), this.wake(host)));
+  private readonly watches = new WatchScope(() => [...this.hosts.all()].map((h) => [h.name, h.source] as const), (host) => (this.trace?.reported(host), this.schedule.wake(host)));
   /** The latest capacity polled. */
   private readonly capacityNow: () => readonly Capacity[];
   /** The notices' periodic work, with the digest's and the maintenance list's (engine-services.ts). */
   private readonly noticeTicks: { tick(): Promise<void> };
-  /** Its own schedule once `run` (a watcher's wake goes straight to it); null for a caller that polls itself. */
-  private scheduler: PollScheduler | null = null;
-  /** Whether the last poll was a quiet timer poll (see `quietPoll`): the scheduler then spaces its timer polls out. */
-  private lastPollQuiet = false;
+  /** Its own schedule once `run` (a watcher's wake goes straight to it), and whether its polls are quiet. */
+  private readonly schedule = new EngineSchedule({
+    poll: (reason) => this.poll({ reason }),
+    published: () => this.bus.published,
+    settled: () => !this.drills.inFlight() && !this.nights.pending && this.watches.watchesAll(this.followers.filter((f) => this.hosts.reachable(f.host)).map((f) => f.host)),
+  });
   /** The review watermark: what is new on the Review is what came after it. */
   private readonly reviewMark: ReviewMark;
   /** Each loop's cycles and dead-man as last published. */
@@ -132,7 +134,7 @@ export class Engine {
     this.bus = options.bus ?? new EventBus();
     listenOnBus(this.bus, this.teardown, {
       noticeGate: this.noticeGate,
-      wake: () => this.wake(),
+      wake: () => this.schedule.wake(),
       polling: () => this.polls.busy,
       setProblem: (key, problem) => this.setProblem(key, problem),
       reattribute: () => this.followers.forEach((f) => f.reattribute()),
@@ -170,7 +172,7 @@ export class Engine {
       commitsOf: (loop) => this.contract.entriesOf(loop),
     });
     this.reviewMark = new ReviewMark(this.store, this.now);
-    this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}), bus: this.bus, wake: () => this.wake(), teardown: this.teardown, emit: (e, p) => this.emit(e, p) });
+    this.contract = new ContractWatch({ config, store: this.store, sourceOf: (host) => this.hosts.get(host)?.source, shellOf: (host) => this.hosts.get(host)?.shell, loops: this.loops, ledgers: this.ledgers, ledgerFollowers: this.ledgerFollowers, prs: () => this.prTracker.prs, ...(options.githubEnv ? { githubEnv: options.githubEnv } : {}), bus: this.bus, wake: () => this.schedule.wake(), teardown: this.teardown, emit: (e, p) => this.emit(e, p) });
     const { hosts, unread, loops, ledgerFollowers, ledgers, prTracker, nights, board } = this;
     this.reads = new LoopReads({ config, hosts, unread, errors: board.errors, loops, ledgerFollowers, ledgers, prTracker, nights, contract: this.contract, emit: (e, p) => this.emit(e, p), failed: (k, e, p) => board.failed(k, e, p) });
     const { store, now, reviewMark, bus } = this;
@@ -203,7 +205,7 @@ export class Engine {
     this.hosts.connect((state) => {
       this.publishHosts();
       // A host that just (re)connected has news waiting: read it now, not on the next tick.
-      if (state === 'connected') this.wake();
+      if (state === 'connected') this.schedule.wake();
     });
   }
 
@@ -226,29 +228,12 @@ export class Engine {
     });
   }
 
-  /**
-   * Poll every `intervalMs` from now on (`quietIntervalMs` once timer polls find nothing to do: see
-   * `quietPoll`), and when a watcher sees a change or a host (re)connects, coalesced by ENGINE_WAKE_GAPS.
-   */
+  /** Poll on its own from now on (EngineSchedule): on a timer, and when a watcher sees a change or a host (re)connects. */
   run(options: RunOptions = {}): void {
-    if (this.scheduler) return;
-    const scheduler = (this.scheduler = new PollScheduler({
-      poll: (why) => this.poll({ reason: why.timer ? 'timer' : 'wake' }),
-      intervalMs: options.intervalMs ?? IDLE_POLL_MS,
-      quiet: () => this.lastPollQuiet,
-      ...(options.quietIntervalMs === undefined ? {} : { quietIntervalMs: options.quietIntervalMs }),
-      ...ENGINE_WAKE_GAPS,
-      onError: options.onError ?? (() => undefined),
-    }));
-    scheduler.start();
+    if (!this.schedule.run(options)) return;
     this.preflight.start();
     this.teardown.add(() => this.preflight.stop());
-    this.teardown.add(() => scheduler.stop());
-  }
-
-  /** A watcher saw a change (on `host`), or a host connected: poll soon, if the engine runs on its own. */
-  private wake(host?: string): void {
-    this.scheduler?.wake(host);
+    this.teardown.add(() => this.schedule.stop());
   }
 
   private updateWatches(): void {
@@ -282,7 +267,7 @@ export class Engine {
 
   private async pollAll(reason: 'wake' | 'timer' | null): Promise<void> {
     const now = this.now();
-    const publishedBefore = this.bus.published;
+    this.schedule.began();
     this.causes.tick(now.getTime());
     const scope = this.watches.begin(reason);
     // Hosts with a running phase are asked for their load with this poll's first request to them.
@@ -302,7 +287,7 @@ export class Engine {
     this.nights.noteContract(this.contract.list(), (loop) => this.loops.get(loop)?.cycles);
     const nights = this.nights.takeWritten();
     if (nights.length > 0) this.emit('nights.changed', { upserted: nights });
-    if (this.nights.pending) this.wake();
+    if (this.nights.pending) this.schedule.wake();
     // A host's state moves with its connection, whose status events publish it at once: a poll a
     // watcher woke (up to 20 a second on a busy transcript) need not compare the hosts again.
     const hostsChanged = reason === 'wake' ? false : this.publishHosts();
@@ -325,19 +310,7 @@ export class Engine {
     // A poll asked for directly (a one-shot verb, not the scheduler) waits for the fleet's history
     // of the bad phases' windows it asked Prometheus for: the next poll then puts them down.
     if (reason === null && this.capacity.windowsPending) await this.capacity.windowsSettled();
-    this.lastPollQuiet = reason === 'timer' && caughtUp && this.bus.published === publishedBefore && this.quietPoll();
-  }
-
-  /**
-   * Whether nothing but the clock needs a timer poll soon: every reachable host of the loops watches
-   * all it reads (a host without a live watcher is seen only by the timer), no drill is in flight
-   * (its output is followed by the polls) and no older nights wait to be read. With a poll that
-   * published nothing and read no backlog, the scheduler may then space its timer polls out
-   * (QUIET_POLL_MS); a watcher's report or a host connecting wakes a poll at once all the same.
-   */
-  private quietPoll(): boolean {
-    if (this.drills.inFlight() || this.nights.pending) return false;
-    return this.watches.watchesAll(new Set(this.followers.filter((f) => this.hosts.reachable(f.host)).map((f) => f.host)));
+    this.schedule.ended(reason, caughtUp);
   }
 
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */
