@@ -65,6 +65,26 @@ test.describe('keyboard shortcuts in the demo', () => {
     await expect(page).toHaveURL(/#\/trends$/);
   });
 
+  test('g then a letter pressed in time goes there even when the console is busy between the two keys', async ({ page }) => {
+    await page.goto(served.url);
+    await expect(page.getByTestId('nav-review')).toHaveAttribute('aria-current', 'page', { timeout: 20_000 });
+    // A long task right after the g (a chart being drawn on a busy machine): the operator presses the
+    // letter at once, the page handles it 2.5 s later, past the g's 1.5-s window. It counts from when
+    // it was pressed. Both keys are sent without waiting for the page (as a keyboard does), which
+    // Playwright's keyboard cannot: it waits for each key to be handled before the next.
+    await page.evaluate(`window.addEventListener('keydown', (e) => {
+      if (e.key !== 'g') return;
+      const start = performance.now();
+      while (performance.now() - start < 2500);
+    })`);
+    const cdp = await page.context().newCDPSession(page);
+    const press = (key: string, vk: number) =>
+      cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key, code: `Key${key.toUpperCase()}`, text: key, unmodifiedText: key, windowsVirtualKeyCode: vk });
+    await Promise.all([press('g', 71), press('d', 68)]);
+    await expect(page.getByTestId('nav-drills')).toHaveAttribute('aria-current', 'page');
+    await cdp.detach();
+  });
+
   test('/ focuses the findings filter, typing there does not navigate; j/k/Enter open a finding and Esc closes it', async ({ page }) => {
     await page.goto(`${served.url}#/findings`);
     const rows = page.locator('[data-testid^="finding-row-"]');

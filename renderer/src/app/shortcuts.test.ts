@@ -27,6 +27,22 @@ describe('createKeySequence', () => {
     expect(seq.feed(key('f'), 5000 + G_TIMEOUT_MS)).toEqual({ kind: 'go', hash: '#/findings' });
   });
 
+  it('counts the letter from when it was pressed: a console busy between g and the letter still goes there', () => {
+    const seq = createKeySequence();
+    seq.feed(key('g', { timeStamp: 0 }), 0);
+    // Pressed 100 ms after the g was handled, handled 2 s later (a long render in between).
+    expect(seq.feed(key('d', { timeStamp: 100 }), 2000)).toEqual({ kind: 'go', hash: '#/drills' });
+    // A g handled late (the console was busy when it was pressed) opens its window when handled.
+    seq.feed(key('g', { timeStamp: 3000 }), 5000);
+    expect(seq.feed(key('f', { timeStamp: 5010 }), 5020)).toEqual({ kind: 'go', hash: '#/findings' });
+    // Pressed too late is too late, however soon it is handled.
+    seq.feed(key('g', { timeStamp: 6000 }), 6000);
+    expect(seq.feed(key('f', { timeStamp: 6000 + G_TIMEOUT_MS + 1 }), 6000 + G_TIMEOUT_MS + 2)).toBeNull();
+    // A time stamp on another clock (after the handling time) is not believed: the handling time counts.
+    seq.feed(key('g', { timeStamp: 9e12 }), 10_000);
+    expect(seq.feed(key('f', { timeStamp: 9e12 }), 10_000 + G_TIMEOUT_MS + 1)).toBeNull();
+  });
+
   it('uses g only once: g f f is one navigation, then nothing', () => {
     const seq = createKeySequence();
     seq.feed(key('g'), 0);

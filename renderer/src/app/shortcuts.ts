@@ -52,6 +52,8 @@ export interface KeyInput {
   readonly altKey: boolean;
   readonly isComposing?: boolean;
   readonly target: unknown;
+  /** When the key was pressed, on the `now` clock (a KeyboardEvent's `timeStamp`); the handling time when absent. */
+  readonly timeStamp?: number;
 }
 
 /** Whether the key went to a field being typed in (text inputs, selects, contenteditable): then no shortcut fires. */
@@ -72,7 +74,7 @@ const SINGLE: Readonly<Record<string, ShortcutAction>> = {
   a: { kind: 'ack' },
 };
 
-/** Turns keydowns into actions; remembers a pending `g` for `timeoutMs`. */
+/** Turns keydowns into actions (`now`: when the key is handled); remembers a pending `g` for `timeoutMs`. */
 export interface KeySequence {
   feed(e: KeyInput, now: number): ShortcutAction | null;
 }
@@ -81,6 +83,10 @@ export interface KeySequence {
  * The key-sequence logic. A key with Ctrl/Meta/Alt, or typed into a field, is never a shortcut (and
  * drops a pending `g`). After `g`, a listed letter within the timeout goes there; any other key
  * drops the `g` and counts on its own.
+ *
+ * The timeout runs from when the console handled the `g` to when the letter was *pressed*: a
+ * console busy drawing a chart between the two keys must not turn the operator's `g d`, typed
+ * 200 ms apart, into two stray keys (the letter is handled late, but was pressed in time).
  */
 export function createKeySequence(timeoutMs = G_TIMEOUT_MS): KeySequence {
   let gAt: number | null = null;
@@ -90,7 +96,8 @@ export function createKeySequence(timeoutMs = G_TIMEOUT_MS): KeySequence {
         gAt = null;
         return null;
       }
-      const pending = gAt !== null && now - gAt <= timeoutMs;
+      const pressed = e.timeStamp !== undefined && e.timeStamp < now ? e.timeStamp : now;
+      const pending = gAt !== null && pressed - gAt <= timeoutMs;
       gAt = null;
       if (pending) {
         const go = GO_KEYS.find((g) => g.key === e.key);
