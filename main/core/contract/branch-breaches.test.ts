@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopState, PullRequest } from '../../../shared/domain';
 import { parseReflogLine, type ReflogEntry } from '../loops/branch-reflog';
-import { branchBreaches, type BranchEvidence } from './branch-breaches';
+import { BranchBreaches, branchBreaches, type BranchEvidence } from './branch-breaches';
 
 const DAY = '2026-11-29';
 const Z = '0'.repeat(40);
@@ -42,5 +42,42 @@ describe('branch breaches', () => {
     expect(branchBreaches(loop(noop), ev(ENTRIES), [pr(88, null)]).map((b) => b.kind)).toEqual(['no-op-after-commit']);
     const before = [phase('audit', 'no-op', `${DAY}T00:00:00Z`, `${DAY}T00:40:00Z`), ...NIGHT.slice(1)];
     expect(branchBreaches(loop(before), ev(ENTRIES), [pr(88, null)])).toEqual([]);
+  });
+
+  it('kept by cycle: a moved night is one look at its branch; new PRs or a new read of the reflogs look at every night again', () => {
+    const days = Array.from({ length: 30 }, (_, i) => `2026-10-${String(i + 1).padStart(2, '0')}`);
+    const night = (d: string) => ({ date: d, status: 'ok' as const, phases: NIGHT.map((p) => ({ ...p, startedAt: p.startedAt.replace(DAY, d), endedAt: p.endedAt?.replace(DAY, d) ?? null })) });
+    const entriesOf = (d: string) => ENTRIES.map((e) => ({ ...e, at: e.at.replace(DAY, d) }));
+    const looked: string[] = [];
+    const counting: BranchEvidence = { ...ev([]), entries: (d) => (looked.push(d), entriesOf(d)) };
+    const state = (cycles: LoopState['cycles']): LoopState => ({ name: 'reliability', host: 'runner', deadman: null, cycles });
+    const prs = days.slice(1).map((d, i) => ({ ...pr(100 + i, `reliability/${d}`), cycle: d }));
+    const kept = new BranchBreaches();
+
+    const first = state(days.map(night));
+    const all = kept.of(first, counting, prs, 1);
+    expect(all.map((b) => `${b.kind} ${b.date}`)).toEqual([`no-pr ${days[0]}`]);
+    expect(new Set(looked)).toEqual(new Set(days));
+
+    // Tonight moved (a new object), the other nights are the same objects: one look, the same answer.
+    looked.length = 0;
+    const moved = state([...first.cycles.slice(0, -1), night(days.at(-1) ?? '')]);
+    expect(kept.of(moved, counting, prs, 1)).toEqual(all);
+    expect(new Set(looked)).toEqual(new Set([days.at(-1)]));
+
+    // Nothing moved: no look at all.
+    looked.length = 0;
+    kept.of(moved, counting, prs, 1);
+    expect(looked).toEqual([]);
+
+    // A PR list that changed (its first night's PR came), or a read that moved the reflogs: every night again.
+    const withFirst = [...prs, { ...pr(99, `reliability/${days[0]}`), cycle: days[0] ?? null }];
+    expect(kept.of(moved, counting, withFirst, 1)).toEqual([]);
+    expect(new Set(looked)).toEqual(new Set(days));
+    looked.length = 0;
+    kept.of(moved, counting, withFirst, 2);
+    expect(new Set(looked)).toEqual(new Set(days));
+    // And what it keeps is what a derive from nothing gives.
+    expect(kept.of(moved, counting, prs, 3)).toEqual(branchBreaches(moved, counting, prs));
   });
 });

@@ -46,13 +46,38 @@ function noOpAfterCommit(loop: string, cycle: Cycle, ev: BranchEvidence): Contra
 /** A PR's head branch: the deliver record's, else GitHub's; null when neither said. */
 const headOf = (p: PullRequest): string | null => p.branch ?? p.github?.head ?? null;
 
+/** The PRs of a list by loop and head branch, and by loop and cycle date for those whose head is not known. */
+interface PrIndex {
+  readonly byHead: ReadonlyMap<string, readonly PullRequest[]>;
+  readonly byCycle: ReadonlyMap<string, readonly PullRequest[]>;
+}
+
+const key = (loop: string, name: string): string => `${loop}\u0000${name}`;
+
+/** One pass over the PRs, so that each cycle finds its own without going through all of them. */
+function indexPrs(prs: readonly PullRequest[]): PrIndex {
+  const byHead = new Map<string, PullRequest[]>();
+  const byCycle = new Map<string, PullRequest[]>();
+  for (const p of prs) {
+    const head = headOf(p);
+    const [map, k] = head !== null ? [byHead, key(p.loop, head)] : p.cycle !== null ? [byCycle, key(p.loop, p.cycle)] : [null, ''];
+    if (!map) continue;
+    const list = map.get(k);
+    if (list) list.push(p);
+    else map.set(k, [p]);
+  }
+  return { byHead, byCycle };
+}
+
 /** The PRs known for a cycle: any whose head is its branch, or (head not known) that its deliver named. */
-function prsOf(loop: string, cycle: Cycle, branch: string, prs: readonly PullRequest[]): PullRequest[] {
-  return prs.filter((p) => p.loop === loop && (headOf(p) === branch || (headOf(p) === null && p.cycle === cycle.date)));
+function prsOf(loop: string, cycle: Cycle, branch: string, prs: PrIndex): readonly PullRequest[] {
+  const byHead = prs.byHead.get(key(loop, branch)) ?? [];
+  const byCycle = prs.byCycle.get(key(loop, cycle.date));
+  return byCycle ? [...byHead, ...byCycle] : byHead;
 }
 
 /** `no-pr` and `two-prs`: a finished cycle whose branch has commits but no PR; two PRs for one branch. */
-function prBreaches(loop: string, cycle: Cycle, ev: BranchEvidence, prs: readonly PullRequest[]): ContractBreach[] {
+function prBreaches(loop: string, cycle: Cycle, ev: BranchEvidence, prs: PrIndex): ContractBreach[] {
   const branch = ev.branch(cycle.date);
   const known = prsOf(loop, cycle, branch, prs);
   // Two PRs of one night are allowed (one a finding group): two whose head is known to be the same branch are not.
@@ -91,7 +116,40 @@ function prBreaches(loop: string, cycle: Cycle, ev: BranchEvidence, prs: readonl
   ];
 }
 
+/** One cycle's breaches of its branch. */
+function cycleBreaches(loop: string, cycle: Cycle, ev: BranchEvidence, prs: PrIndex): readonly ContractBreach[] {
+  return [...noOpAfterCommit(loop, cycle, ev), ...prBreaches(loop, cycle, ev, prs)];
+}
+
 /** Every breach the loop's nightly branches show, over its followed cycles. */
 export function branchBreaches(loop: LoopState, ev: BranchEvidence, prs: readonly PullRequest[]): ContractBreach[] {
-  return loop.cycles.flatMap((cycle) => [...noOpAfterCommit(loop.name, cycle, ev), ...prBreaches(loop.name, cycle, ev, prs)]);
+  return new BranchBreaches().of(loop, ev, prs, 0);
+}
+
+/**
+ * A loop's branch breaches kept cycle by cycle: each cycle's, keyed by the cycle object (the loop
+ * state keeps the same object for a night nothing moved), for as long as the branch's moves and the
+ * PRs are those they were made from. A poll that moved tonight's cycle (a line of its running
+ * phase, a load sample) looks at tonight's branch, not at a year of nights against every PR.
+ */
+export class BranchBreaches {
+  private kept = new WeakMap<Cycle, readonly ContractBreach[]>();
+  private prs: readonly PullRequest[] | null = null;
+  private index: PrIndex = { byHead: new Map(), byCycle: new Map() };
+  private read = Number.NaN;
+
+  /** The loop's breaches; `read` counts the reads that moved the branch's moves (`ev.entries`): a new count looks at every cycle again. */
+  of(loop: LoopState, ev: BranchEvidence, prs: readonly PullRequest[], read: number): ContractBreach[] {
+    if (prs !== this.prs || read !== this.read) {
+      this.kept = new WeakMap();
+      this.index = indexPrs(prs);
+      this.prs = prs;
+      this.read = read;
+    }
+    return loop.cycles.flatMap((cycle) => {
+      let found = this.kept.get(cycle);
+      if (!found) this.kept.set(cycle, (found = cycleBreaches(loop.name, cycle, ev, this.index)));
+      return found;
+    });
+  }
 }

@@ -3,7 +3,7 @@ import type { EventName, EventPayload } from '../../../shared/contract';
 import type { LoopState, Problem, PullRequest } from '../../../shared/domain';
 import type { Config } from '../config/schema';
 import { ContractBook } from '../contract/contract-book';
-import { branchBreaches } from '../contract/branch-breaches';
+import { BranchBreaches } from '../contract/branch-breaches';
 import { loopPaths, type LoopContractInput, type LoopPaths } from '../contract/loop-breaches';
 import type { LedgerBook } from '../ledgers/ledger-book';
 import type { LedgerFollower } from '../ledgers/ledger-follower';
@@ -75,6 +75,8 @@ export class ContractWatch {
   /** How many times each loop's reflogs changed: a new count derives its branch breaches again. */
   private readonly branchReads = new Map<string, number>();
   private readonly more = new Map<string, More>();
+  /** Each loop's branch breaches, kept by cycle while its reflogs and the PRs stand. */
+  private readonly branchBreaches = new Map<string, BranchBreaches>();
   /** How many times each loop's reflogs were polled (every BRANCH_ALL_EVERY-th reads them all). */
   private readonly branchPolls = new Map<string, number>();
   private readonly anchors = new AnchorCheck();
@@ -210,7 +212,10 @@ export class ContractWatch {
     const follower = this.branches.get(loop.name);
     const config = this.o.config.loops[loop.name];
     if (!follower || !config) return [];
-    return branchBreaches(loop, { branch: (date) => branchOf(config, date), path: (date) => follower.pathOf(date), entries: (date) => follower.entries(date) }, prs);
+    let kept = this.branchBreaches.get(loop.name);
+    if (!kept) this.branchBreaches.set(loop.name, (kept = new BranchBreaches()));
+    const ev = { branch: (date: string) => branchOf(config, date), path: (date: string) => follower.pathOf(date), entries: (date: string) => follower.entries(date) };
+    return kept.of(loop, ev, prs, this.branchReads.get(loop.name) ?? 0);
   }
 }
 
