@@ -11,6 +11,7 @@ import { Store } from './store/store';
 import { until } from '../../testing/until';
 import { composeEngine } from './session/core';
 import { QUIET_AFTER } from './engine/poll-scheduler';
+import { SAMPLE_EVERY_MS } from './loops/contention';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const DAYS = ['2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30'];
@@ -282,6 +283,38 @@ describe('the engine does work for what changed, and publishes deltas', () => {
       await until(() => changed.length > 0, 10_000, 'a timer poll to see the runs folder made');
       // Now watched: the polls go quiet.
       await until(() => performance.now() - (polls.at(-1) ?? 0) > 1000, 20_000, 'the timer polls to go quiet once the folder is watched');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('stays quiet while the runner\'s load is sampled: the sample is shown, and is no news to the polls', async () => {
+    const fx = fixture();
+    let clock = NOW.getTime();
+    const polls: number[] = [];
+    const samples: { at: number; count: number }[] = [];
+    const engine = composeEngine(fx.config, { store: Store.open(':memory:'), now: () => new Date(clock), afterPoll: () => polls.push(performance.now()) });
+    engine.subscribe((event, payload) => {
+      if (event !== 'loop.changed') return;
+      const load = (payload as EventPayload<'loop.changed'>).upserted.flatMap((c) => c.phases).find((p) => p.contention)?.contention;
+      if (load) samples.push({ at: performance.now(), count: load.samples });
+    });
+    /** The gaps between the timer polls that ended after `t`. */
+    const gapsAfter = (t: number): number[] => polls.filter((p) => p > t).map((p, i, after) => p - (i === 0 ? t : (after[i - 1] ?? t))).slice(1);
+    try {
+      await engine.poll();
+      // Quiet timer polls 400 ms apart, 50 ms otherwise.
+      engine.run({ intervalMs: 50, quietIntervalMs: 400 });
+      await until(() => samples.length > 0 && polls.length > QUIET_AFTER && performance.now() - (polls.at(-1) ?? 0) > 300, 20_000, 'the first sample, then the polls to go quiet');
+      // The clock reaches the next sample: a quiet poll asks for it and shows it; the polls stay quiet.
+      for (const count of [2, 3]) {
+        clock += SAMPLE_EVERY_MS;
+        await until(() => samples.at(-1)?.count === count, 10_000, `sample ${count}`);
+        const at = samples.at(-1)?.at ?? 0;
+        await until(() => polls.filter((p) => p > at).length >= 4, 10_000, 'three timer polls after the sample');
+        // A sample taken as news would bring QUIET_AFTER polls 50 ms apart.
+        expect(Math.min(...gapsAfter(at))).toBeGreaterThan(300);
+      }
     } finally {
       await engine.close();
     }

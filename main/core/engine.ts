@@ -166,7 +166,7 @@ export class Engine {
       config,
       maintenance,
       unread: this.unread,
-      onChanged: (payload) => this.loopChanged(payload),
+      onChanged: (payload, news) => this.loopChanged(payload, news),
       onCycles: (loop, upserted, removed) => this.prTracker.noteCycles(loop, upserted, removed),
       backlogOf: (loop) => this.ledgers.get(loop)?.backlog ?? [],
       commitsOf: (loop) => this.contract.entriesOf(loop),
@@ -382,9 +382,9 @@ export class Engine {
     return at;
   }
 
-  /** A loop's cycles or dead-man moved: publish it, and keep its nights for Trends. */
-  private loopChanged(payload: EventPayload<'loop.changed'>): void {
-    this.emit('loop.changed', payload);
+  /** A loop's cycles or dead-man moved: publish it (a load sample as no news), and keep its nights for Trends. */
+  private loopChanged(payload: EventPayload<'loop.changed'>, news: boolean): void {
+    this.bus.publish('loop.changed', payload, news);
     this.nights.note(payload.loop, payload.upserted);
   }
 

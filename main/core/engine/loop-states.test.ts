@@ -62,4 +62,40 @@ describe('LoopStates and the remediate contract', () => {
     expect(hollowDates()).toEqual(dates);
     expect(changed.at(-1)?.cycles.map((c) => c.date)).toEqual([dates[0]]);
   });
+
+  it('a read that moved only a running phase\'s runner load is published as no news: no notice, contract or PR reads it', () => {
+    const published: [EventPayload<'loop.changed'>, boolean][] = [];
+    const noted: string[] = [];
+    const config = { loops: { reliability: { host: 'mac' } } } as unknown as Config;
+    const states = new LoopStates({ config, unread: new UnreadLoops(['reliability']), onChanged: (p, news) => published.push([p, news]), onCycles: (_l, up) => noted.push(...up.map((c) => c.date)) });
+    const load = (samples: number) => ({ samples, peakLoadPerCore: 0.4 * samples, cores: 2, minFreeBytes: null, contendedMs: 0, watchedMs: samples * 30_000, contended: false });
+    const night = (remediate: 'running' | 'ok', samples: number | null): Cycle => ({
+      date: '2026-11-30',
+      status: remediate,
+      phases: [phase('audit', 'ok'), { ...phase('remediate', remediate), ...(samples === null ? {} : { contention: load(samples) }) }],
+    });
+    const now = new Date('2026-11-30T07:00:00Z');
+    const apply = (cycle: Cycle): LoopState[] => {
+      const changed: LoopState[] = [];
+      states.apply({ name: 'reliability', host: 'mac', cycles: [cycle], deadman: null, upserted: [cycle], removed: [] }, now, changed, true);
+      return changed;
+    };
+    expect(apply(night('running', null))).toHaveLength(1);
+    expect(published.at(-1)?.[1]).toBe(true);
+
+    // The first sample, then another: shown (published, with the load), no news, nothing else told.
+    for (const samples of [1, 2]) {
+      noted.length = 0;
+      expect(apply(night('running', samples))).toEqual([]);
+      expect(published.at(-1)?.[1]).toBe(false);
+      expect(published.at(-1)?.[0].upserted[0]?.phases[1]?.contention?.samples).toBe(samples);
+      expect(noted).toEqual([]);
+      expect([...states.all()][0]?.cycles[0]?.phases[1]?.contention?.samples).toBe(samples);
+    }
+
+    // The phase ends with a last sample: news.
+    expect(apply(night('ok', 3))).toHaveLength(1);
+    expect(published.at(-1)?.[1]).toBe(true);
+    expect(noted).toEqual(['2026-11-30']);
+  });
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { EventPayload } from '../../../shared/contract';
 import type { BacklogItem, Cycle, Deadman, LoopState } from '../../../shared/domain';
 import { markHollow } from '../../../shared/hollow';
@@ -13,7 +14,8 @@ import type { MaintenanceSchedule } from '../maintenance/maintenance-schedule';
 export interface LoopStatesOptions {
   readonly config: Config;
   readonly unread: UnreadLoops;
-  readonly onChanged: (payload: EventPayload<'loop.changed'>) => void;
+  /** `news` is false for a change that moved only a running phase's runner load (a sample): shown, read by nothing else. */
+  readonly onChanged: (payload: EventPayload<'loop.changed'>, news: boolean) => void;
   readonly onCycles: (loop: string, upserted: readonly Cycle[], removed: readonly string[]) => void;
   /** A loop's backlog as last read: where the loop state and its ledgers meet (a hollow remediate). */
   readonly backlogOf?: (loop: string) => readonly BacklogItem[];
@@ -63,7 +65,11 @@ export class LoopStates {
     const known = this.options.config.loops[name]?.knownFailures;
     const state: LoopState = { name, host: read.host, cycles, deadman, ...(known !== undefined ? { knownFailures: known } : {}) };
     this.states.set(name, state);
-    this.options.onChanged({ loop: name, host: read.host, upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) });
+    // A load sample (RunnerLoad, every 30 s while a phase runs) moves only the phases' `contention`:
+    // the console shows it, and no notice, contract rule or PR reads it, so it is no news to them.
+    const news = deadmanChanged || read.removed.length > 0 || !sampledOnly(upserted, before?.cycles ?? []);
+    this.options.onChanged({ loop: name, host: read.host, upserted, removed: read.removed, ...(deadmanChanged ? { deadman } : {}) }, news);
+    if (!news) return;
     changed.push({ ...state, cycles: upserted });
     this.options.onCycles(name, upserted, read.removed);
   }
@@ -108,7 +114,7 @@ export class LoopStates {
     if (upserted.length === 0) return;
     const state = { ...before, cycles };
     this.states.set(loop, state);
-    this.options.onChanged({ loop, host: before.host, upserted, removed: [] });
+    this.options.onChanged({ loop, host: before.host, upserted, removed: [] }, true);
     changed.push({ ...state, cycles: upserted });
   }
 
@@ -132,7 +138,7 @@ export class LoopStates {
     if (deadman === undefined || sameDeadman(before.deadman, deadman)) return;
     const state = { ...before, deadman };
     this.states.set(loop, state);
-    this.options.onChanged({ loop, host: before.host, upserted: [], removed: [], deadman });
+    this.options.onChanged({ loop, host: before.host, upserted: [], removed: [], deadman }, true);
     changed.push({ ...state, cycles: [] });
   }
 
@@ -142,4 +148,21 @@ export class LoopStates {
     const maintenance = schedule && !schedule.empty ? (fireMs: number) => schedule.markAt({ kind: 'loop', name: loop }, fireMs) : undefined;
     return cfg && this.deadmen.derive(loop, cfg, cycles, now, cyclesMoved, maintenance);
   }
+}
+
+/** A cycle without its phases' runner load: what a load sample cannot move. */
+const withoutLoad = (c: Cycle): Cycle => ({ ...c, phases: c.phases.map(({ contention: _load, ...p }) => p) });
+
+/**
+ * Whether every cycle a read moved differs from the one kept for its date only in its phases'
+ * runner load (`contention`): a load sample, not a line of the loop's.
+ */
+function sampledOnly(upserted: readonly Cycle[], before: readonly Cycle[]): boolean {
+  return (
+    upserted.length > 0 &&
+    upserted.every((c) => {
+      const was = before.find((b) => b.date === c.date);
+      return was !== undefined && isDeepStrictEqual(withoutLoad(c), withoutLoad(was));
+    })
+  );
 }

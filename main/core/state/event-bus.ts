@@ -32,14 +32,17 @@ export class EventBus implements SignalSink {
   private readonly signalListeners = new Map<keyof CoreSignals, Set<(payload: never) => void>>();
   private count = 0;
 
-  /** Events published so far (a poll that moved it published something: see Engine's quiet polls). */
+  /** News published so far (a poll that moved it published something: see Engine's quiet polls). */
   get published(): number {
     return this.count;
   }
 
-  /** Hand `payload` to every listener, in the order they subscribed. */
-  publish<E extends EventName>(event: E, payload: EventPayload<E>): void {
-    this.count += 1;
+  /**
+   * Hand `payload` to every listener, in the order they subscribed. `news` false: a measurement the
+   * consoles show that changes nothing else (a running phase's runner load), not counted in `published`.
+   */
+  publish<E extends EventName>(event: E, payload: EventPayload<E>, news = true): void {
+    if (news) this.count += 1;
     for (const listener of this.listeners) deliverEvent(listener, event, payload);
   }
 
