@@ -1,6 +1,7 @@
 import type { Cycle, LoopState, Phase, PullRequest } from '../../../shared/domain';
 import type { ContractBreach } from '../../../shared/contract-breach';
 import { commitsIn, type ReflogEntry } from '../loops/branch-reflog';
+import { PerCycle } from './per-cycle';
 
 // The rules the nightly branch's reflog shows broken: a NO-OP declared after a commit, commits with
 // no PR, two PRs for one branch. Pure over the reflog's moves as read, the phases and the PRs.
@@ -133,23 +134,12 @@ export function branchBreaches(loop: LoopState, ev: BranchEvidence, prs: readonl
  * phase, a load sample) looks at tonight's branch, not at a year of nights against every PR.
  */
 export class BranchBreaches {
-  private kept = new WeakMap<Cycle, readonly ContractBreach[]>();
-  private prs: readonly PullRequest[] | null = null;
+  private readonly perCycle = new PerCycle<readonly ContractBreach[]>();
   private index: PrIndex = { byHead: new Map(), byCycle: new Map() };
-  private read = Number.NaN;
 
   /** The loop's breaches; `read` counts the reads that moved the branch's moves (`ev.entries`): a new count looks at every cycle again. */
   of(loop: LoopState, ev: BranchEvidence, prs: readonly PullRequest[], read: number): ContractBreach[] {
-    if (prs !== this.prs || read !== this.read) {
-      this.kept = new WeakMap();
-      this.index = indexPrs(prs);
-      this.prs = prs;
-      this.read = read;
-    }
-    return loop.cycles.flatMap((cycle) => {
-      let found = this.kept.get(cycle);
-      if (!found) this.kept.set(cycle, (found = cycleBreaches(loop.name, cycle, ev, this.index)));
-      return found;
-    });
+    if (this.perCycle.renew([prs, read])) this.index = indexPrs(prs);
+    return loop.cycles.flatMap((cycle) => this.perCycle.of(cycle, (c) => cycleBreaches(loop.name, c, ev, this.index)));
   }
 }

@@ -1,6 +1,6 @@
 import { breachKey, sortBreaches, type ContractBreach } from '../../../shared/contract-breach';
-import type { Cycle } from '../../../shared/domain';
 import { loopBreaches, type LoopContractInput } from './loop-breaches';
+import { PerCycle } from './per-cycle';
 
 /** At most this many items are kept (and published): the list is for a person, and a source is bounded. */
 export const MAX_CONTRACT_BREACHES = 500;
@@ -20,8 +20,8 @@ interface Derived {
  */
 export class ContractBook {
   private readonly loops = new Map<string, Derived>();
-  /** Each loop's cycles' breaches by cycle object, for the paths they were found with (see loopBreaches). */
-  private readonly cycles = new Map<string, { readonly paths: LoopContractInput['paths']; readonly byCycle: WeakMap<Cycle, readonly ContractBreach[]> }>();
+  /** Each loop's cycles' breaches, kept by cycle for the paths they were found with (see loopBreaches). */
+  private readonly cycles = new Map<string, PerCycle<readonly ContractBreach[]>>();
   private readonly firstSeen = new Map<string, string>();
   private published: readonly ContractBreach[] = [];
   /** Each breach without a `since` of its own, as dated (see `dated`). */
@@ -56,10 +56,11 @@ export class ContractBook {
     return this.published;
   }
 
-  private byCycle(loop: string, paths: LoopContractInput['paths']): WeakMap<Cycle, readonly ContractBreach[]> {
+  private byCycle(loop: string, paths: LoopContractInput['paths']): PerCycle<readonly ContractBreach[]> {
     let kept = this.cycles.get(loop);
-    if (kept?.paths !== paths) this.cycles.set(loop, (kept = { paths, byCycle: new WeakMap() }));
-    return kept.byCycle;
+    if (!kept) this.cycles.set(loop, (kept = new PerCycle()));
+    kept.renew([paths]);
+    return kept;
   }
 
   private dated(b: ContractBreach, now: Date): ContractBreach {

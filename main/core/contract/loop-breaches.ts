@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { BacklogItem, Cycle, LoopState, Phase } from '../../../shared/domain';
 import type { ContractBreach } from '../../../shared/contract-breach';
 import type { LoopConfig } from '../config/schema';
+import type { PerCycle } from './per-cycle';
 
 // The rules of the loop's manual that its own state shows broken: a phase's stamps, rc files and
 // verdict, and its log's outcomes. Pure over what was read; the other kinds come from the
@@ -103,21 +104,14 @@ export interface LoopContractInput {
 }
 
 /**
- * Every breach of one loop, over its followed cycles and its ledgers. `byCycle` keeps each cycle's
- * breaches by the cycle object (a cycle is replaced when it changes; the paths are the loop's, the
- * same for every call given the same map): a loop whose tonight moved looks at tonight, not its year.
+ * Every breach of one loop, over its followed cycles and its ledgers; `byCycle` keeps each cycle's
+ * (renewed by the caller for the loop's paths).
  */
-export function loopBreaches(input: LoopContractInput, byCycle?: WeakMap<Cycle, readonly ContractBreach[]>): ContractBreach[] {
+export function loopBreaches(input: LoopContractInput, byCycle?: PerCycle<readonly ContractBreach[]>): ContractBreach[] {
   const { loop, paths } = input;
+  const derive = (cycle: Cycle): readonly ContractBreach[] => cycle.phases.flatMap((phase) => phaseBreaches(loop.name, cycle, phase, paths));
   const out: ContractBreach[] = [];
-  for (const cycle of loop.cycles) {
-    let found = byCycle?.get(cycle);
-    if (found === undefined) {
-      found = cycle.phases.flatMap((phase) => phaseBreaches(loop.name, cycle, phase, paths));
-      byCycle?.set(cycle, found);
-    }
-    out.push(...found);
-  }
+  for (const cycle of loop.cycles) out.push(...(byCycle ? byCycle.of(cycle, derive) : derive(cycle)));
   out.push(...deferredBreaches(loop.name, input.backlog, paths), ...input.more);
   return out;
 }
