@@ -44,6 +44,11 @@ export interface SmtpTestServer {
   readonly messages: readonly ReceivedMail[];
   /** Refuse the next `n` messages with a 451 (a relay that is briefly unavailable). */
   refuse(n: number): void;
+  /**
+   * Keep the reply to the next message (it is in `messages` at once) until the returned function
+   * is called: a relay slow to answer, for a send still in flight.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,7 @@ export interface SmtpTestServer {
 export async function startSmtpTestServer(auth?: { user: string; pass: string }): Promise<SmtpTestServer> {
   const messages: ReceivedMail[] = [];
   let refusals = 0;
+  let held: Promise<void> | null = null;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
@@ -75,7 +81,10 @@ export async function startSmtpTestServer(auth?: { user: string; pass: string })
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const raw = Buffer.concat(chunks).toString('utf8');
         messages.push({ from, to: session.envelope.rcptTo.map((r) => r.address), user: typeof session.user === 'string' ? session.user : null, raw, ...decodeMail(raw) });
-        callback();
+        const wait = held;
+        held = null;
+        if (wait) void wait.then(() => callback());
+        else callback();
       });
     },
   });
@@ -89,6 +98,11 @@ export async function startSmtpTestServer(auth?: { user: string; pass: string })
     messages,
     refuse: (n) => {
       refusals = n;
+    },
+    hold: () => {
+      let release = (): void => undefined;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return release;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -224,7 +224,7 @@ export class Engine {
     ticks.start();
     this.teardown.add(() => {
       this.started = false;
-      ticks.stop();
+      return ticks.stop();
     });
   }
 

@@ -10,6 +10,8 @@ import { messageOf } from '../../../shared/errors';
 export class NoticeTick {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** The tick in flight: its sends record what went only once they are answered. */
+  private inFlight: Promise<void> | null = null;
 
   constructor(
     private readonly notifier: Pick<Notifier, 'tick'>,
@@ -24,21 +26,28 @@ export class NoticeTick {
     this.timer = setTimeout(() => this.tick(), this.everyMs);
   }
 
-  /** No tick after this one (a tick in flight finishes, and schedules none). */
-  stop(): void {
+  /**
+   * No tick after this one; resolves once a tick in flight has finished (each send is bounded by
+   * its own timeout), so the store it records to is not closed under it: a digest or a repeat
+   * answered during the close is kept as sent, and a restart does not send it again.
+   */
+  stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    return this.inFlight ?? Promise.resolve();
   }
 
   private tick(): void {
-    void this.notifier
+    this.timer = null;
+    this.inFlight = this.notifier
       .tick()
       .then(
         () => this.board.errors.set('notice tick', null),
         (err: unknown) => this.board.failed('notice tick', err, () => ({ source: 'notices', line: null, message: `The notices' periodic work failed: ${messageOf(err)}` })),
       )
       .finally(() => {
+        this.inFlight = null;
         if (!this.running) return;
         this.board.publishIfChanged();
         this.timer = setTimeout(() => this.tick(), this.everyMs);

@@ -10,7 +10,7 @@ import { databasePath } from '../../config/paths';
 import { createRunnerFixture, type RunnerFixture } from '../../../../testing/runner-fixture';
 import { startSmtpTestServer, type SmtpTestServer } from '../../../../testing/smtp-test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../testing/webhook-receiver';
-import { until } from '../../../../testing/until';
+import { holdsWithin, until } from '../../../../testing/until';
 import { DIGEST_RETRY_MS, DigestService, digestOccurrences, localDate } from './digest-service';
 
 // The morning digest with real parts: a runner folder read by the app core, a real SQLite file, a
@@ -191,6 +191,27 @@ describe('the morning digest', () => {
     const store = Store.open(databasePath(fx.dataDir));
     try {
       expect(JSON.parse(store.getMeta('digest.state') ?? '{}')).toMatchObject({ date: '2026-12-09', sent: { email: expect.any(String) } });
+    } finally {
+      store.close();
+    }
+    expect(smtp.messages.length - mails).toBe(1);
+  }, 60_000);
+  it('is kept as sent when the session closes while the relay has yet to answer: the close waits for the send', async () => {
+    const fx = night(true, '[email]');
+    const mails = smtp.messages.length;
+    t = AT + 3 * 86_400_000;
+    const release = smtp.hold();
+    const { session } = await open(fx, true);
+    await until(() => smtp.messages.length > mails, 20_000, 'the digest by email');
+    let closed = false;
+    const closing = session.close().then(() => (closed = true));
+    // The relay has the mail but has not answered: the send is in flight, and the close waits for it.
+    expect(await holdsWithin(() => closed, 2000)).toBe(false);
+    release();
+    await closing;
+    const store = Store.open(databasePath(fx.dataDir));
+    try {
+      expect(JSON.parse(store.getMeta('digest.state') ?? '{}')).toMatchObject({ date: '2026-12-10', sent: { email: expect.any(String) } });
     } finally {
       store.close();
     }
