@@ -73,7 +73,7 @@ export function killLaunched(): void {
  * A child process in a process group of its own; resolves once it printed `ready` (with `ready`
  * empty: after `afterMs`, started or not).
  */
-export async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, afterMs = 0): Promise<{ app: ChildProcess; exited: Promise<void> }> {
+export async function launch(args: string[], env: NodeJS.ProcessEnv, ready: string, afterMs = 0): Promise<{ app: ChildProcess; exited: Promise<void>; output: () => string }> {
   const app = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   launched.add(app);
   let out = '';
@@ -84,11 +84,11 @@ export async function launch(args: string[], env: NodeJS.ProcessEnv, ready: stri
   void exited.then(() => (gone = true));
   if (!ready) {
     await new Promise((r) => setTimeout(r, afterMs));
-    return { app, exited };
+    return { app, exited, output: () => out };
   }
   await until(() => gone || out.includes(ready), 30_000, `${args[1] ?? 'the app'} to start`);
   if (gone) throw new Error(`${args.join(' ')} exited: ${out}`);
-  return { app, exited };
+  return { app, exited, output: () => out };
 }
 
 /** Run `round` `n` times, `atOnce` at a time. */

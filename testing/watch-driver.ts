@@ -28,8 +28,12 @@ host.connection.start();
 await host.connection.ready(30_000);
 const source = new SshSource('runner', host.connection);
 source.watch(args.dirs, () => undefined);
+// As the engine's polls do: a watcher that could not start, or ended, is started again (watch()
+// does nothing while one runs for these folders).
+const again = setInterval(() => source.watch(args.dirs, () => undefined), 1000);
 console.log('connected');
 const stop = (): void => {
+  clearInterval(again);
   source.unwatch();
   host.connection.close();
   process.exit(0);

@@ -2,13 +2,20 @@ import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { DRIVER, inBatches, killAndExpectNothingLeft, killLaunched, launch, processes, runner, type Proc } from '../../testing/host-leftovers';
 import { startSshd, type TestSshd } from '../../testing/sshd';
 import { sshHostYaml } from '../../testing/ssh-fixture';
-import { until } from '../../testing/until';
+import { holdsWithin } from '../../testing/until';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const ROUNDS = 20;
 const SERVE_ROUNDS = 4;
 const AT_ONCE = 4;
 
 afterEach(killLaunched);
+
+/** The last lines of a log file, or that there is none. */
+function logTail(path: string): string {
+  return existsSync(path) ? readFileSync(path, 'utf8').slice(-3000) : `(none at ${path})`;
+}
 
 describe('nothing Loopdeck starts on an SSH host outlives the app', () => {
   let sshd: TestSshd;
@@ -32,21 +39,29 @@ describe('nothing Loopdeck starts on an SSH host outlives the app', () => {
           DRIVER,
           JSON.stringify({ port: sshd.port, user: sshd.user, key: sshd.clientKey, knownHosts: sshd.knownHosts, dirs: [r.runs, r.cycle] }),
         ];
-        const { app, exited } = i < SERVE_ROUNDS ? await launch(r.args, r.env, 'Loopdeck is serving at') : await launch(driver, r.env, 'connected');
+        const serve = i < SERVE_ROUNDS;
+        const { app, exited, output } = serve ? await launch(r.args, { ...r.env, LOOPDECK_POLL_TRACE: join(r.dir, 'polls.jsonl') }, 'Loopdeck is serving at') : await launch(driver, r.env, 'connected');
         const onHost = (): Proc[] => processes().filter((p) => p.args.includes(r.dir) && p.pid !== app.pid);
         // The watcher (Perl here, the shell one where there is no perl) and its tail both name the
         // runs folder on their command lines.
-        await until(
-          () => {
-            const ps = onHost();
-            return ps.some((p) => /^((ba|da)?sh -c |perl -e )/.test(p.args)) && ps.some((p) => p.args.startsWith('tail -n0 -q -F -- '));
-          },
-          20_000,
-          `the watcher and its tail on the host (${r.dir})`,
-        );
+        const began = Date.now();
+        const started = (): boolean => {
+          const ps = onHost();
+          return ps.some((p) => /^((ba|da)?sh -c |perl -e )/.test(p.args)) && ps.some((p) => p.args.startsWith('tail -n0 -q -F -- '));
+        };
+        // A hang limit, not a measurement: alone, a serve round watches within 3 s (four at once, 6–8 s),
+        // and CI runs this file beside three others on two cores.
+        if (!(await holdsWithin(started, 45_000, 50))) {
+          // Say what there was to see: what runs on the host for this round, and what the app logged.
+          const seen = onHost().map((p) => p.args.slice(0, 160));
+          throw new Error(
+            `round ${i} (${serve ? 'loopdeck serve' : 'the watch driver'}): no watcher with its tail on the host ${Date.now() - began} ms after it started (${r.dir}).\n` +
+              `on the host: ${seen.length ? seen.join(' | ') : 'nothing'}\nit printed: ${output().slice(-1500)}\nits log: ${logTail(join(r.dir, 'data', 'logs', 'loopdeck.log'))}\nits polls: ${logTail(join(r.dir, 'polls.jsonl'))}`,
+          );
+        }
         await killAndExpectNothingLeft(app, exited, signal, r.dir);
       });
     },
-    180_000,
+    300_000,
   );
 });
