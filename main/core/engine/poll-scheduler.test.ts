@@ -49,6 +49,21 @@ describe('PollScheduler', () => {
     expect(polls.map((p) => p - t)).toEqual([0, 1001, 2002]);
   });
 
+  it('runs the timer poll when its timer fires a little early against performance.now(), instead of setting the timer again', async () => {
+    const { s, polls, t } = make(7, 1000, 50);
+    // Node sets a timer from the loop's time as the turn began: one set late in a long turn fires
+    // early against performance.now(). Here the performance clock runs 1 % slow, so each timer of
+    // the interval fires 10 ms early by it.
+    const fake = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => t + (fake() - t) * 0.99);
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    s.start();
+    await vi.advanceTimersByTimeAsync(10_200);
+    // Ten timer polls, and no timer set but the interval's and the polls' own 7 ms.
+    expect(polls).toHaveLength(11);
+    expect(timers.mock.calls.map((c) => Math.round(Number(c[1]))).filter((ms) => ms !== 7 && ms < 900)).toEqual([]);
+  });
+
   it("runs a woken poll whose gap has passed in the same turn of the event loop as the wake, not in a timer's later turn", async () => {
     // Real timers: the subject is which turn of Node's event loop runs the poll.
     const polls: number[] = [];

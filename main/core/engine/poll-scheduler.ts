@@ -44,6 +44,14 @@ export const IDLE_POLL_MS = 1000;
  */
 export const QUIET_POLL_MS = 5000;
 
+/**
+ * How early the idle timer may fire and still run its poll (ms; a tenth of the interval at most).
+ * Node sets a timer from the event loop's time as the turn began, so one set late in a long turn
+ * fires by that much early against performance.now(): without this it set itself again for the
+ * millisecond or ten left, a second wake of an idle process for each timer poll.
+ */
+export const IDLE_TIMER_EARLY_MS = 25;
+
 /** Timer polls in a row that found nothing to do before the idle interval becomes QUIET_POLL_MS. */
 export const QUIET_AFTER = 5;
 
@@ -211,7 +219,8 @@ export class PollScheduler {
       // A poll is running or due: its end sets the timer again. One ran since it was set: the
       // interval runs from that one.
       if (this.polling || this.woke) return;
-      if (performance.now() - this.lastPollEndedAt < this.interval()) return this.scheduleIdle();
+      const interval = this.interval();
+      if (performance.now() - this.lastPollEndedAt < interval - Math.min(IDLE_TIMER_EARLY_MS, interval / 10)) return this.scheduleIdle();
       this.run(false);
     }, Math.max(0, dueAt - performance.now()));
   }
