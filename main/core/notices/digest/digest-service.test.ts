@@ -205,9 +205,12 @@ describe('the morning digest', () => {
     await until(() => smtp.messages.length > mails, 20_000, 'the digest by email');
     let closed = false;
     const closing = session.close().then(() => (closed = true));
-    // The relay has the mail but has not answered: the send is in flight, and the close waits for it.
-    expect(await holdsWithin(() => closed, 2000)).toBe(false);
-    release();
+    try {
+      // The relay has the mail but has not answered: the send is in flight, and the close waits for it.
+      expect(await holdsWithin(() => closed, 2000)).toBe(false);
+    } finally {
+      release();
+    }
     await closing;
     const store = Store.open(databasePath(fx.dataDir));
     try {
