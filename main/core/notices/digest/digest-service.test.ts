@@ -63,6 +63,16 @@ function night(failed: boolean, to = '[email, webhooks]'): RunnerFixture {
   return fx;
 }
 
+/** The data folder's database keeps the digest of `date` as sent by email (what a restart reads). */
+function expectSentByEmail(fx: RunnerFixture, date: string): void {
+  const store = Store.open(databasePath(fx.dataDir));
+  try {
+    expect(JSON.parse(store.getMeta('digest.state') ?? '{}')).toMatchObject({ date, sent: { email: expect.any(String) } });
+  } finally {
+    store.close();
+  }
+}
+
 /**
  * The fixture read by the core as serve runs it, and a digest service over that state and a store.
  * The core sends its own digest on its notices' tick only when `coreSends`: otherwise a tick that
@@ -188,14 +198,10 @@ describe('the morning digest', () => {
     sessions.push(again);
     await again.start();
     await again.pollOnce();
-    const store = Store.open(databasePath(fx.dataDir));
-    try {
-      expect(JSON.parse(store.getMeta('digest.state') ?? '{}')).toMatchObject({ date: '2026-12-09', sent: { email: expect.any(String) } });
-    } finally {
-      store.close();
-    }
+    expectSentByEmail(fx, '2026-12-09');
     expect(smtp.messages.length - mails).toBe(1);
   }, 60_000);
+
   it('is kept as sent when the session closes while the relay has yet to answer: the close waits for the send', async () => {
     const fx = night(true, '[email]');
     const mails = smtp.messages.length;
@@ -212,12 +218,7 @@ describe('the morning digest', () => {
       release();
     }
     await closing;
-    const store = Store.open(databasePath(fx.dataDir));
-    try {
-      expect(JSON.parse(store.getMeta('digest.state') ?? '{}')).toMatchObject({ date: '2026-12-10', sent: { email: expect.any(String) } });
-    } finally {
-      store.close();
-    }
+    expectSentByEmail(fx, '2026-12-10');
     expect(smtp.messages.length - mails).toBe(1);
   }, 60_000);
 });
