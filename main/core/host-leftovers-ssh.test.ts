@@ -1,10 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { DRIVER, inBatches, killAndExpectNothingLeft, killLaunched, launch, processes, runner, type Proc } from '../../testing/host-leftovers';
 import { startSshd, type TestSshd } from '../../testing/sshd';
 import { sshHostYaml } from '../../testing/ssh-fixture';
 import { holdsWithin } from '../../testing/until';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 const ROUNDS = 20;
 const SERVE_ROUNDS = 4;
