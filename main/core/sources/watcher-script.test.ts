@@ -66,20 +66,31 @@ function running(marker: string): { pid: number; args: string }[] {
  * since once its watches are set: from then on no append is missed.
  */
 function following(marker: string): number {
-  return running(marker).filter((p) => {
-    if (!p.args.startsWith('tail -n0 -q -F -- ')) return false;
-    try {
-      return readdirSync(`/proc/${p.pid}/fd`).some((fd) => {
-        try {
-          return readlinkSync(`/proc/${p.pid}/fd/${fd}`) === 'anon_inode:inotify';
-        } catch {
-          return false;
-        }
-      });
-    } catch {
-      return false;
-    }
-  }).length;
+  return running(marker).filter((p) => p.args.startsWith('tail -n0 -q -F -- ') && inotifyOpen(p.pid)).length;
+}
+
+/** Whether process `pid` has an inotify descriptor open (a `tail -F` that follows its files). */
+function inotifyOpen(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === 'anon_inode:inotify';
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** A file's text, or '' while it does not exist. */
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Wait until nothing names `marker`; else kill what is left (by pid) and fail listing it. */
@@ -143,6 +154,35 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
     appendFileSync(join(watched, '-odd name.log'), 'x\n');
     await until(() => wakes.some((t) => t >= t0), 20_000, 'a wake after the append'); // tail -F, not the 60 s listing
   }, 45_000);
+
+  // A tail that ends while its next starts leaves a gap an append can fall into, caught only by
+  // the next listing (60 s here). The first tail follows the names the first listing saw, so
+  // nothing ends it before a change: one tail until the append, then (sh) one more.
+  it('starts its first tail after the first listing, and again only when woken', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const started = join(dir, 'tails');
+    const real = execFileSync('sh', ['-c', 'command -v tail'], { encoding: 'utf8' }).trim();
+    // Every `tail -F` the watcher starts writes its pid (which exec keeps) to a file first.
+    writeFileSync(join(bin, 'tail'), `#!/bin/sh\ncase " $* " in *" -F "*) echo $$ >>${JSON.stringify(started)} ;; esac\nexec ${JSON.stringify(real)} "$@"\n`);
+    chmodSync(join(bin, 'tail'), 0o755);
+    const watched = join(dir, 'w');
+    mkdirSync(watched);
+    writeFileSync(join(watched, 'a.log'), '');
+    const { child, wakes } = run(mode, [watched], 60_000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    children.push(child);
+    const starts = (): number[] => readFileSafe(started).split('\n').filter(Boolean).map(Number);
+    const follows = (pid: number | undefined): boolean => pid !== undefined && inotifyOpen(pid);
+    await until(() => wakes.length > 0 && follows(starts().at(-1)), 10_000, 'the first report and a tail that follows');
+    const t0 = Date.now();
+    appendFileSync(join(watched, 'a.log'), 'x\n');
+    await until(() => wakes.some((t) => t >= t0), 20_000, 'a wake after the append');
+    // sh starts a tail after each wake; Perl keeps its one.
+    const expected = mode === 'sh' ? 2 : 1;
+    await until(() => starts().length >= expected && follows(starts().at(-1)), 20_000, 'the tail after the wake');
+    expect(starts()).toHaveLength(expected);
+  }, 60_000);
 
   it.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('ends its events loop and every tail on %s', async (signal) => {
     const watched = mkdtempSync(join(tmpdir(), 'ld-watcher-'));

@@ -78,7 +78,9 @@ const DIFF_AWK = [
  *   macOS) wakes at once when one grows; `head -c1` takes the first byte, so no file content
  *   crosses the link that way, and the tail is started again. It cuts the listing's sleep short
  *   (a `wake` file, then the sleep's pid). Each tail writes its pid first (it is `exec`ed by a tiny
- *   `sh`), so the one that woke is ended at once, not on its next write.
+ *   `sh`), so the one that woke is ended at once, not on its next write. The loop starts after
+ *   the first listing (as the Perl watcher's tail does), so its first tail follows the names that
+ *   listing saw and no kick ends it.
  * - **Listing**: every `statMs`, or at once when woken, the folders are stat-ed and compared with
  *   the previous listing (awk); the one writer of the output. A listing also catches what was
  *   appended while no tail ran. A new or vanished name appends to a private kick file the tails
@@ -123,10 +125,12 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     '    [ $r -eq 3 ] && { [ -e "$w/go" ] && : >"$k.off"; return 0; }',
     '  done',
     '}',
-    'events &',
-    'epid=$!',
+    // The events loop starts after the first listing (below), so its first tail follows the names
+    // that listing saw and needs no kick: a kick would end it at once, and an append while the
+    // next one started would wait for a listing.
+    'epid=',
     // Stop new tails, end the loop, then the tail it may have started (its pid is written first).
-    `trap 'rm -f "$w/go"; kill "$epid" $rpid 2>/dev/null; wait "$epid" 2>/dev/null; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null; rm -rf "$w"' EXIT`,
+    `trap 'rm -f "$w/go"; kill $epid $rpid 2>/dev/null; [ -n "$epid" ] && wait "$epid" 2>/dev/null; read -r tp 2>/dev/null <"$w/tp" && kill "$tp" 2>/dev/null; rm -rf "$w"' EXIT`,
     "trap 'exit 0' HUP INT TERM",
     // Its input is the link's (an asynchronous list reads /dev/null, hence fd 3): at its end (the
     // channel closed, sshd gone) the watcher ends at once, with no heartbeat needed to find out.
@@ -147,7 +151,7 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     `    printf '%s\\n' "$cur" >"$w/prev"; prev=$cur`,
     '    while IFS= read -r a; do',
     '      case $a in',
-    '        changed) echo changed || exit 0; echo >>"$k" ;;',
+    '        changed) echo changed || exit 0; [ -n "$epid" ] && echo >>"$k" ;;',
     // `+ from to st-line`: the st line's last field is the path (after five `|`).
     '        "+ "*) r=${a#+ }; s0=${r%% *}; r=${r#* }; t0=${r%% *}; l=${r#* }; p=${l#*|*|*|*|*|}',
     `          printf '+%s %s %s\\n' "$s0" "$(tail -c +$((s0 + 1)) -- "$p" 2>/dev/null | head -c $((t0 - s0)) | enc)" "$l" || exit 0 ;;`,
@@ -157,6 +161,7 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     '$acts',
     'EOF',
     '  fi',
+    '  [ -n "$epid" ] || { events & epid=$!; }',
     `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
     '  [ -e "$w/wake" ] && continue',
     '  if [ -e "$k.off" ] || [ $woke = 1 ]; then sleep "$fast" & else sleep "$short" & fi',
