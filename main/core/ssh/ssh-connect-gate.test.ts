@@ -81,4 +81,22 @@ describe('the connect gate, against a real sshd', () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(hung.connection.status.state).toBe('connecting');
   }, 30_000);
+
+  // `retry()` (a key trusted or untrusted, a passphrase given) while a handshake is in flight: the
+  // teardown took that client's listeners, so its setup never settled and kept its turn for the
+  // whole hold time; the new attempt waited behind it.
+  it('retry() during a hung handshake ends it: its turn goes to the new attempt at once', async () => {
+    const gate = new ConnectGate(1, 60_000);
+    const hung = host('retried', silentPort, gate, 60_000);
+    const before = held.size;
+    hung.connection.start();
+    await until(() => held.size === before + 1 && gate.inUse === 1, 5000, 'the first handshake to hold the only turn');
+    hung.connection.retry();
+    // Without the fix the second attempt waits for the first one's 60-s turn.
+    await until(() => held.size === before + 2, 10_000, 'the second attempt to reach the host');
+    expect(gate.inUse).toBe(1);
+    // The first attempt's end is not the link's: no failure counted, no backoff begun.
+    expect(hung.connection.status).toMatchObject({ state: 'connecting', attempt: 0, error: null });
+    hung.connection.close();
+  }, 30_000);
 });

@@ -17,6 +17,8 @@ export class SshLink extends EventEmitter {
   /** The connected client of the target host (null while not connected). */
   protected client: Client | null = null;
   private chain: Client[] = [];
+  /** Ends the hop being set up, if any: a teardown takes its client's listeners, so it says so first. */
+  private abortSetup: ((err: Error) => void) | null = null;
   private everConnected = false;
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
@@ -94,6 +96,9 @@ export class SshLink extends EventEmitter {
 
   /** Drop the link: what rides on it goes first (`onTeardown`), then every client of the hop chain. */
   protected teardown(): void {
+    const abort = this.abortSetup;
+    this.abortSetup = null;
+    abort?.(new Error('link dropped during setup'));
     this.onTeardown();
     for (const c of this.chain) {
       c.removeAllListeners();
@@ -134,12 +139,18 @@ export class SshLink extends EventEmitter {
   private async connectHop(ep: SshEndpoint, fatal: { value: Fatal | null }, sock?: Duplex): Promise<Client> {
     const client = new (ssh2().Client)();
     this.chain.push(client);
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve());
-      client.once('error', reject);
-      client.once('close', () => reject(new Error('connection closed during setup')));
-      client.connect(this.connectConfig(ep, fatal, sock));
-    });
+    let abort: ((err: Error) => void) | null = null;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.abortSetup = abort = reject;
+        client.once('ready', () => resolve());
+        client.once('error', reject);
+        client.once('close', () => reject(new Error('connection closed during setup')));
+        client.connect(this.connectConfig(ep, fatal, sock));
+      });
+    } finally {
+      if (this.abortSetup === abort) this.abortSetup = null; // (a newer attempt's hop may be in setup by now)
+    }
     client.removeAllListeners('error');
     client.removeAllListeners('close');
     return client;
@@ -154,19 +165,26 @@ export class SshLink extends EventEmitter {
     const leave = await (this.options.connectGate ?? processConnectGate).enter();
     try {
       if (this.closed || generation !== this.generation) return;
-      await this.handshake();
+      await this.handshake(generation);
     } finally {
       leave();
     }
   }
 
-  private async handshake(): Promise<void> {
+  /**
+   * One attempt's handshake, hop by hop. A newer attempt (`retry()`) tears this one's chain down:
+   * its hop in setup is ended (`abortSetup`) so the attempt gives its gate turn back at once, and
+   * nothing it learns after that (a failure, a late `ready`) touches the link's state.
+   */
+  private async handshake(generation: number): Promise<void> {
     const fatal: { value: Fatal | null } = { value: null };
     const ep = this.options.endpoint;
+    const superseded = (): boolean => generation !== this.generation;
     try {
       let sock: Duplex | undefined;
       for (const hop of [...ep.jumps, ep]) {
         const client = await this.connectHop(hop, fatal, sock);
+        if (superseded()) return;
         if (hop === ep) {
           this.client = client;
           break;
@@ -177,8 +195,10 @@ export class SshLink extends EventEmitter {
         );
       }
     } catch (err) {
+      if (superseded()) return;
       return this.failed(err as Error & { level?: string }, fatal.value);
     }
+    if (superseded()) return;
     if (this.closed) return this.teardown();
     this.everConnected = true;
     for (const c of this.chain) {
