@@ -190,6 +190,37 @@ describe('the anchor SHA check on a local host', () => {
     await check.check('radon', config(clone.dir), anchor, AUDIT, shell, at(PROBLEM_RETRY_MS));
     expect(shell.asked).toBe(2);
     expect(check.breaches('radon')).toEqual([]);
+    // The same problem again: then after 2, 4 and 8 minutes, and every 10 minutes from there.
+    const asks: number[] = [];
+    let t = PROBLEM_RETRY_MS;
+    for (let minute = 2; minute <= 45; minute++) {
+      const now = PROBLEM_RETRY_MS + minute * 60_000;
+      const before = shell.asked;
+      await check.check('radon', config(clone.dir), anchor, AUDIT, shell, at(now));
+      if (shell.asked > before) {
+        asks.push((now - t) / 60_000);
+        t = now;
+      }
+    }
+    expect(asks).toEqual([2, 4, 8, 10, 10, 10]);
+    expect(check.problem('radon')).toMatch(/git is not installed/);
+  });
+
+  it('finds a clone that comes later at its next retry, two minutes after the second problem', async () => {
+    const check = new AnchorCheck();
+    const anchor = marks([clone.head, '2026-08-24', 5]);
+    const missing = join(root, 'clone-that-comes-late');
+    const shell = counted(new LocalShell());
+    await check.check('radon', config(missing), anchor, AUDIT, shell, T0);
+    await check.check('radon', config(missing), anchor, AUDIT, shell, at(PROBLEM_RETRY_MS));
+    expect(shell.asked).toBe(2);
+    // The clone appears: found at the next retry (two minutes on), and no problem then.
+    git(root, 'clone', '-q', clone.dir, missing);
+    await check.check('radon', config(missing), anchor, AUDIT, shell, at(3 * PROBLEM_RETRY_MS - 1));
+    expect(shell.asked).toBe(2);
+    await check.check('radon', config(missing), anchor, AUDIT, shell, at(3 * PROBLEM_RETRY_MS));
+    expect(shell.asked).toBe(3);
+    expect(check.problem('radon')).toBeNull();
   });
 
   it('claims nothing when the clone is missing, there is no clone configured or no shell for the host', async () => {

@@ -16,8 +16,18 @@ import { shellQuote } from '../sources/remote-shell';
 
 /** An unresolved SHA is asked again at most this often: a fetch in the clone may bring it. */
 export const UNRESOLVED_RETRY_MS = 10 * 60_000;
-/** A check that could not observe (host down, git missing) is tried again at most this often. */
+/**
+ * A check that could not observe (host down, git or the clone missing) is tried again after this,
+ * then after twice as long each time the same SHA meets a problem again, up to
+ * UNRESOLVED_RETRY_MS: a clone that is not there is not asked about every minute all day (a spawn
+ * of `sh` and `git` on a local runner, whose fork costs more the more history serve holds).
+ */
 export const PROBLEM_RETRY_MS = 60_000;
+
+/** How long after its `tries`-th problem in a row a SHA is asked about again. */
+export function problemRetryMs(tries: number): number {
+  return Math.min(PROBLEM_RETRY_MS * 2 ** Math.max(0, tries - 1), UNRESOLVED_RETRY_MS);
+}
 /** How long the host may take to answer. */
 export const ANCHOR_CHECK_TIMEOUT_MS = 20_000;
 /** SHAs remembered per loop (the oldest asked are forgotten first). */
@@ -35,7 +45,7 @@ export type AnchorMark = Pick<AuditMark, 'sha' | 'date' | 'line'>;
 export type AnchorAnswer =
   | { readonly kind: 'resolved' }
   | { readonly kind: 'unresolved'; readonly why: string; readonly at: number; readonly problem: string | null }
-  | { readonly kind: 'problem'; readonly problem: string; readonly at: number };
+  | { readonly kind: 'problem'; readonly problem: string; readonly at: number; readonly tries?: number };
 
 interface LoopState {
   /** Bumped by every check: an answer that arrives for an older check is not applied. */
@@ -170,14 +180,15 @@ export class AnchorCheck {
   /**
    * The remembered answer while it holds, else the host's (one question in flight per loop and
    * SHA). A host that cannot be asked again leaves an unresolved answer it gave before standing
-   * (nothing new was observed), to be asked again after PROBLEM_RETRY_MS.
+   * (nothing new was observed), to be asked again after PROBLEM_RETRY_MS; a problem again and again
+   * is asked about less and less often (problemRetryMs).
    */
   private async answer(loop: string, sha: string, dir: string, host: string, shell: Pick<HostShell, 'exec'>, now: Date): Promise<{ answer: AnchorAnswer | null; problem: string | null }> {
     const known = this.answers.get(loop)?.get(sha);
     const t = now.getTime();
     if (known?.kind === 'resolved') return { answer: known, problem: null };
     if (known?.kind === 'unresolved' && t - known.at < UNRESOLVED_RETRY_MS) return { answer: known, problem: known.problem };
-    if (known?.kind === 'problem' && t - known.at < PROBLEM_RETRY_MS) return { answer: null, problem: known.problem };
+    if (known?.kind === 'problem' && t - known.at < problemRetryMs(known.tries ?? 1)) return { answer: null, problem: known.problem };
     const key = `${loop}\u0000${sha}`;
     let asking = this.inFlight.get(key);
     if (!asking) {
@@ -190,7 +201,7 @@ export class AnchorCheck {
       this.remember(loop, sha, kept);
       return { answer: kept, problem: answer.problem };
     }
-    this.remember(loop, sha, answer);
+    this.remember(loop, sha, answer.kind === 'problem' && known?.kind === 'problem' ? { ...answer, tries: (known.tries ?? 1) + 1 } : answer);
     return answer.kind === 'problem' ? { answer: null, problem: answer.problem } : { answer, problem: null };
   }
 
