@@ -84,6 +84,22 @@ function inotifyOpen(pid: number): boolean {
   }
 }
 
+/**
+ * A watched folder holding an empty `a.log`, and an environment whose PATH finds first the `tail`
+ * `script` returns (given the test's folder).
+ */
+function withTail(script: (dir: string) => string): { watched: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'tail'), script(dir));
+  chmodSync(join(bin, 'tail'), 0o755);
+  const watched = join(dir, 'w');
+  mkdirSync(watched);
+  writeFileSync(join(watched, 'a.log'), '');
+  return { watched, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } };
+}
+
 /** A file's text, or '' while it does not exist. */
 function readFileSafe(path: string): string {
   try {
@@ -122,15 +138,8 @@ afterEach(() => {
 describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
 
   it('lists every 50 ms where tail -F cannot run, whatever the listing interval asked', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'tail'), '#!/bin/sh\nexit 1\n'); // a host whose tail has no -F
-    chmodSync(join(bin, 'tail'), 0o755);
-    const watched = join(dir, 'w');
-    mkdirSync(watched);
-    writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run(mode, [watched], 5000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const { watched, env } = withTail(() => '#!/bin/sh\nexit 1\n'); // a host whose tail has no -F
+    const { child, wakes } = run(mode, [watched], 5000, env);
     children.push(child);
     // The fallback is on once the watcher sleeps 50 ms between listings (it starts on the 5 s one).
     const fallback = (): boolean => processes().some((p) => p.pgid === child.pid && p.args === 'sleep 0.050');
@@ -159,18 +168,14 @@ describe.each(['sh', 'perl'] as const)('the %s watcher', (mode) => {
   // the next listing (60 s here). The first tail follows the names the first listing saw, so
   // nothing ends it before a change: one tail until the append, then (sh) one more.
   it('starts its first tail after the first listing, and again only when woken', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ld-watcher-'));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    const started = join(dir, 'tails');
     const real = execFileSync('sh', ['-c', 'command -v tail'], { encoding: 'utf8' }).trim();
+    let started = '';
     // Every `tail -F` the watcher starts writes its pid (which exec keeps) to a file first.
-    writeFileSync(join(bin, 'tail'), `#!/bin/sh\ncase " $* " in *" -F "*) echo $$ >>${JSON.stringify(started)} ;; esac\nexec ${JSON.stringify(real)} "$@"\n`);
-    chmodSync(join(bin, 'tail'), 0o755);
-    const watched = join(dir, 'w');
-    mkdirSync(watched);
-    writeFileSync(join(watched, 'a.log'), '');
-    const { child, wakes } = run(mode, [watched], 60_000, { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const { watched, env } = withTail((dir) => {
+      started = join(dir, 'tails');
+      return `#!/bin/sh\ncase " $* " in *" -F "*) echo $$ >>${JSON.stringify(started)} ;; esac\nexec ${JSON.stringify(real)} "$@"\n`;
+    });
+    const { child, wakes } = run(mode, [watched], 60_000, env);
     children.push(child);
     const starts = (): number[] => readFileSafe(started).split('\n').filter(Boolean).map(Number);
     const follows = (pid: number | undefined): boolean => pid !== undefined && inotifyOpen(pid);

@@ -161,7 +161,9 @@ export function watcherScript(dirs: readonly string[], statMs: number, heartbeat
     '$acts',
     'EOF',
     '  fi',
-    '  [ -n "$epid" ] || { events & epid=$!; }',
+    // (Then list again FALLBACK_STAT_MS later, as after a wake: where the tail cannot run, the
+    // fallback's fast listing starts from there, not a whole interval later.)
+    '  [ -n "$epid" ] || { events & epid=$!; woke=1; }',
     `  n=$((n + 1)); if [ $n -ge ${beats} ]; then echo . || exit 0; n=0; fi`,
     '  [ -e "$w/wake" ] && continue',
     '  if [ -e "$k.off" ] || [ $woke = 1 ]; then sleep "$fast" & else sleep "$short" & fi',
