@@ -35,7 +35,7 @@ export interface DrillServiceOptions {
   readonly now?: () => Date;
   /** Seconds between SIGTERM and SIGKILL on timeout and cancel. */
   readonly graceSeconds?: number;
-  readonly onRunsChanged: (runs: DrillRun[]) => void;
+  readonly onRunsChanged: (runs: readonly DrillRun[]) => void;
   readonly onOutput: (runId: string, from: number, text: string) => void;
 }
 
@@ -74,6 +74,13 @@ export class DrillService {
   private running: { readonly rows: RunRow[]; readonly at: number } | null = null;
   private readonly now: () => Date;
   private readonly runRows: DrillRuns;
+  /**
+   * The audit trail as last read, for `writes` (Store.writesElsewhere) and `limit`; null: read
+   * again. Every poll's notices read it (and each summary): with nothing changed it was the
+   * largest single cost of an idle serve's polls. Dropped when this service writes a run, and
+   * read again when another process (`loopdeck drill run`) committed.
+   */
+  private trail: { readonly runs: readonly DrillRun[]; readonly limit: number; readonly writes: number } | null = null;
 
   constructor(private readonly options: DrillServiceOptions) {
     this.now = options.now ?? (() => new Date());
@@ -85,10 +92,14 @@ export class DrillService {
     return Object.entries(this.options.drills).map(([name, d]) => ({ name, host: d.host, timeoutMs: d.timeout, args: d.args, ...(d.every === undefined ? {} : { everyMs: d.every }) }));
   }
 
-  /** The audit trail, newest first. */
-  runs(limit = 200): DrillRun[] {
-    const rows = this.runRows.newest(limit);
-    return rows.map(toRun);
+  /** The audit trail, newest first (shared: callers read it, never change it). */
+  runs(limit = 200): readonly DrillRun[] {
+    const writes = this.options.store.writesElsewhere();
+    const t = this.trail;
+    if (t !== null && t.limit === limit && t.writes === writes) return t.runs;
+    const runs = this.runRows.newest(limit).map(toRun);
+    this.trail = { runs, limit, writes };
+    return runs;
   }
 
   /** Check every guard rail, then start the drill detached on its host. */
@@ -137,6 +148,7 @@ export class DrillService {
     });
     this.offsets.set(runId, 0);
     this.running = null;
+    this.trail = null;
     this.options.onRunsChanged(this.runs());
     return runId;
   }
@@ -224,6 +236,7 @@ export class DrillService {
             : 'failed';
     const ended = this.now();
     this.runRows.finish(run.id, status, probe.done ? probe.rc : null, ended.toISOString(), Math.max(0, ended.getTime() - Date.parse(run.started_at)));
+    this.trail = null;
     this.offsets.delete(run.id);
   }
 

@@ -98,6 +98,8 @@ export class FileRowCache {
    * that read, this process's own too, moves it, and the next look reads `data_version` again.
    */
   private walKey: string | null = null;
+  /** How many times a commit by another connection was seen (see `writesElsewhere`). */
+  private elsewhere = 0;
 
   constructor(db: Database.Database) {
     this.versionStmt = db.prepare('PRAGMA data_version').pluck();
@@ -137,11 +139,21 @@ export class FileRowCache {
     this.walKey = wal;
     if (v === this.dataVersion) return;
     this.dataVersion = v;
+    this.elsewhere += 1;
     this.byKey.clear();
     this.keyOf.clear();
     // Positions not yet written are dropped: their lines made no record, so reading them again
     // from the stored position repeats nothing.
     this.unwritten.clear();
+  }
+
+  /**
+   * A count that moves when another connection committed (looked at as `fresh` looks): what a
+   * caller read from SQLite still holds while it stands, unless this process wrote it since.
+   */
+  writesElsewhere(): number {
+    this.fresh();
+    return this.elsewhere;
   }
 
   /** The cached row for host and path, or null (then the caller reads SQLite and calls `put`). */

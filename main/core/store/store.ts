@@ -129,6 +129,15 @@ export class Store implements QueryMaker {
     return this.queries.query<P, R>(sql);
   }
 
+  /**
+   * A count that moves whenever another connection committed to this database (another process on
+   * the same data folder: `loopdeck drill run` beside the console). Rows a feature read and keeps
+   * in memory hold while it stands, as long as the feature drops them on its own writes.
+   */
+  writesElsewhere(): number {
+    return this.rows.writesElsewhere();
+  }
+
   /** Declare a query whose rows are each their first column (`SELECT COUNT(*) ...`, `SELECT key ...`). */
   column<P extends readonly unknown[], V>(sql: string): Query<P, V> {
     return this.queries.column<P, V>(sql);
