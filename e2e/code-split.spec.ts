@@ -21,11 +21,17 @@ const ENTRY_BUDGET_BYTES = 550_000;
 
 const read = (file: string): string => readFileSync(join(ASSETS, file), 'utf8');
 
-/** The entry script and every chunk it imports statically (what must load before anything renders). */
-function entryClosure(): string[] {
+/** The early socket's script may not grow past this: it must arrive and run long before the main bundle. */
+const EARLY_BUDGET_BYTES = 4_000;
+
+/**
+ * An entry script of index.html (`index`: the main bundle; `early`: the early socket's, see
+ * renderer/src/early.ts) and every chunk it imports statically (what must load before it runs).
+ */
+function entryClosure(name: 'index' | 'early' = 'index'): string[] {
   const html = readFileSync(join(OUT, 'index.html'), 'utf8');
-  const entry = /<script type="module"[^>]*\ssrc="\.\/assets\/([^"]+\.js)"/.exec(html)?.[1];
-  if (!entry) throw new Error(`${join(OUT, 'index.html')} has no module script under ./assets/`);
+  const entry = new RegExp(`<script type="module"[^>]*\\ssrc="\\./assets/(${name}-[^"]+\\.js)"`).exec(html)?.[1];
+  if (!entry) throw new Error(`${join(OUT, 'index.html')} has no module script ./assets/${name}-*.js`);
   const seen = new Set<string>([entry]);
   const queue = [entry];
   for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
@@ -105,6 +111,17 @@ test.describe('the renderer build is split', () => {
     const gzip = closure.reduce((n, f) => n + gzipSync(read(f)).length, 0);
     test.info().annotations.push({ type: 'entry', description: `${closure.join(' ')}: ${bytes} B minified, ${gzip} B gzip` });
     expect(bytes, `the first paint's scripts (${closure.join(', ')})`).toBeLessThan(ENTRY_BUDGET_BYTES);
+  });
+
+  test('the early socket’s script comes first, runs on its own (async), and stays tiny', () => {
+    const html = readFileSync(join(OUT, 'index.html'), 'utf8');
+    const early = html.indexOf('<script type="module" async crossorigin src="./assets/early-');
+    expect(early, 'index.html loads the early socket’s script, async').toBeGreaterThan(html.indexOf('http-equiv="Content-Security-Policy"'));
+    expect(early, 'before the main bundle').toBeLessThan(html.indexOf('src="./assets/index-'));
+    const closure = entryClosure('early');
+    const bytes = closure.reduce((n, f) => n + Buffer.byteLength(read(f)), 0);
+    test.info().annotations.push({ type: 'early', description: `${closure.join(' ')}: ${bytes} B minified` });
+    expect(bytes, `the early socket's scripts (${closure.join(', ')})`).toBeLessThan(EARLY_BUDGET_BYTES);
   });
 });
 

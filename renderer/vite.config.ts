@@ -22,6 +22,28 @@ export function contentSecurityPolicyMeta(): Plugin {
   };
 }
 
+/**
+ * Put the early socket's script (src/early.ts, an entry of its own) in the built index.html before
+ * the main bundle, `async`: it runs as soon as it has loaded, where a module script in document
+ * order would wait for the main bundle. It opens serve mode's socket and asks for the first
+ * paint's data while the browser fetches and evaluates the rest (client/early-socket.ts).
+ */
+export function earlySocketScript(): Plugin {
+  return {
+    name: 'loopdeck-early-socket',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'early');
+        const at = html.indexOf('<script type="module"');
+        if (!chunk || at < 0) throw new Error('renderer build: the early socket entry (src/early.ts) or the main script is missing from the build');
+        return `${html.slice(0, at)}<script type="module" async crossorigin src="./${chunk.fileName}"></script>\n    ${html.slice(at)}`;
+      },
+    },
+  };
+}
+
 const at = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
 /**
@@ -35,7 +57,7 @@ export const rendererConfig = {
   base: './',
   envDir: at('.'),
   envPrefix: 'VITE_',
-  plugins: [react(), contentSecurityPolicyMeta()],
+  plugins: [react(), contentSecurityPolicyMeta(), earlySocketScript()],
   build: {
     outDir: at('../out/renderer'),
     emptyOutDir: true,
@@ -46,7 +68,8 @@ export const rendererConfig = {
     // cold start to a painted Review evaluates only the shell and the Review (~400 kB of the
     // ~940 kB; recharts and the virtual table are in the lazy views' chunks), and the rest is
     // warmed in idle time after that paint. e2e/code-split.spec.ts holds the entry to a budget.
-    rolldownOptions: { input: { index: at('index.html') } },
+    // `early` is the early socket's script, put in index.html by earlySocketScript.
+    rolldownOptions: { input: { index: at('index.html'), early: at('src/early.ts') } },
   },
 } satisfies UserConfig;
 

@@ -1,5 +1,8 @@
 // Must stay the first import: it configures zod before any schema is built.
 import './zod-setup';
+// The early socket's script, run on its own from index.html before this bundle (vite.config.ts);
+// imported here too so that it is one self-contained chunk both entries share (it runs once).
+import './early';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createClient, reportRendererErrors } from './client';

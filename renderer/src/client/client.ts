@@ -11,7 +11,8 @@ import {
 import { createBridgeTransport } from './bridge-transport';
 import { signInUrl } from '../../../shared/sign-in';
 import { RpcClientError } from './errors';
-import { isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
+import { browserSessionStorage, isRemembered, resolveToken, urlWithoutToken, wsUrl, type TokenStorage } from './token';
+import { takeEarlySocket, type EarlySocket } from './early-socket';
 import type { ConnectionState, Transport } from './types';
 import { createWsTransport, type SocketFactory } from './ws-transport';
 import { messageOf } from '../../../shared/errors';
@@ -41,6 +42,8 @@ export interface ClientEnvironment {
   /** Where the token is taken out of the address bar once it is remembered; null leaves the URL alone. */
   history?: Pick<History, 'replaceState' | 'state'> | null;
   socket?: SocketFactory;
+  /** The socket the page's early script opened (early-socket.ts); by default the page's, if any. */
+  early?: EarlySocket | null;
 }
 
 /** Wrap any transport in the typed, validating client. */
@@ -101,14 +104,6 @@ export function clientOver(transport: Transport): LoopdeckClient {
   };
 }
 
-function sessionStore(): TokenStorage | null {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null;
-  }
-}
-
 // Once the token is in sessionStorage a reload works without it, so it need not stay visible (or
 // be copied along with the address). Without storage it stays: a reload would need it.
 function hideToken(loc: { search: string; pathname?: string; hash?: string }, history: ClientEnvironment['history']): void {
@@ -129,7 +124,7 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   const bridge = 'bridge' in env ? env.bridge : (window as { loopdeck?: LoopdeckBridge }).loopdeck;
   if (bridge) return clientOver(createBridgeTransport(bridge));
   const loc = env.location ?? window.location;
-  const storage = env.storage !== undefined ? env.storage : sessionStore();
+  const storage = env.storage !== undefined ? env.storage : browserSessionStorage();
   const token = resolveToken(loc.search, storage);
   if (token && isRemembered(storage, token)) hideToken(loc, env.history !== undefined ? env.history : window.history);
   // A sign-in that ended (expired, signed out elsewhere): sign in again, back to this view. Not
@@ -140,5 +135,6 @@ export function createClient(env: ClientEnvironment = {}): LoopdeckClient {
   const onSignedOut = (): void => {
     if (!leaving) window.location.assign(signInUrl(window.location.hash));
   };
-  return clientOver(createWsTransport({ url: wsUrl(loc, token), onSignedOut, ...(env.socket ? { socket: env.socket } : {}) }));
+  const early = env.early !== undefined ? env.early : takeEarlySocket();
+  return clientOver(createWsTransport({ url: wsUrl(loc, token), onSignedOut, early, ...(env.socket ? { socket: env.socket } : {}) }));
 }

@@ -7,6 +7,15 @@ export interface TokenStorage {
   setItem(key: string, value: string): void;
 }
 
+/** The page's sessionStorage, or null where the browser refuses it (privacy modes, sandboxed frames). */
+export function browserSessionStorage(): TokenStorage | null {
+  try {
+    return (globalThis as { sessionStorage?: TokenStorage }).sessionStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The serve-mode token: `?token=` from the page URL (remembered in sessionStorage so a reload
  * without the query still works), else the remembered one, else null.

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { RpcErrorSchema, WsServerFrameSchema, type RpcResult } from '../../../shared/contract';
 import { SIGNED_OUT_CLOSE } from '../../../shared/sign-in';
 import { backoffDelay } from './backoff';
+import { EARLY_CALLS, sendEarlyCalls, type EarlySocket } from './early-socket';
 import { RpcClientError } from './errors';
 import type { ConnectionState, Transport } from './types';
 
@@ -28,6 +29,12 @@ export interface WsTransportOptions {
   random?: () => number;
   /** The server closed the socket because the sign-in ended: no reconnect (the page signs in again). */
   onSignedOut?: () => void;
+  /**
+   * The socket the page's early script opened (early-socket.ts), adopted as the first connection
+   * unless it closed already: its answers to the early calls serve the first `invoke` of each, and
+   * what it received is handed on once someone calls (or after the page's first turn), in order.
+   */
+  early?: EarlySocket | null;
 }
 
 const RpcResultSchema = z.union([
@@ -44,6 +51,8 @@ interface Pending {
 
 // The DOM WebSocket's handler properties take richer event types than SocketLike declares;
 // the transport only reads `data`, so the narrower view is safe.
+const isEmpty = (input: unknown): boolean => input !== null && typeof input === 'object' && Object.keys(input).length === 0;
+
 const browserSocket: SocketFactory = (url) => new WebSocket(url) as unknown as SocketLike;
 
 /**
@@ -64,6 +73,12 @@ export function createWsTransport(options: WsTransportOptions): Transport {
   let nextId = 1;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let closedForGood = false;
+  let early = options.early ?? null;
+  // The early calls no `invoke` has claimed yet (name → frame id), and their answers once come.
+  const prefetched = new Map<string, number>();
+  const earlyAnswers = new Map<number, unknown>();
+  // Frames of the adopted early socket not handed on yet (null: none held).
+  let held: unknown[] | null = null;
 
   function setState(next: ConnectionState): void {
     if (next === state) return;
@@ -77,6 +92,23 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       p.reject(new RpcClientError('disconnected', `The connection to Loopdeck closed before ${p.name} was answered.`));
     }
     queued.length = 0;
+    prefetched.clear();
+    earlyAnswers.clear();
+    held = null;
+  }
+
+  /** Hand on what the adopted early socket received so far: the page listens by now. */
+  function release(): void {
+    if (held === null) return;
+    const frames = held;
+    held = null;
+    for (const data of frames) onMessage(data);
+  }
+
+  function settle(call: Pending, raw: unknown): void {
+    const result = RpcResultSchema.safeParse(raw);
+    if (result.success) call.resolve(result.data);
+    else call.reject(new RpcClientError('invalid-output', `The answer to ${call.name} is not a valid result.`));
   }
 
   function onMessage(data: unknown): void {
@@ -98,27 +130,31 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       return;
     }
     const call = pending.get(frame.data.id);
-    if (!call) return;
+    if (!call) {
+      // An early call's answer before anyone asked for it: kept for the `invoke` that will.
+      if ([...prefetched.values()].includes(frame.data.id)) earlyAnswers.set(frame.data.id, frame.data.result);
+      return;
+    }
     pending.delete(frame.data.id);
-    const result = RpcResultSchema.safeParse(frame.data.result);
-    if (result.success) call.resolve(result.data);
-    else call.reject(new RpcClientError('invalid-output', `The answer to ${call.name} is not a valid result.`));
+    settle(call, frame.data.result);
   }
 
   function connect(): void {
     timer = null;
     setState('connecting');
+    // The early socket is the first connection's, if it is still open or opening.
+    const adopted = early && !early.closed ? early : null;
+    early = null;
     let ws: SocketLike;
     try {
-      ws = open(options.url);
+      ws = adopted ? adopted.socket : open(options.url);
     } catch (err) {
       console.warn('loopdeck: could not open the WebSocket', err);
       scheduleReconnect();
       return;
     }
     socket = ws;
-    ws.onopen = () => {
-      if (socket !== ws) return;
+    const opened = (): void => {
       attempt = 0;
       setState('open');
       for (const id of queued.splice(0)) {
@@ -126,8 +162,16 @@ export function createWsTransport(options: WsTransportOptions): Transport {
         if (p) ws.send(p.frame);
       }
     };
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      // An early socket that was still opening: its calls go first (their ids are taken).
+      if (adopted) sendEarlyCalls(ws);
+      opened();
+    };
     ws.onmessage = (ev) => {
-      if (socket === ws) onMessage(ev.data);
+      if (socket !== ws) return;
+      if (held !== null) held.push(ev.data);
+      else onMessage(ev.data);
     };
     ws.onerror = () => {
       // A close event always follows; reconnecting is handled there.
@@ -144,6 +188,16 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       }
       scheduleReconnect();
     };
+    if (adopted) {
+      for (const [id, name] of EARLY_CALLS) {
+        prefetched.set(name, id);
+        nextId = Math.max(nextId, id + 1);
+      }
+      held = adopted.frames.splice(0);
+      // Whoever listens subscribes in the page's first turn: then the frames go on, asked for or not.
+      setTimeout(release, 0);
+      if (adopted.open) opened();
+    }
   }
 
   function scheduleReconnect(): void {
@@ -161,6 +215,20 @@ export function createWsTransport(options: WsTransportOptions): Transport {
       if (closedForGood || state === 'closed') {
         return Promise.reject(new RpcClientError('disconnected', `Not connected to Loopdeck; ${name} was not sent.`));
       }
+      const earlyId = isEmpty(input) ? prefetched.get(name) : undefined;
+      if (earlyId !== undefined) {
+        prefetched.delete(name);
+        return new Promise<RpcResult>((resolve, reject) => {
+          const call: Pending = { name, frame: '', resolve, reject };
+          if (earlyAnswers.has(earlyId)) {
+            const raw = earlyAnswers.get(earlyId);
+            earlyAnswers.delete(earlyId);
+            settle(call, raw);
+          } else pending.set(earlyId, call);
+          release();
+        });
+      }
+      release();
       const id = nextId++;
       const frame = JSON.stringify({ id, name, input });
       return new Promise<RpcResult>((resolve, reject) => {

@@ -1,0 +1,89 @@
+import { browserSessionStorage, resolveToken, wsUrl, type TokenStorage } from './token';
+
+/**
+ * The serve-mode socket a tiny script of its own opens before the main bundle has arrived (see
+ * renderer/src/early.ts): it asks for what the first paint needs, `app.info` and `state.summary`,
+ * while the browser still fetches and evaluates ~450 kB of script, and keeps every frame the server
+ * sends. The WebSocket transport adopts it (createWsTransport's `early`) and hands those frames on
+ * once the page listens, in the order they came.
+ */
+export interface EarlySocket {
+  readonly socket: EarlySocketLike;
+  /** Every frame received before the transport adopted the socket, in order. */
+  readonly frames: unknown[];
+  open: boolean;
+  closed: boolean;
+}
+
+/** The part of a browser WebSocket the early socket uses (the transport's SocketLike is the same shape). */
+export interface EarlySocketLike {
+  send(data: string): void;
+  close(): void;
+  onopen: (() => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code?: number }) => void) | null;
+  onerror: (() => void) | null;
+}
+
+/** The calls the early socket makes, by frame id (the transport numbers its own calls after them). */
+export const EARLY_CALLS: ReadonlyArray<readonly [id: number, name: 'app.info' | 'state.summary']> = [
+  [1, 'app.info'],
+  [2, 'state.summary'],
+];
+
+/** Where the early socket waits for the transport (a page global: the two scripts share nothing else). */
+const KEY = '__loopdeckEarlySocket';
+
+type Holder = { [KEY]?: EarlySocket | undefined };
+
+/** Send the early calls on an open socket. */
+export function sendEarlyCalls(socket: Pick<EarlySocketLike, 'send'>): void {
+  for (const [id, name] of EARLY_CALLS) socket.send(JSON.stringify({ id, name, input: {} }));
+}
+
+/** What opening the early socket reads; every field defaults to the browser's. */
+export interface EarlyEnvironment {
+  readonly holder?: object;
+  readonly location?: { protocol: string; host: string; search: string };
+  readonly storage?: TokenStorage | null;
+  readonly socket?: (url: string) => EarlySocketLike;
+}
+
+/**
+ * Open the early socket, unless the page runs in the Electron shell (its preload bridge, not a
+ * socket, reaches main) or nothing can be opened; it is left for the transport under a page global.
+ */
+export function openEarlySocket(env: EarlyEnvironment = {}): EarlySocket | null {
+  const holder = (env.holder ?? globalThis) as Holder & { loopdeck?: unknown };
+  if (holder.loopdeck !== undefined || holder[KEY] !== undefined) return null;
+  const page = globalThis as { location?: EarlyEnvironment['location']; WebSocket?: new (url: string) => EarlySocketLike };
+  let socket: EarlySocketLike;
+  try {
+    const loc = env.location ?? page.location;
+    const open = env.socket ?? (page.WebSocket ? (url: string) => new (page.WebSocket as new (url: string) => EarlySocketLike)(url) : null);
+    if (!loc || !open) return null;
+    const storage = env.storage !== undefined ? env.storage : browserSessionStorage();
+    socket = open(wsUrl(loc, resolveToken(loc.search, storage)));
+  } catch {
+    return null; // the transport opens its own
+  }
+  const early: EarlySocket = { socket, frames: [], open: false, closed: false };
+  socket.onopen = () => {
+    early.open = true;
+    sendEarlyCalls(socket);
+  };
+  socket.onmessage = (ev) => early.frames.push(ev.data);
+  socket.onclose = () => {
+    early.closed = true;
+  };
+  holder[KEY] = early;
+  return early;
+}
+
+/** The early socket, once: the transport that takes it owns it from then on. */
+export function takeEarlySocket(holder: object = globalThis): EarlySocket | null {
+  const h = holder as Holder;
+  const early = h[KEY] ?? null;
+  h[KEY] = undefined;
+  return early;
+}
