@@ -105,6 +105,8 @@ export class Engine {
   readonly hosts: HostTable;
   /** Who bad phases are put down to, from what Loopdeck watched (a cause claims only that). */
   private readonly causes: PhaseCauses;
+  /** The notices' periodic work, once started (each poll offers it its wake: NoticeTick.ride). */
+  private ticks: NoticeTick | null = null;
   /** The runner hosts' load while their phases run, sampled with the polls' own requests. */
   private readonly load: RunnerLoad;
   /** Drills: the only way a command runs on a host, and only one declared in the config. */
@@ -222,8 +224,10 @@ export class Engine {
     this.desk.start();
     const ticks = new NoticeTick(this.noticeTicks, this.board, this.options.noticeTickMs ?? 5000);
     ticks.start();
+    this.ticks = ticks;
     this.teardown.add(() => {
       this.started = false;
+      this.ticks = null;
       return ticks.stop();
     });
   }
@@ -311,6 +315,8 @@ export class Engine {
     // of the bad phases' windows it asked Prometheus for: the next poll then puts them down.
     if (reason === null && this.capacity.windowsPending) await this.capacity.windowsSettled();
     this.schedule.ended(reason, caughtUp);
+    // Awake anyway: the notices' tick, when it is nearly due, runs in this wake, not a wake of its own.
+    this.ticks?.ride();
   }
 
   /** Some follower left a backlog unread in its last poll (a large file is read over several polls), or was never read (UnreadLoops). */

@@ -38,4 +38,38 @@ describe('NoticeTick', () => {
     ticker.start();
     await ticker.stop();
   });
+
+  it('runs a tick that is nearly due in the wake of a poll (ride), and then not again until the next is nearly due', async () => {
+    const store = Store.open(':memory:');
+    stores.push(store);
+    const board = new ProblemBoard(store, () => [], () => undefined);
+    let ticks = 0;
+    // A tick a minute, ridden up to 59 s early: its own timer is two minutes away throughout.
+    const ticker = new NoticeTick({ tick: () => (ticks++, Promise.resolve()) }, board, 60_000, 59_000);
+    ticker.start();
+    try {
+      ticker.ride();
+      expect(ticks, 'not due yet').toBe(0);
+      const started = performance.now();
+      await until(() => performance.now() - started >= 1100, 5000, 'a second');
+      ticker.ride();
+      // At once, in the poll's wake: not on a timer.
+      expect(ticks).toBe(1);
+      await new Promise((r) => setImmediate(r));
+      // The next tick is a whole interval away again.
+      ticker.ride();
+      expect(ticks).toBe(1);
+    } finally {
+      await ticker.stop();
+    }
+    // Without polls, its own timer ticks all the same.
+    let alone = 0;
+    const timed = new NoticeTick({ tick: () => (alone++, Promise.resolve()) }, board, 20, 5);
+    timed.start();
+    try {
+      await until(() => alone >= 2, 10_000, 'two ticks on the timer');
+    } finally {
+      await timed.stop();
+    }
+  });
 });
