@@ -1,26 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openEarlySocket, takeEarlySocket, type EarlySocket, type EarlySocketLike } from './early-socket';
+import { openEarlySocket, takeEarlySocket, type EarlySocket } from './early-socket';
+import { FakeSocket } from './fake-socket';
 import { TOKEN_STORAGE_KEY } from './token';
 import { createWsTransport } from './ws-transport';
-
-class FakeSocket implements EarlySocketLike {
-  sent: string[] = [];
-  closed = false;
-  onopen: (() => void) | null = null;
-  onmessage: ((ev: { data: unknown }) => void) | null = null;
-  onclose: ((ev: { code?: number }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  constructor(readonly url: string) {}
-  send(data: string) {
-    this.sent.push(data);
-  }
-  close() {
-    this.closed = true;
-  }
-  serverSends(frame: unknown) {
-    this.onmessage?.({ data: JSON.stringify(frame) });
-  }
-}
 
 const LOCATION = { protocol: 'http:', host: '127.0.0.1:7777', search: '?token=s3cret' };
 const result = (id: number, output: unknown) => ({ type: 'result', id, result: { ok: true, output } });

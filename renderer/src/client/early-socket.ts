@@ -1,4 +1,6 @@
 import { browserSessionStorage, resolveToken, wsUrl, type TokenStorage } from './token';
+// A type only: the transport (and zod with it) stays out of this script's chunk.
+import type { SocketLike } from './ws-transport';
 
 /**
  * The serve-mode socket a tiny script of its own opens before the main bundle has arrived (see
@@ -8,21 +10,11 @@ import { browserSessionStorage, resolveToken, wsUrl, type TokenStorage } from '.
  * once the page listens, in the order they came.
  */
 export interface EarlySocket {
-  readonly socket: EarlySocketLike;
+  readonly socket: SocketLike;
   /** Every frame received before the transport adopted the socket, in order. */
   readonly frames: unknown[];
   open: boolean;
   closed: boolean;
-}
-
-/** The part of a browser WebSocket the early socket uses (the transport's SocketLike is the same shape). */
-export interface EarlySocketLike {
-  send(data: string): void;
-  close(): void;
-  onopen: (() => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code?: number }) => void) | null;
-  onerror: (() => void) | null;
 }
 
 /** The calls the early socket makes, by frame id (the transport numbers its own calls after them). */
@@ -37,7 +29,7 @@ const KEY = '__loopdeckEarlySocket';
 type Holder = { [KEY]?: EarlySocket | undefined };
 
 /** Send the early calls on an open socket. */
-export function sendEarlyCalls(socket: Pick<EarlySocketLike, 'send'>): void {
+export function sendEarlyCalls(socket: Pick<SocketLike, 'send'>): void {
   for (const [id, name] of EARLY_CALLS) socket.send(JSON.stringify({ id, name, input: {} }));
 }
 
@@ -46,7 +38,7 @@ export interface EarlyEnvironment {
   readonly holder?: object;
   readonly location?: { protocol: string; host: string; search: string };
   readonly storage?: TokenStorage | null;
-  readonly socket?: (url: string) => EarlySocketLike;
+  readonly socket?: (url: string) => SocketLike;
 }
 
 /**
@@ -56,11 +48,11 @@ export interface EarlyEnvironment {
 export function openEarlySocket(env: EarlyEnvironment = {}): EarlySocket | null {
   const holder = (env.holder ?? globalThis) as Holder & { loopdeck?: unknown };
   if (holder.loopdeck !== undefined || holder[KEY] !== undefined) return null;
-  const page = globalThis as { location?: EarlyEnvironment['location']; WebSocket?: new (url: string) => EarlySocketLike };
-  let socket: EarlySocketLike;
+  const page = globalThis as { location?: EarlyEnvironment['location']; WebSocket?: new (url: string) => SocketLike };
+  let socket: SocketLike;
   try {
     const loc = env.location ?? page.location;
-    const open = env.socket ?? (page.WebSocket ? (url: string) => new (page.WebSocket as new (url: string) => EarlySocketLike)(url) : null);
+    const open = env.socket ?? (page.WebSocket ? (url: string) => new (page.WebSocket as new (url: string) => SocketLike)(url) : null);
     if (!loc || !open) return null;
     const storage = env.storage !== undefined ? env.storage : browserSessionStorage();
     socket = open(wsUrl(loc, resolveToken(loc.search, storage)));

@@ -2,29 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SIGNED_OUT_CLOSE } from '../../../shared/sign-in';
 import { RpcClientError } from './errors';
 import type { ConnectionState } from './types';
-import { createWsTransport, type SocketLike } from './ws-transport';
-
-class FakeSocket implements SocketLike {
-  sent: string[] = [];
-  closed = false;
-  onopen: (() => void) | null = null;
-  onmessage: ((ev: { data: unknown }) => void) | null = null;
-  onclose: ((ev: { code?: number }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  constructor(readonly url: string) {}
-  send(data: string) {
-    this.sent.push(data);
-  }
-  close() {
-    this.closed = true;
-  }
-  serverSends(frame: unknown) {
-    this.onmessage?.({ data: JSON.stringify(frame) });
-  }
-  drop(code?: number) {
-    this.onclose?.(code === undefined ? {} : { code });
-  }
-}
+import { FakeSocket } from './fake-socket';
+import { createWsTransport } from './ws-transport';
 
 function setup(onSignedOut?: () => void) {
   const sockets: FakeSocket[] = [];
