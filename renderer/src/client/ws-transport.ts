@@ -49,10 +49,11 @@ interface Pending {
   readonly reject: (e: unknown) => void;
 }
 
-// The DOM WebSocket's handler properties take richer event types than SocketLike declares;
-// the transport only reads `data`, so the narrower view is safe.
+/** Whether a command's input is `{}` (how the store asks for what the early socket asked for). */
 const isEmpty = (input: unknown): boolean => input !== null && typeof input === 'object' && Object.keys(input).length === 0;
 
+// The DOM WebSocket's handler properties take richer event types than SocketLike declares;
+// the transport only reads `data`, so the narrower view is safe.
 const browserSocket: SocketFactory = (url) => new WebSocket(url) as unknown as SocketLike;
 
 /**
