@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openEarlySocket, takeEarlySocket, type EarlySocket } from './early-socket';
+import { EARLY_HOLD_MAX, openEarlySocket, takeEarlySocket, type EarlySocket } from './early-socket';
 import { FakeSocket } from './fake-socket';
 import { TOKEN_STORAGE_KEY } from './token';
 import { createWsTransport } from './ws-transport';
@@ -41,6 +41,19 @@ describe('the early socket', () => {
     ]);
     first.serverSends(result(1, { v: 1 }));
     expect(early.frames).toHaveLength(1);
+  });
+
+  it('keeps a bounded amount for a transport that may never come: past it, the socket is closed and dropped', () => {
+    const { first, early, sockets, transport } = page();
+    first.onopen?.();
+    const big = { type: 'event', event: 'problems.changed', payload: { problems: [], pad: 'x'.repeat(1024 * 1024) }, seq: 1 };
+    for (let i = 0; i < Math.ceil(EARLY_HOLD_MAX / (1024 * 1024)) + 1; i += 1) first.serverSends(big);
+    expect(first.closed).toBe(true);
+    expect(early.closed).toBe(true);
+    expect(early.frames).toEqual([]);
+    // A transport that comes after all opens a socket of its own.
+    transport();
+    expect(sockets).toHaveLength(2);
   });
 
   it('is not opened in the desktop shell (its bridge reaches main), nor twice', () => {

@@ -23,6 +23,14 @@ export const EARLY_CALLS: ReadonlyArray<readonly [id: number, name: 'app.info' |
   [2, 'state.summary'],
 ];
 
+/**
+ * The most the early socket keeps for the transport (characters of frames). A page whose main
+ * bundle never runs (a chunk that failed to load) would otherwise keep every event for as long as
+ * the tab stays open; past this the socket is closed and dropped, and a transport that comes after
+ * all opens its own. A first paint's answers are tens of kB.
+ */
+export const EARLY_HOLD_MAX = 8 * 1024 * 1024;
+
 /** Where the early socket waits for the transport (a page global: the two scripts share nothing else). */
 const KEY = '__loopdeckEarlySocket';
 
@@ -60,11 +68,21 @@ export function openEarlySocket(env: EarlyEnvironment = {}): EarlySocket | null 
     return null; // the transport opens its own
   }
   const early: EarlySocket = { socket, frames: [], open: false, closed: false };
+  let held = 0;
   socket.onopen = () => {
     early.open = true;
     sendEarlyCalls(socket);
   };
-  socket.onmessage = (ev) => early.frames.push(ev.data);
+  socket.onmessage = (ev) => {
+    held += typeof ev.data === 'string' ? ev.data.length : 0;
+    if (held <= EARLY_HOLD_MAX) {
+      early.frames.push(ev.data);
+      return;
+    }
+    early.closed = true;
+    early.frames.length = 0;
+    socket.close();
+  };
   socket.onclose = () => {
     early.closed = true;
   };
