@@ -17,6 +17,7 @@ import { LoopFollower } from './loops/loop-follower';
 import { ProblemBoard } from './engine/problem-board';
 import { WatchScope } from './engine/watch-scope';
 import { PrTracker } from './prs/pr-tracker';
+import { derivePrs } from './engine/derive-prs';
 import type { GithubPrs } from './prs/github/github-prs';
 import { NoticeGate } from './notices/notice-gate';
 import type { Notifier } from './notices/notifier';
@@ -285,7 +286,12 @@ export class Engine {
     // The folders to watch move with a cycle's listing, and a watcher that ended is seen by the
     // poll its end woke or by the timer's: a woken poll that only read files needs neither.
     if (reason !== 'wake' || any) this.updateWatches();
-    this.publishPrs(now);
+    // The PRs of the loops whose PR evidence changed, published when the list did.
+    if (this.prTracker.pending) {
+      const prs = derivePrs(this.prTracker, this.loops.all(), (loop) => this.ledgerFollowers.get(loop)?.ledgers.deliverRecord ?? null, now);
+      this.github?.track(this.prTracker.fromEvidence);
+      if (prs) this.emit('prs.changed', { prs });
+    }
     this.contract.publish(now);
     // Kept nights: those this poll's cycles wrote, and those whose count of breaches moved.
     this.nights.noteContract(this.contract.list(), (loop) => this.loops.get(loop)?.cycles);
@@ -323,17 +329,6 @@ export class Engine {
   behind(): boolean {
     const due = (f: LoopFollower): boolean => f.behind || this.unread.pending(f.name, this.hosts.get(f.host));
     return this.followers.some(due) || [...this.ledgerFollowers.values()].some((f) => f.behind) || this.capacity.windowsPending || this.followers.some((f) => f.reattributing);
-  }
-
-  /** Derive the PRs of the loops whose PR evidence changed, and publish the list when it did. */
-  private publishPrs(now: Date): void {
-    if (!this.prTracker.pending) return;
-    const loops = new Map(
-      [...this.loops.all()].map((l) => [l.name, { cycles: l.cycles, deliverRecord: this.ledgerFollowers.get(l.name)?.ledgers.deliverRecord ?? null }] as const),
-    );
-    const prs = this.prTracker.derive(loops, now);
-    this.github?.track(this.prTracker.fromEvidence);
-    if (prs) this.emit('prs.changed', { prs });
   }
 
   /** Publish the hosts when their states changed (a small slice: compared whole); true when they did. */

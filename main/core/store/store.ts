@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { dirname } from 'node:path';
 import type { Problem } from '../../../shared/domain';
 import type { PhaseRecord } from '../text/line-parser';
 import { afterCommit, FileRowCache, type RawFileRow } from './file-rows';
 import { log } from '../logging/log';
-import { installedSchema, migrate, type Migrations } from './migrations';
 import { DiskSpace } from './disk-space';
 import { FileProblems } from './file-problems';
 import { StoreHealth } from './store-health';
@@ -13,9 +11,11 @@ import { LineIndexTable } from './line-index';
 import type { FileCommit, FileRow } from './store-types';
 import { queryMaker, type Query, type QueryMaker } from './query';
 import { PositionWriter } from './position-writer';
+import { openDatabase, type StoreOptions } from './open-database';
 
 export type { FileCommit, FileRow, IndexPoint, LineMark, LineRecord } from './store-types';
 export type { Query, QueryMaker } from './query';
+export type { StoreOptions } from './open-database';
 
 export { POSITION_WRITE_MS } from './position-writer';
 
@@ -27,38 +27,6 @@ export { POSITION_WRITE_MS } from './position-writer';
 export const RECORDS_PER_ROW = 256;
 
 export { MAX_PROBLEMS_PER_FILE } from './file-problems';
-
-/** How long opening a new database tries to switch it to WAL while another process does the same (ms). */
-const WAL_SWITCH_MS = 5000;
-
-/**
- * Switch to WAL. Two processes switching a new file at once can each hold the shared lock the
- * other's switch must wait out: SQLite then answers SQLITE_BUSY at once to one of them, without
- * its busy handler (that wait could never end). That one tries again, a few ms later, for up to
- * WAL_SWITCH_MS; by then the other has switched, and the switch is a read.
- */
-function switchToWal(db: Database.Database): void {
-  const until = Date.now() + WAL_SWITCH_MS;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
-  }
-}
-
-/** Options for opening the store. */
-export interface StoreOptions {
-  /** A better-sqlite3 build for another ABI (Electron's); the Node build is used otherwise. */
-  readonly nativeBinding?: string;
-  /** Run only this many migrations: lets a test create a database as an older Loopdeck did. */
-  readonly migrateTo?: number;
-  /** The schema (engine/migrations.ts's MIGRATIONS); the installed one (useSchema) when absent. */
-  readonly migrations?: Migrations;
-}
 
 /**
  * Loopdeck's SQLite database (WAL). Records and the offsets they were read up to are written in
@@ -157,23 +125,7 @@ export class Store implements QueryMaker {
 
   /** Open (creating and migrating as needed) the database at `file`. */
   static open(file: string, options: StoreOptions = {}): Store {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-    try {
-      // The first read of the file: SQLite finds a truncated or overwritten one here (SQLITE_CORRUPT).
-      // busy_timeout first: another process may be creating or migrating the same file.
-      db.pragma('busy_timeout = 5000');
-      switchToWal(db);
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      const migrations = options.migrations ?? installedSchema();
-      migrate(db, migrations, options.migrateTo ?? migrations.length);
-    } catch (err) {
-      // Closed, so that a damaged file can be moved aside (openStore) with nothing holding it.
-      db.close();
-      throw err;
-    }
-    return new Store(db, file);
+    return new Store(openDatabase(file, options), file);
   }
 
   /** Take note of a failed query or write on this connection (StoreHealth.noteFailure). */
