@@ -44,21 +44,27 @@ describe('NoticeTick', () => {
     stores.push(store);
     const board = new ProblemBoard(store, () => [], () => undefined);
     let ticks = 0;
-    // A tick a minute, ridden up to 59 s early: its own timer is two minutes away throughout.
-    const ticker = new NoticeTick({ tick: () => (ticks++, Promise.resolve()) }, board, 60_000, 59_000);
+    // A tick a minute, ridden up to 10 s early, on a clock the test moves: its own timer is 70 s away throughout.
+    let now = 0;
+    const ticker = new NoticeTick({ tick: () => (ticks++, Promise.resolve()) }, board, 60_000, 10_000, () => now);
     ticker.start();
     try {
+      now = 49_999;
       ticker.ride();
-      expect(ticks, 'not due yet').toBe(0);
-      const started = performance.now();
-      await until(() => performance.now() - started >= 1100, 5000, 'a second');
+      expect(ticks, 'not within 10 s of its time').toBe(0);
+      now = 50_000;
       ticker.ride();
       // At once, in the poll's wake: not on a timer.
       expect(ticks).toBe(1);
+      // The tick's promise settles in microtasks: after them, the next is scheduled from `now`.
       await new Promise((r) => setImmediate(r));
       // The next tick is a whole interval away again.
+      now = 50_001;
       ticker.ride();
       expect(ticks).toBe(1);
+      now = 100_000;
+      ticker.ride();
+      expect(ticks).toBe(2);
     } finally {
       await ticker.stop();
     }

@@ -17,7 +17,7 @@ export class NoticeTick {
   private running = false;
   /** The tick in flight: its sends record what went only once they are answered. */
   private inFlight: Promise<void> | null = null;
-  /** When the next tick is due (performance clock, ms). */
+  /** When the next tick is due (`clock`, ms). */
   private dueAt = 0;
 
   constructor(
@@ -25,6 +25,8 @@ export class NoticeTick {
     private readonly board: ProblemBoard,
     private readonly everyMs: number,
     private readonly rideMs = Math.min(TICK_RIDE_MS, everyMs / 5),
+    /** The clock `ride` and the due time go by (ms; tests give their own). */
+    private readonly clock: () => number = () => performance.now(),
   ) {}
 
   /** Tick every `everyMs` from now on. */
@@ -39,13 +41,13 @@ export class NoticeTick {
    * rather than wake again for it. Not while a tick is in flight.
    */
   ride(): void {
-    if (!this.running || this.timer === null || performance.now() < this.dueAt - this.rideMs) return;
+    if (!this.running || this.timer === null || this.clock() < this.dueAt - this.rideMs) return;
     clearTimeout(this.timer);
     this.tick();
   }
 
   private schedule(): void {
-    this.dueAt = performance.now() + this.everyMs;
+    this.dueAt = this.clock() + this.everyMs;
     this.timer = setTimeout(() => this.tick(), this.everyMs + this.rideMs);
   }
 
